@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+
+from app.api.deps import SessionDep
+from app.api.problems import problem
+from app.api.schemas import Health
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz", operation_id="healthz", response_model=Health)
+async def healthz() -> Health:
+    """The process is up."""
+    return Health(status="ok")
+
+
+@router.get(
+    "/readyz", operation_id="readyz", response_model=Health, responses={503: {"description": "not ready"}}
+)
+async def readyz(request: Request, session: SessionDep) -> Health | JSONResponse:
+    """The database and the queue are reachable."""
+    try:
+        await session.execute(text("SELECT 1"))
+    except Exception as exc:
+        return problem(503, "Not ready", f"database unreachable: {type(exc).__name__}")
+    queue = "in-process"
+    ping = getattr(request.app.state.dispatcher, "ping", None)
+    if ping is not None:
+        try:
+            await ping()
+            queue = "ok"
+        except Exception as exc:
+            return problem(503, "Not ready", f"queue unreachable: {type(exc).__name__}")
+    return Health(status="ok", database="ok", queue=queue)

@@ -1,0 +1,80 @@
+"""``Idempotency-Key`` on creating and reporting POSTs (api.md "Idempotency").
+
+The first response is stored in the same transaction as the change it reports. A retry
+with the same key and the same body gets that response again; the same key with another
+body is a 409. Keys are scoped to the caller (its token) and the route, so two clients can
+never collide. Two concurrent first attempts: one commits, the other's insert conflicts on
+the key and it answers with the stored response.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi import Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.api.deps import Principal, commit
+from app.core.errors import Conflict
+from app.db.models import IdempotencyKey
+
+Handler = Callable[[], Awaitable[tuple[int, Any, dict[str, str]]]]
+
+
+def _hash(body: Any) -> str:
+    return hashlib.sha256(json.dumps(jsonable_encoder(body), sort_keys=True).encode()).hexdigest()
+
+
+async def _replay(session: AsyncSession, scope: str, key: str, digest: str) -> JSONResponse | None:
+    row = await session.get(IdempotencyKey, (scope, key), populate_existing=True)
+    if row is None:
+        return None
+    if row.request_hash != digest:
+        raise Conflict(f"Idempotency-Key {key!r} was already used with a different request body")
+    headers = dict(row.headers or {})
+    headers["Idempotent-Replayed"] = "true"
+    return JSONResponse(row.response, status_code=row.status_code, headers=headers)
+
+
+async def run_idempotent(
+    request: Request,
+    session: AsyncSession,
+    principal: Principal | None,
+    body: Any,
+    handler: Handler,
+) -> JSONResponse:
+    """Run ``handler`` (which changes the session but does not commit) at most once per key."""
+    key = request.headers.get("Idempotency-Key")
+    if not key:
+        status, payload, headers = await handler()
+        await commit(request, session)
+        return JSONResponse(jsonable_encoder(payload), status_code=status, headers=headers)
+    if len(key) > 200:
+        raise Conflict("Idempotency-Key is longer than 200 characters")
+    scope = f"{principal.scope if principal else 'anonymous'}|{request.method} {request.url.path}"
+    digest = _hash(body)
+    replay = await _replay(session, scope, key, digest)
+    if replay is not None:
+        return replay
+    status, payload, headers = await handler()
+    encoded = jsonable_encoder(payload)
+    session.add(
+        IdempotencyKey(
+            scope=scope, key=key, request_hash=digest, status_code=status, response=encoded, headers=headers
+        )
+    )
+    try:
+        await commit(request, session)
+    except IntegrityError:
+        await session.rollback()
+        replay = await _replay(session, scope, key, digest)
+        if replay is None:
+            raise
+        return replay
+    return JSONResponse(encoded, status_code=status, headers=headers)

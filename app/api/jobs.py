@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from app.api.deps import SessionDep
+from app.api.schemas import JobRead
+from app.core.errors import NotFound
+from app.db.models import Job
+
+router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
+
+
+def job_read(j: Job) -> JobRead:
+    return JobRead(
+        id=j.id,
+        kind=j.kind,
+        status=j.status,  # type: ignore[arg-type]
+        progress=j.progress,
+        result=j.result,
+        error=j.error,
+        attempts=j.attempts,
+        created_at=j.created_at,
+        finished_at=j.finished_at,
+    )
+
+
+@router.get("/{job_id}", operation_id="get_job", response_model=JobRead)
+async def get_job(job_id: str, session: SessionDep) -> JobRead:
+    """A job's status (queued, running, done, failed), progress (0–1) and result or error."""
+    job = await session.get(Job, job_id)
+    if job is None:
+        raise NotFound(f"job {job_id} not found")
+    return job_read(job)

@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+
+from app.api.deps import AnyPrincipal, SessionDep
+from app.api.idempotency import run_idempotent
+from app.api.schemas import PlayerCreate, PlayerPage, PlayerRead
+from app.core.errors import Forbidden
+from app.db.models import Player
+from app.services import players as svc
+
+router = APIRouter(prefix="/v1/players", tags=["players"])
+
+
+def player_read(p: Player) -> PlayerRead:
+    return PlayerRead(id=p.id, name=p.name, external_id=p.external_id, created_at=p.created_at)
+
+
+@router.post("", operation_id="create_player", status_code=201, response_model=PlayerRead)
+async def create_player(
+    request: Request, body: PlayerCreate, session: SessionDep, principal: AnyPrincipal
+) -> JSONResponse:
+    """Create a player (the admin, or any event's organizer)."""
+    if principal.kind not in ("admin", "organizer"):
+        raise Forbidden("only the admin or an organizer may create players")
+
+    async def handler() -> tuple[int, object, dict[str, str]]:
+        p = await svc.create_player(session, body.name, body.external_id)
+        return 201, player_read(p), {"Location": f"/v1/players/{p.id}"}
+
+    return await run_idempotent(request, session, principal, body, handler)
+
+
+@router.get("", operation_id="list_players", response_model=PlayerPage)
+async def list_players(
+    session: SessionDep,
+    q: Annotated[str | None, Query(max_length=200, description="name contains (case-insensitive)")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: str | None = None,
+) -> PlayerPage:
+    rows, nxt = await svc.search_players(session, q, limit, cursor)
+    return PlayerPage(items=[player_read(p) for p in rows], next_cursor=nxt)
+
+
+@router.get("/{player_id}", operation_id="get_player", response_model=PlayerRead)
+async def get_player(player_id: str, session: SessionDep) -> PlayerRead:
+    return player_read(await svc.get_player(session, player_id))

@@ -1,0 +1,144 @@
+"""Pydantic schemas of the HTTP contract (api.md). Field names are fixed; add, never rename."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- players ---------------------------------------------------------------------------------
+class PlayerCreate(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    external_id: str | None = Field(default=None, min_length=1, max_length=200)
+
+
+class PlayerRead(BaseModel):
+    id: str
+    name: str
+    external_id: str | None
+    created_at: datetime
+
+
+class PlayerPage(BaseModel):
+    items: list[PlayerRead]
+    next_cursor: str | None = None
+
+
+# --- games -----------------------------------------------------------------------------------
+class GameCreate(Strict):
+    key: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    name: str = Field(min_length=1, max_length=200)
+    min_seats: int = Field(ge=1, le=64)
+    max_seats: int = Field(ge=1, le=64)
+    adjudicator: str | None = Field(default=None, max_length=64)
+
+    @model_validator(mode="after")
+    def _range(self) -> GameCreate:
+        if self.max_seats < self.min_seats:
+            raise ValueError("max_seats must be at least min_seats")
+        return self
+
+
+class GameRead(BaseModel):
+    key: str
+    name: str
+    min_seats: int
+    max_seats: int
+    adjudicator: str | None
+
+
+# --- events ----------------------------------------------------------------------------------
+class EventCreate(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    game: str = Field(min_length=1, max_length=64)
+    preset: str | None = Field(default=None, max_length=64)
+    settings: dict[str, Any] | None = None
+    seed: str | None = Field(default=None, min_length=8, max_length=128)
+
+
+class EventUpdate(Strict):
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    settings: dict[str, Any] | None = None
+
+
+class EventRead(BaseModel):
+    id: str
+    name: str
+    game: str
+    status: str
+    preset: str | None
+    settings: dict[str, Any]
+    seed_commitment: str
+    seed: str | None = Field(default=None, description="revealed once the event is finished")
+    version: int
+    entries: int
+    created_at: datetime
+
+
+class EventPage(BaseModel):
+    items: list[EventRead]
+    next_cursor: str | None = None
+
+
+class EventCreated(EventRead):
+    organizer_token: str = Field(description="shown once; keep it")
+
+
+# --- entries ---------------------------------------------------------------------------------
+class EntryCreate(Strict):
+    player_id: str | None = None
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    characters: list[str] = Field(default_factory=list, max_length=16)
+    organizer: bool = False
+
+    @model_validator(mode="after")
+    def _who(self) -> EntryCreate:
+        if (self.player_id is None) == (self.name is None):
+            raise ValueError("give exactly one of player_id or name")
+        return self
+
+
+class EntryRead(BaseModel):
+    id: str
+    event_id: str
+    player_id: str
+    name: str
+    status: str
+    characters: list[str]
+    group: str | None
+    organizer: bool
+    tiebreak_value: float | None
+    created_at: datetime
+
+
+class EntryCreated(EntryRead):
+    entry_token: str = Field(description="shown once; the player reports results with it")
+
+
+# --- jobs ------------------------------------------------------------------------------------
+class JobAccepted(BaseModel):
+    job_id: str
+
+
+class JobRead(BaseModel):
+    id: str
+    kind: str
+    status: Literal["queued", "running", "done", "failed"]
+    progress: float
+    result: dict[str, Any] | None
+    error: str | None
+    attempts: int
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class Health(BaseModel):
+    status: str
+    database: str | None = None
+    queue: str | None = None

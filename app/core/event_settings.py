@@ -1,0 +1,211 @@
+"""Event settings: a preset's knobs overridden key by key, validated as a whole (api.md "Event settings").
+
+Every problem is collected and reported at once, each with its location, so an organizer
+fixes a settings document in one round trip. Unknown keys are an error, never ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.errors import InvalidInput, Problem
+
+STAGE_FORMATS = (
+    "round_robin",
+    "swiss",
+    "single_elimination",
+    "heats",
+    "free_for_all",
+    "series",
+    "playoff",
+)
+
+Check = Callable[[Any], str | None]
+
+
+def _int(lo: int, hi: int | None = None) -> Check:
+    def check(v: Any) -> str | None:
+        if isinstance(v, bool) or not isinstance(v, int):
+            return "must be an integer"
+        if v < lo or (hi is not None and v > hi):
+            return f"must be between {lo} and {hi}" if hi is not None else f"must be at least {lo}"
+        return None
+
+    return check
+
+
+def _num(v: Any) -> str | None:
+    return None if isinstance(v, int | float) and not isinstance(v, bool) else "must be a number"
+
+
+def _bool(v: Any) -> str | None:
+    return None if isinstance(v, bool) else "must be true or false"
+
+
+def _str(v: Any) -> str | None:
+    return None if isinstance(v, str) and v.strip() else "must be a non-empty string"
+
+
+def _one_of(*choices: str) -> Check:
+    def check(v: Any) -> str | None:
+        return None if v in choices else f"must be one of {', '.join(choices)}"
+
+    return check
+
+
+def _odd(v: Any) -> str | None:
+    err = _int(1)(v)
+    return err or (None if v % 2 == 1 else "must be odd")
+
+
+STAGE_KEYS: dict[str, Check] = {
+    "format": _one_of(*STAGE_FORMATS),
+    "name": _str,
+    "table_size": _int(1, 64),
+    "rounds": _int(1, 1000),
+    "pairing": _one_of("matching", "adjacent"),
+    "first_round": _one_of("random", "rating"),
+    "avoid_rematches": _bool,
+    "double": _bool,
+    "groups": _int(1, 64),
+    "group_method": _one_of("random", "snake"),
+    "method": _one_of("draw", "seeded"),
+    "best_of": _odd,
+    "block": _int(1, 100),
+    "mode": _one_of("complete", "games"),
+    "games_per_player": _int(1, 1000),
+    "advance_per_table": _int(1, 64),
+    "late_entries": _bool,
+}
+
+ADVANCE_KEYS: dict[str, Check] = {
+    "top": _int(1),
+    "group_winners": _bool,
+    "fill_to": lambda v: (
+        None
+        if isinstance(v, list) and v and all(isinstance(x, int) and x > 0 for x in v)
+        else "must be a non-empty list of positive integers"
+    ),
+}
+
+RATING_KEYS: dict[str, Check] = {
+    "pool": _str,
+    "k": _num,
+    "period": _one_of("game", "event"),
+    "start": _num,
+    "per_character": _bool,
+}
+
+TOP_KEYS: dict[str, Check] = {
+    "violation_points": _num,
+    "victim_points": _num,
+    "ranking_basis": _one_of("total", "average"),
+    "h2h_default": _num,
+    "sanctioned": _bool,
+    "rated": _bool,
+    "capacity": _int(1, 100_000),
+    "min_entries": _int(1, 100_000),
+    "late_entries": _bool,
+}
+# Keys whose content belongs to the standings engine (validated there).
+STANDINGS_KEYS = ("scoring", "tiebreaks")
+
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "stages": [
+        {"format": "swiss", "table_size": 2, "rounds": 5, "pairing": "matching", "avoid_rematches": True}
+    ],
+    "sanctioned": False,
+    "rated": False,
+}
+
+
+@dataclass(frozen=True)
+class GameLimits:
+    key: str
+    min_seats: int
+    max_seats: int
+
+
+def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """Key by key: a key given in ``override`` replaces the preset's value for that key."""
+    out = dict(base)
+    out.update(override)
+    return out
+
+
+def _check_keys(
+    obj: Any, keys: dict[str, Check], loc: tuple[str | int, ...], problems: list[Problem]
+) -> None:
+    if not isinstance(obj, dict):
+        problems.append(Problem(loc, "must be an object"))
+        return
+    for k, v in obj.items():
+        check = keys.get(k)
+        if check is None:
+            problems.append(Problem((*loc, k), f"unknown key {k!r}"))
+        elif (err := check(v)) is not None:
+            problems.append(Problem((*loc, k), err))
+
+
+StandingsValidator = Callable[[dict[str, Any]], list[Problem]]
+
+
+def validate(
+    settings: dict[str, Any], game: GameLimits, standings_validator: StandingsValidator | None = None
+) -> dict[str, Any]:
+    """Check a complete settings document; return it, or raise InvalidInput listing every problem."""
+    problems: list[Problem] = []
+    if not isinstance(settings, dict):
+        raise InvalidInput("settings must be an object", [Problem(("settings",), "must be an object")])
+    for k, v in settings.items():
+        if k == "stages" or k in STANDINGS_KEYS:
+            continue
+        if k == "rating":
+            _check_keys(v, RATING_KEYS, ("settings", "rating"), problems)
+            continue
+        check = TOP_KEYS.get(k)
+        if check is None:
+            problems.append(Problem(("settings", k), f"unknown key {k!r}"))
+        elif (err := check(v)) is not None:
+            problems.append(Problem(("settings", k), err))
+
+    stages = settings.get("stages")
+    if not isinstance(stages, list) or not stages:
+        problems.append(Problem(("settings", "stages"), "must be a non-empty list of stages"))
+    else:
+        for i, stage in enumerate(stages):
+            loc: tuple[str | int, ...] = ("settings", "stages", i)
+            if not isinstance(stage, dict):
+                problems.append(Problem(loc, "must be an object"))
+                continue
+            if "format" not in stage:
+                problems.append(Problem((*loc, "format"), "is required"))
+            plain = {k: v for k, v in stage.items() if k != "advance"}
+            _check_keys(plain, STAGE_KEYS, loc, problems)
+            if "advance" in stage:
+                _check_keys(stage["advance"], ADVANCE_KEYS, (*loc, "advance"), problems)
+            size = stage.get("table_size")
+            if (
+                isinstance(size, int)
+                and not isinstance(size, bool)
+                and not (game.min_seats <= size <= game.max_seats)
+            ):
+                problems.append(
+                    Problem(
+                        (*loc, "table_size"),
+                        f"{size} is outside the {game.min_seats}–{game.max_seats} seats of game {game.key!r}",
+                    )
+                )
+
+    cap, low = settings.get("capacity"), settings.get("min_entries")
+    if isinstance(cap, int) and isinstance(low, int) and low > cap:
+        problems.append(Problem(("settings", "min_entries"), f"{low} is above the capacity {cap}"))
+
+    if standings_validator is not None:
+        problems.extend(standings_validator(settings))
+
+    if problems:
+        raise InvalidInput(f"{len(problems)} problem(s) in the event settings", problems)
+    return settings

@@ -1,0 +1,299 @@
+"""ORM models for the whole spec (formats.md "Words", api.md "Resources").
+
+Ids are UUID strings (portable between Postgres and SQLite, safe to show to clients).
+Relationships are ``lazy="raise"``: every load is explicit in the services.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.db.base import Base, UTCDateTime, id_column, utcnow
+
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+
+def _created() -> Mapped[datetime]:
+    return mapped_column(UTCDateTime(), default=utcnow, nullable=False)
+
+
+class Player(Base):
+    """One person, the same identity across events (battlebooks.md: one name everywhere)."""
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = id_column()
+    name: Mapped[str] = mapped_column(String(200), nullable=False, index=True)
+    external_id: Mapped[str | None] = mapped_column(String(200), unique=True)
+    created_at: Mapped[datetime] = _created()
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    min_seats: Mapped[int] = mapped_column(Integer, nullable=False)
+    max_seats: Mapped[int] = mapped_column(Integer, nullable=False)
+    adjudicator: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime] = _created()
+
+    __table_args__ = (CheckConstraint("min_seats >= 1 AND max_seats >= min_seats", name="seats_range"),)
+
+
+class Event(Base):
+    __tablename__ = "events"
+
+    id: Mapped[str] = id_column()
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    game_key: Mapped[str] = mapped_column(ForeignKey("games.key"), nullable=False, index=True)
+    preset: Mapped[str | None] = mapped_column(String(64))
+    settings: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
+    seed: Mapped[str] = mapped_column(String(128), nullable=False)
+    seed_commitment: Mapped[str] = mapped_column(String(64), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="registration")
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    organizer_token_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+
+    __mapper_args__ = {"version_id_col": version}
+    __table_args__ = (
+        CheckConstraint("status IN ('registration', 'running', 'finished', 'cancelled')", name="status"),
+    )
+
+
+class Entry(Base):
+    """A player's registration in an event."""
+
+    __tablename__ = "entries"
+
+    id: Mapped[str] = id_column()
+    event_id: Mapped[str] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), nullable=False)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), nullable=False, index=True)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    rating_at_entry: Mapped[float | None] = mapped_column(Float)
+    tiebreak_value: Mapped[float | None] = mapped_column(Float)
+    characters: Mapped[list[Any]] = mapped_column(JSONType, nullable=False, default=list)
+    group: Mapped[str | None] = mapped_column(String(32))
+    organizer: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="active")
+    token_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    created_at: Mapped[datetime] = _created()
+    dropped_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    __table_args__ = (
+        UniqueConstraint("event_id", "player_id"),
+        CheckConstraint("status IN ('active', 'dropped', 'withdrawn')", name="status"),
+        Index("ix_entries_event_id_status", "event_id", "status"),
+    )
+
+
+class Stage(Base):
+    __tablename__ = "stages"
+
+    id: Mapped[str] = id_column()
+    event_id: Mapped[str] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), nullable=False)
+    index: Mapped[int] = mapped_column(Integer, nullable=False)
+    format: Mapped[str] = mapped_column(String(32), nullable=False)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")
+    created_at: Mapped[datetime] = _created()
+
+    __table_args__ = (UniqueConstraint("event_id", "index"),)
+
+
+class Round(Base):
+    __tablename__ = "rounds"
+
+    id: Mapped[str] = id_column()
+    event_id: Mapped[str] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), nullable=False)
+    stage_id: Mapped[str] = mapped_column(ForeignKey("stages.id", ondelete="CASCADE"), nullable=False)
+    number: Mapped[int] = mapped_column(Integer, nullable=False)
+    details: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
+    created_at: Mapped[datetime] = _created()
+
+    __table_args__ = (UniqueConstraint("stage_id", "number"), Index("ix_rounds_event_id", "event_id"))
+
+
+class Match(Base):
+    """One game at one table. Its outcome lives here; per-seat results live on its seats."""
+
+    __tablename__ = "matches"
+
+    id: Mapped[str] = id_column()
+    event_id: Mapped[str] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), nullable=False)
+    round_id: Mapped[str] = mapped_column(ForeignKey("rounds.id", ondelete="CASCADE"), nullable=False)
+    table: Mapped[int] = mapped_column(Integer, nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")
+    outcome: Mapped[str | None] = mapped_column(String(16))
+    best_of: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    game_log: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    details: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    reported_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = _created()
+
+    seats: Mapped[list[Seat]] = relationship(
+        back_populates="match", lazy="raise", order_by="Seat.seat", cascade="all, delete-orphan"
+    )
+
+    __mapper_args__ = {"version_id_col": version}
+    __table_args__ = (
+        UniqueConstraint("round_id", "table"),
+        Index("ix_matches_event_id_status", "event_id", "status"),
+        CheckConstraint(
+            "status IN ('pending', 'reported', 'disputed', 'confirmed', 'bye', 'void')", name="status"
+        ),
+    )
+
+
+class Seat(Base):
+    """One seat of a match, with that seat's part of the result once reported."""
+
+    __tablename__ = "seats"
+
+    id: Mapped[str] = id_column()
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), nullable=False)
+    entry_id: Mapped[str] = mapped_column(ForeignKey("entries.id"), nullable=False, index=True)
+    seat: Mapped[int] = mapped_column(Integer, nullable=False)
+    character: Mapped[str | None] = mapped_column(String(100))
+    first_token: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    place: Mapped[int | None] = mapped_column(Integer)
+    score: Mapped[float | None] = mapped_column(Float)
+    body_points: Mapped[float | None] = mapped_column(Float)
+    differential: Mapped[float | None] = mapped_column(Float)
+    violation: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+
+    match: Mapped[Match] = relationship(back_populates="seats", lazy="raise")
+
+    __table_args__ = (UniqueConstraint("match_id", "seat"), UniqueConstraint("match_id", "entry_id"))
+
+
+class ResultReport(Base):
+    """One reporter's submission for a match (an entry's claim, or the organizer's ruling)."""
+
+    __tablename__ = "result_reports"
+
+    id: Mapped[str] = id_column()
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), nullable=False)
+    reporter: Mapped[str] = mapped_column(String(64), nullable=False)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+    __table_args__ = (UniqueConstraint("match_id", "reporter"),)
+
+
+class ResultHistory(Base):
+    """The audit trail of a match's result: every report, confirmation, correction and ruling."""
+
+    __tablename__ = "result_history"
+
+    id: Mapped[str] = id_column()
+    match_id: Mapped[str] = mapped_column(
+        ForeignKey("matches.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    match_version: Mapped[int] = mapped_column(Integer, nullable=False)
+    action: Mapped[str] = mapped_column(String(16), nullable=False)
+    actor: Mapped[str] = mapped_column(String(64), nullable=False)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class RatingPool(Base):
+    __tablename__ = "rating_pools"
+
+    key: Mapped[str] = mapped_column(String(128), primary_key=True)
+    game_key: Mapped[str | None] = mapped_column(ForeignKey("games.key"))
+    character: Mapped[str | None] = mapped_column(String(100))
+    settings: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    created_at: Mapped[datetime] = _created()
+
+
+class Rating(Base):
+    __tablename__ = "ratings"
+
+    pool_key: Mapped[str] = mapped_column(
+        ForeignKey("rating_pools.key", ondelete="CASCADE"), primary_key=True
+    )
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float, nullable=False)
+    games: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    start_rating: Mapped[float | None] = mapped_column(Float)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+
+    __table_args__ = (Index("ix_ratings_pool_key_rating", "pool_key", "rating"),)
+
+
+class RatingHistory(Base):
+    __tablename__ = "rating_history"
+
+    id: Mapped[str] = id_column()
+    pool_key: Mapped[str] = mapped_column(ForeignKey("rating_pools.key", ondelete="CASCADE"), nullable=False)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), nullable=False)
+    match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id", ondelete="SET NULL"))
+    seq: Mapped[int] = mapped_column(Integer, nullable=False)
+    before: Mapped[float] = mapped_column(Float, nullable=False)
+    after: Mapped[float] = mapped_column(Float, nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+    __table_args__ = (Index("ix_rating_history_player_id_pool_key", "player_id", "pool_key", "seq"),)
+
+
+class Job(Base):
+    """A durable job: the row is the truth, the queue only carries its id."""
+
+    __tablename__ = "jobs"
+
+    id: Mapped[str] = id_column()
+    kind: Mapped[str] = mapped_column(String(64), nullable=False)
+    args: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
+    dedup_key: Mapped[str | None] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="queued")
+    progress: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    error: Mapped[str | None] = mapped_column(Text)
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    timeout_seconds: Mapped[int] = mapped_column(Integer, nullable=False, default=600)
+    enqueued_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = _created()
+
+    __table_args__ = (
+        Index("ix_jobs_status_deadline_at", "status", "deadline_at"),
+        Index("ix_jobs_dedup_key", "dedup_key"),
+        CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status"),
+    )
+
+
+class IdempotencyKey(Base):
+    """The first response to a creating POST, replayed for a retry with the same key and body."""
+
+    __tablename__ = "idempotency_keys"
+
+    scope: Mapped[str] = mapped_column(String(200), primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    request_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    status_code: Mapped[int] = mapped_column(Integer, nullable=False)
+    response: Mapped[dict[str, Any] | list[Any] | None] = mapped_column(JSONType)
+    headers: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
+    created_at: Mapped[datetime] = _created()

@@ -1,0 +1,306 @@
+"""The queue seam: durable jobs carried by arq in production, run in-process on the embedded default.
+
+A job's row is the truth. It is written in the same transaction as the change that needs it
+(``create_job``), and only after that transaction commits is its id handed to a carrier
+(``commit_and_dispatch``); a rollback drops it. arq runs a job at least once and forgets
+jobs when Redis loses data, so:
+
+- ``run_job`` *claims* the row atomically (queued, or running past its deadline) before
+  running, so a duplicate delivery is a no-op and a job whose worker died is taken over;
+- the job function writes its answer and the row's ``done`` in one transaction, so a
+  job killed midway leaves nothing half-written and simply runs again;
+- ``sweep`` (an arq cron, or a loop in-process) re-dispatches jobs stuck queued or
+  running past their deadline, and fails those that used up their attempts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import traceback
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Protocol
+
+from sqlalchemy import or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.core.errors import DomainError
+from app.db.base import utcnow
+from app.db.models import Job
+
+log = logging.getLogger("arbiter.jobs")
+
+PENDING_KEY = "arbiter_pending_jobs"
+
+
+class JobContext:
+    """What a job function gets besides its session: its id, its args and a progress reporter."""
+
+    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], job: Job) -> None:
+        self.sessionmaker = sessionmaker
+        self.job_id = job.id
+        self.args = dict(job.args)
+        self.attempt = job.attempts
+        self._last = 0.0
+
+    async def progress(self, value: float) -> None:
+        """Record progress (0–1) in its own short transaction, at most every 1%."""
+        value = max(0.0, min(1.0, value))
+        if value < 1.0 and value - self._last < 0.01:
+            return
+        self._last = value
+        async with self.sessionmaker() as s:
+            await s.execute(
+                update(Job).where(Job.id == self.job_id, Job.status == "running").values(progress=value)
+            )
+            await s.commit()
+
+
+JobFn = Callable[[AsyncSession, JobContext], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class JobKind:
+    fn: JobFn
+    timeout: int = 600
+    max_attempts: int = 5
+
+
+class Dispatcher(Protocol):
+    async def dispatch(self, job_ids: list[str]) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+def default_kinds() -> Mapping[str, JobKind]:
+    from app.services.job_kinds import KINDS
+
+    return KINDS
+
+
+async def create_job(
+    session: AsyncSession,
+    kind: str,
+    args: dict[str, Any] | None = None,
+    *,
+    dedup_key: str | None = None,
+    kinds: Mapping[str, JobKind] | None = None,
+) -> Job:
+    """Add a job row to the caller's transaction; it is dispatched once that transaction commits.
+
+    With ``dedup_key``, an unfinished job with the same key is returned instead of a new one.
+    """
+    spec = (kinds or default_kinds()).get(kind)
+    if spec is None:
+        raise ValueError(f"unknown job kind {kind!r}")
+    if dedup_key is not None:
+        existing = (
+            await session.execute(
+                select(Job).where(Job.dedup_key == dedup_key, Job.status == "queued").limit(1)
+            )
+        ).scalar_one_or_none()
+        if existing is not None:
+            return existing
+    job = Job(
+        id=str(uuid.uuid4()),
+        kind=kind,
+        args=args or {},
+        dedup_key=dedup_key,
+        status="queued",
+        progress=0.0,
+        attempts=0,
+        timeout_seconds=spec.timeout,
+        enqueued_at=utcnow(),
+    )
+    session.add(job)
+    session.info.setdefault(PENDING_KEY, []).append(job.id)
+    return job
+
+
+async def commit_and_dispatch(session: AsyncSession, dispatcher: Dispatcher) -> None:
+    """Commit, then hand the jobs created in this transaction to the carrier."""
+    await session.commit()
+    ids: list[str] = session.info.pop(PENDING_KEY, [])
+    if ids:
+        try:
+            await dispatcher.dispatch(ids)
+        except Exception:  # the rows are committed: the sweep will carry them later
+            log.exception("could not dispatch jobs %s; the sweep will retry", ids)
+
+
+def discard_pending(session: AsyncSession) -> None:
+    session.info.pop(PENDING_KEY, None)
+
+
+async def run_job(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    job_id: str,
+    kinds: Mapping[str, JobKind] | None = None,
+) -> str:
+    """Claim and run one job; returns the job's status afterwards (or 'skipped')."""
+    kinds = kinds or default_kinds()
+    now = utcnow()
+    async with sessionmaker() as s:
+        job = await s.get(Job, job_id)
+        if job is None:
+            return "skipped"
+        spec = kinds.get(job.kind)
+        if spec is None:
+            await _fail(s, job_id, f"unknown job kind {job.kind!r}")
+            return "failed"
+        if job.attempts >= spec.max_attempts and job.status in ("queued", "running"):
+            await _fail(s, job_id, f"gave up after {job.attempts} attempts")
+            return "failed"
+        claimed = await s.execute(
+            update(Job)
+            .where(
+                Job.id == job_id,
+                or_(Job.status == "queued", (Job.status == "running") & (Job.deadline_at < now)),
+            )
+            .values(
+                status="running",
+                attempts=Job.attempts + 1,
+                started_at=now,
+                deadline_at=now + timedelta(seconds=spec.timeout),
+                error=None,
+            )
+        )
+        await s.commit()
+        if claimed.rowcount != 1:  # type: ignore[attr-defined]
+            return "skipped"
+        job = await s.get(Job, job_id, populate_existing=True)
+        assert job is not None
+        ctx = JobContext(sessionmaker, job)
+
+    async with sessionmaker() as s:
+        try:
+            result = await spec.fn(s, ctx)
+            await s.execute(
+                update(Job)
+                .where(Job.id == job_id)
+                .values(status="done", progress=1.0, result=result, finished_at=utcnow())
+            )
+            await s.commit()
+            return "done"
+        except DomainError as exc:
+            await s.rollback()
+            await _fail(s, job_id, exc.detail)
+            return "failed"
+        except asyncio.CancelledError:
+            # The carrier cancelled it (timeout or shutdown): leave it running; the sweep retries it.
+            raise
+        except Exception as exc:
+            await s.rollback()
+            log.exception("job %s failed", job_id)
+            await _fail(s, job_id, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")
+            return "failed"
+
+
+async def _fail(s: AsyncSession, job_id: str, error: str) -> None:
+    await s.execute(
+        update(Job).where(Job.id == job_id).values(status="failed", error=error[:4000], finished_at=utcnow())
+    )
+    await s.commit()
+
+
+async def sweep(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    dispatcher: Dispatcher,
+    *,
+    stale_queued_seconds: int,
+    max_attempts: int,
+) -> list[str]:
+    """Re-dispatch jobs stuck queued or running past their deadline; fail the exhausted ones."""
+    now = utcnow()
+    async with sessionmaker() as s:
+        rows = (
+            (
+                await s.execute(
+                    select(Job).where(
+                        or_(
+                            (Job.status == "queued")
+                            & (Job.enqueued_at < now - timedelta(seconds=stale_queued_seconds)),
+                            (Job.status == "running") & (Job.deadline_at < now),
+                        )
+                    )
+                )
+            )
+            .scalars()
+            .all()
+        )
+        ids: list[str] = []
+        for job in rows:
+            if job.attempts >= max_attempts:
+                job.status = "failed"
+                job.error = f"gave up after {job.attempts} attempts"
+                job.finished_at = now
+            else:
+                job.enqueued_at = now
+                ids.append(job.id)
+        await s.commit()
+    if ids:
+        log.warning("sweep: re-dispatching %d stuck job(s)", len(ids))
+        await dispatcher.dispatch(ids)
+    return ids
+
+
+class InProcessDispatcher:
+    """The embedded default: run each job as an asyncio task in this process."""
+
+    def __init__(
+        self, sessionmaker: async_sessionmaker[AsyncSession], kinds: Mapping[str, JobKind] | None = None
+    ) -> None:
+        self.sessionmaker = sessionmaker
+        self.kinds = kinds
+        self.tasks: set[asyncio.Task[str]] = set()
+
+    async def dispatch(self, job_ids: list[str]) -> None:
+        for job_id in job_ids:
+            task = asyncio.create_task(run_job(self.sessionmaker, job_id, self.kinds))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def drain(self) -> None:
+        while self.tasks:
+            await asyncio.gather(*list(self.tasks), return_exceptions=True)
+
+    async def close(self) -> None:
+        await self.drain()
+
+
+class ArqDispatcher:
+    """Production: enqueue on arq. The arq job id is fresh per dispatch so a re-dispatch is never
+    swallowed by arq's de-duplication of an id whose record outlived a dead worker; the claim in
+    ``run_job`` makes any duplicate delivery a no-op."""
+
+    def __init__(self, redis_url: str, queue_name: str) -> None:
+        self.redis_url = redis_url
+        self.queue_name = queue_name
+        self._pool: Any = None
+
+    async def _get_pool(self) -> Any:
+        if self._pool is None:
+            from arq import create_pool
+            from arq.connections import RedisSettings
+
+            self._pool = await create_pool(
+                RedisSettings.from_dsn(self.redis_url), default_queue_name=self.queue_name
+            )
+        return self._pool
+
+    async def dispatch(self, job_ids: list[str]) -> None:
+        pool = await self._get_pool()
+        for job_id in job_ids:
+            await pool.enqueue_job("run_job", job_id, _job_id=f"{job_id}:{uuid.uuid4().hex[:12]}")
+
+    async def ping(self) -> bool:
+        pool = await self._get_pool()
+        return bool(await pool.ping())
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            await self._pool.aclose()
+            self._pool = None

@@ -1,0 +1,88 @@
+"""create_app(): the FastAPI application, its lifespan (engine, queue, sweep) and routers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from app.api import events, games, health, jobs, players, problems
+from app.db.session import make_engine, make_sessionmaker
+from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, sweep
+from app.settings import Settings, get_settings
+
+log = logging.getLogger("arbiter")
+
+DESCRIPTION = """Arbiter: tournament service for board and card games — pairings, schedules, results,
+standings with the reason behind every tie-break, and Elo ratings.
+
+Errors are `application/problem+json`. Authenticate with `Authorization: Bearer <token>`."""
+
+
+async def _sweep_loop(app: FastAPI, settings: Settings) -> None:
+    """In-process mode: resume jobs left queued or running by a previous process, then keep sweeping."""
+    while True:
+        try:
+            await sweep(
+                app.state.sessionmaker,
+                app.state.dispatcher,
+                stale_queued_seconds=settings.arbiter_job_stale_queued,
+                max_attempts=settings.arbiter_job_max_attempts,
+            )
+        except Exception:
+            log.exception("sweep failed")
+        await asyncio.sleep(settings.arbiter_sweep_seconds)
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    settings: Settings = app.state.settings
+    engine = make_engine(settings.database_url)
+    app.state.engine = engine
+    app.state.sessionmaker = make_sessionmaker(engine)
+    dispatcher: Dispatcher
+    sweeper: asyncio.Task[None] | None = None
+    if settings.redis_url:
+        dispatcher = ArqDispatcher(settings.redis_url, settings.arbiter_queue_name)
+    else:
+        dispatcher = InProcessDispatcher(app.state.sessionmaker)
+    app.state.dispatcher = dispatcher
+    if not settings.redis_url:
+        sweeper = asyncio.create_task(_sweep_loop(app, settings))
+    try:
+        yield
+    finally:
+        if sweeper is not None:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
+        await dispatcher.close()
+        await engine.dispose()
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    app = FastAPI(
+        title="Arbiter",
+        version="0.1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["*"],
+            allow_headers=["*"],
+            expose_headers=["ETag", "Location"],
+        )
+    problems.install(app)
+    for module in (health, players, games, events, jobs):
+        app.include_router(module.router)
+    return app

@@ -1,0 +1,191 @@
+"""Events and their entries: creation with validated settings, registration, drops."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core import event_settings, presets
+from app.core.errors import Conflict, InvalidInput, NotFound, Problem
+from app.core.rng import commitment
+from app.db.base import utcnow
+from app.db.models import Entry, Event, Job
+from app.jobs import create_job
+from app.services.games import get_game
+from app.services.players import find_or_create_by_name, get_player
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def _standings_problems(settings: dict[str, Any]) -> list[Problem]:
+    from app.core.standings_settings import problems as standings_problems
+
+    return standings_problems(settings)
+
+
+async def resolve_settings(
+    session: AsyncSession, game_key: str, preset: str | None, overrides: dict[str, Any] | None
+) -> dict[str, Any]:
+    game = await get_game(session, game_key)
+    merged = presets.resolve(preset, overrides)
+    limits = event_settings.GameLimits(game.key, game.min_seats, game.max_seats)
+    return event_settings.validate(merged, limits, _standings_problems)
+
+
+async def create_event(
+    session: AsyncSession,
+    name: str,
+    game_key: str,
+    preset: str | None,
+    settings: dict[str, Any] | None,
+    seed: str | None,
+    organizer_token_hash: str,
+) -> Event:
+    resolved = await resolve_settings(session, game_key, preset, settings)
+    seed = seed or secrets.token_hex(32)
+    event = Event(
+        name=name.strip(),
+        game_key=game_key,
+        preset=preset or "generic",
+        settings=resolved,
+        seed=seed,
+        seed_commitment=commitment(seed),
+        status="registration",
+        organizer_token_hash=organizer_token_hash,
+    )
+    session.add(event)
+    await session.flush()
+    return event
+
+
+async def get_event(session: AsyncSession, event_id: str, *, for_update: bool = False) -> Event:
+    stmt = select(Event).where(Event.id == event_id)
+    if for_update:
+        stmt = stmt.with_for_update()
+    event = (await session.execute(stmt)).scalar_one_or_none()
+    if event is None:
+        raise NotFound(f"event {event_id} not found")
+    return event
+
+
+async def count_entries(session: AsyncSession, event_id: str, active_only: bool = True) -> int:
+    stmt = select(func.count()).select_from(Entry).where(Entry.event_id == event_id)
+    if active_only:
+        stmt = stmt.where(Entry.status == "active")
+    return int((await session.execute(stmt)).scalar_one())
+
+
+async def list_events(
+    session: AsyncSession, limit: int, cursor: str | None
+) -> tuple[list[Event], str | None]:
+    stmt = select(Event)
+    if cursor:
+        last = await session.get(Event, cursor)
+        if last is not None:
+            stmt = stmt.where(
+                (Event.created_at < last.created_at)
+                | ((Event.created_at == last.created_at) & (Event.id < last.id))
+            )
+    rows = list(
+        (
+            await session.execute(stmt.order_by(Event.created_at.desc(), Event.id.desc()).limit(limit + 1))
+        ).scalars()
+    )
+    nxt = rows[limit - 1].id if len(rows) > limit else None
+    return rows[:limit], nxt
+
+
+async def update_event(
+    session: AsyncSession, event: Event, name: str | None, settings: dict[str, Any] | None
+) -> Event:
+    if settings is not None:
+        if event.status != "registration":
+            raise Conflict(f"settings can change only during registration; the event is {event.status}")
+        event.settings = await resolve_settings(session, event.game_key, event.preset, settings)
+    if name is not None:
+        event.name = name.strip()
+    await session.flush()
+    return event
+
+
+async def add_entry(
+    session: AsyncSession,
+    event: Event,
+    *,
+    player_id: str | None,
+    name: str | None,
+    characters: list[str],
+    organizer: bool,
+    token_hash: str,
+) -> Entry:
+    if event.status != "registration":
+        late = bool(event.settings.get("late_entries")) and event.status == "running"
+        if not late:
+            raise Conflict(f"registration is closed: the event is {event.status}")
+    player = (
+        await get_player(session, player_id)
+        if player_id
+        else await find_or_create_by_name(session, name or "")
+    )
+    existing = (
+        await session.execute(select(Entry).where(Entry.event_id == event.id, Entry.player_id == player.id))
+    ).scalar_one_or_none()
+    if existing is not None:
+        raise Conflict(f"player {player.id} is already entered in this event (entry {existing.id})")
+    capacity = event.settings.get("capacity")
+    if capacity is not None and await count_entries(session, event.id) >= capacity:
+        raise Conflict(f"the event is full ({capacity} entries)")
+    if len(set(characters)) != len(characters):
+        raise InvalidInput(
+            "characters repeat", [Problem(("characters",), "each character may be named once")]
+        )
+    entry = Entry(
+        event_id=event.id,
+        player_id=player.id,
+        name=player.name,
+        characters=list(characters),
+        organizer=organizer,
+        status="active",
+        token_hash=token_hash,
+    )
+    session.add(entry)
+    await session.flush()
+    return entry
+
+
+async def get_entry(session: AsyncSession, event_id: str, entry_id: str) -> Entry:
+    entry = await session.get(Entry, entry_id)
+    if entry is None or entry.event_id != event_id:
+        raise NotFound(f"entry {entry_id} not found in event {event_id}")
+    return entry
+
+
+async def list_entries(session: AsyncSession, event_id: str) -> list[Entry]:
+    return list(
+        (
+            await session.execute(
+                select(Entry).where(Entry.event_id == event_id).order_by(Entry.created_at, Entry.id)
+            )
+        ).scalars()
+    )
+
+
+async def drop_entry(session: AsyncSession, entry: Entry) -> Entry:
+    """Drop an entry: its results stay, it is paired no more."""
+    if entry.status == "dropped":
+        return entry
+    entry.status = "dropped"
+    entry.dropped_at = utcnow()
+    await session.flush()
+    return entry
+
+
+async def request_integrity_check(session: AsyncSession, event: Event) -> Job:
+    return await create_job(
+        session, "integrity_check", {"event_id": event.id}, dedup_key=f"integrity:{event.id}"
+    )
