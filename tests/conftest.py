@@ -40,7 +40,8 @@ def _server_url() -> str:
     url = os.environ.get("TEST_DATABASE_URL")
     if not url:
         pytest.exit(
-            "TEST_DATABASE_URL is not set: run `make test` (it finds or starts Postgres and Redis)", returncode=2
+            "TEST_DATABASE_URL is not set: run `make test` (it finds or starts Postgres and Redis)",
+            returncode=2,
         )
     return url
 
@@ -57,7 +58,11 @@ async def _admin_execute(server_url: str, sql: str) -> None:
 
     u = make_url(server_url)
     conn = await asyncpg.connect(
-        host=u.host, port=u.port or 5432, user=u.username, password=u.password, database=u.database or "postgres"
+        host=u.host,
+        port=u.port or 5432,
+        user=u.username,
+        password=u.password,
+        database=u.database or "postgres",
     )
     try:
         await conn.execute(sql)
@@ -126,7 +131,9 @@ class Api:
 async def _app(request: pytest.FixtureRequest) -> AsyncIterator[tuple[Any, str]]:
     backend = request.param
     url = request.getfixturevalue("pg_url" if backend == "postgres" else "sqlite_url")
-    settings = Settings(database_url=url, redis_url=None, arbiter_admin_token=ADMIN_TOKEN, arbiter_sweep_seconds=3600)
+    settings = Settings(
+        database_url=url, redis_url=None, arbiter_admin_token=ADMIN_TOKEN, arbiter_sweep_seconds=3600
+    )
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         yield app, backend

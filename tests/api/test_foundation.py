@@ -25,7 +25,15 @@ async def test_shipped_games(api: Api) -> None:
     games = {g["key"]: g for g in r.json()}
     assert games["titan-the-arena"]["min_seats"] == 3 and games["titan-the-arena"]["max_seats"] == 5
     assert games["rite-of-command"]["max_seats"] == 2
-    assert {"generic", "colossal-arena", "strategic-titan", "titan", "battlebooks", "seasons", "puerto-rico"} <= set(games)
+    assert {
+        "generic",
+        "colossal-arena",
+        "strategic-titan",
+        "titan",
+        "battlebooks",
+        "seasons",
+        "puerto-rico",
+    } <= set(games)
 
 
 async def test_create_game_needs_admin_and_validates(api: Api) -> None:
@@ -107,7 +115,9 @@ async def test_event_unknown_game_and_preset(api: Api) -> None:
         "/v1/events", json={"name": "x", "game": "generic", "preset": "nope"}, headers=api.admin()
     )
     assert assert_problem(r, 422)["errors"][0]["loc"] == ["preset"]
-    r = await api.client.post("/v1/events", json={"name": "x", "game": "generic", "extra": 1}, headers=api.admin())
+    r = await api.client.post(
+        "/v1/events", json={"name": "x", "game": "generic", "extra": 1}, headers=api.admin()
+    )
     assert_problem(r, 422)
 
 
@@ -184,7 +194,9 @@ async def test_idempotent_entry_concurrent_retries(api: Api) -> None:
     event, token = await make_event(api)
     url = f"/v1/events/{event['id']}/entries"
     headers = {**bearer(token), "Idempotency-Key": "reg-ada"}
-    rs = await asyncio.gather(*[api.client.post(url, json={"name": "Ada"}, headers=headers) for _ in range(4)])
+    rs = await asyncio.gather(
+        *[api.client.post(url, json={"name": "Ada"}, headers=headers) for _ in range(4)]
+    )
     ok = [r for r in rs if r.status_code == 201]
     assert ok, [r.text for r in rs]
     assert len({r.json()["id"] for r in ok}) == 1
@@ -222,7 +234,9 @@ async def test_integrity_check_finds_a_broken_commitment(api: Api) -> None:
 async def test_errors_are_problem_json(api: Api) -> None:
     assert_problem(await api.client.get("/v1/events/none"), 404)
     assert_problem(await api.client.get("/v1/nothing-here"), 404)
-    r = await api.client.post("/v1/events", content=b"{not json", headers={**api.admin(), "Content-Type": "application/json"})
+    r = await api.client.post(
+        "/v1/events", content=b"{not json", headers={**api.admin(), "Content-Type": "application/json"}
+    )
     assert_problem(r, 422)
     r = await api.client.post("/v1/players", json={"name": "A"}, headers={"Authorization": "Basic abc"})
     assert_problem(r, 401)

@@ -1,0 +1,37 @@
+"""A worker for the durability test: besides the real jobs it runs ``slow_integrity_check``,
+which on its first attempt stalls (so the test can kill the worker mid-job) and on a later
+attempt runs the real integrity check."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from arq import run_worker
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.jobs import JobContext, JobKind, default_kinds
+from app.services.integrity import check_event
+from workers.main import WorkerSettings, startup
+
+
+async def slow_integrity(session: AsyncSession, ctx: JobContext) -> dict[str, Any]:
+    if ctx.attempt == 1:
+        await ctx.progress(0.5)
+        await asyncio.sleep(3600)
+    return await check_event(session, ctx.args["event_id"], ctx)
+
+
+SLOW_KINDS = {
+    **default_kinds(),
+    "slow_integrity_check": JobKind(fn=slow_integrity, timeout=2, max_attempts=3),
+}
+
+
+async def slow_startup(ctx: dict[str, Any]) -> None:
+    ctx["kinds"] = SLOW_KINDS
+    await startup(ctx)
+
+
+if __name__ == "__main__":
+    run_worker(WorkerSettings, on_startup=slow_startup)  # type: ignore[arg-type]
