@@ -5,6 +5,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+# the embedded default on a laptop: a fixed local admin token unless one is set
+export ARBITER_ADMIN_TOKEN ?= change-me-local
 
 .PHONY: venv run migrate worker test lint typecheck bench bench-quick openapi clean
 

@@ -113,9 +113,7 @@ TOP_KEYS: dict[str, Check] = {
 STANDINGS_KEYS = ("scoring", "tiebreaks")
 
 DEFAULT_SETTINGS: dict[str, Any] = {
-    "stages": [
-        {"format": "swiss", "table_size": 2, "rounds": 5, "pairing": "matching", "avoid_rematches": True}
-    ],
+    "stages": [{"format": "swiss", "rounds": 5, "pairing": "matching", "avoid_rematches": True}],
     "sanctioned": False,
     "rated": False,
 }
@@ -126,6 +124,16 @@ class GameLimits:
     key: str
     min_seats: int
     max_seats: int
+
+
+def fill_defaults(settings: dict[str, Any], game: GameLimits) -> dict[str, Any]:
+    """Stages without a table size play at the game's smallest table."""
+    stages = settings.get("stages")
+    if isinstance(stages, list):
+        for stage in stages:
+            if isinstance(stage, dict) and "table_size" not in stage:
+                stage["table_size"] = game.min_seats
+    return settings
 
 
 def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

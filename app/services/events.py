@@ -34,7 +34,8 @@ async def resolve_settings(
     game = await get_game(session, game_key)
     merged = presets.resolve(preset, overrides)
     limits = event_settings.GameLimits(game.key, game.min_seats, game.max_seats)
-    return event_settings.validate(merged, limits, _standings_problems)
+    event_settings.validate(merged, limits, _standings_problems)
+    return event_settings.fill_defaults(merged, limits)
 
 
 async def create_event(

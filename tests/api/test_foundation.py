@@ -240,3 +240,10 @@ async def test_errors_are_problem_json(api: Api) -> None:
     assert_problem(r, 422)
     r = await api.client.post("/v1/players", json={"name": "A"}, headers={"Authorization": "Basic abc"})
     assert_problem(r, 401)
+
+
+async def test_default_table_size_follows_the_game(api: Api) -> None:
+    event, _ = await make_event(api, game="puerto-rico")
+    assert event["settings"]["stages"][0]["table_size"] == 3
+    event, _ = await make_event(api, settings={"stages": [{"format": "round_robin", "table_size": 4}]})
+    assert event["settings"]["stages"][0]["table_size"] == 4
