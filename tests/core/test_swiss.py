@@ -1,0 +1,229 @@
+"""Swiss 2-seat pairing: coverage, bye rules, rematch avoidance (brute force), adjacent order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from unittest.mock import patch
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.core.errors import InvalidInput
+from app.core.pairing import swiss
+from app.core.pairing.swiss import (
+    SwissEntry,
+    SwissPairing,
+    choose_bye,
+    first_round_order,
+    pair_cost,
+    pair_swiss,
+)
+
+
+def perfect_matchings(items: list[int]) -> Iterator[list[tuple[int, int]]]:
+    if not items:
+        yield []
+        return
+    a, rest = items[0], items[1:]
+    for k, b in enumerate(rest):
+        for m in perfect_matchings(rest[:k] + rest[k + 1 :]):
+            yield [(a, b), *m]
+
+
+@st.composite
+def fields(draw: st.DrawFn, max_size: int = 10) -> list[SwissEntry]:
+    n = draw(st.integers(0, max_size))
+    ids = [f"p{i}" for i in range(n)]
+    scores = sorted((draw(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0])) for _ in ids), reverse=True)
+    met: dict[str, set[str]] = {i: set() for i in ids}
+    if n > 1:
+        pairs = draw(st.lists(st.tuples(st.sampled_from(ids), st.sampled_from(ids)), max_size=3 * n))
+        for a, b in pairs:
+            if a != b:
+                met[a].add(b)
+                met[b].add(a)
+    byes = [draw(st.integers(0, 2)) for _ in ids]
+    return [SwissEntry(i, s, frozenset(met[i]), b) for i, s, b in zip(ids, scores, byes, strict=True)]
+
+
+def check_cover(entries: list[SwissEntry], result: SwissPairing) -> None:
+    seen = [x for p in result.pairs for x in (p.first, p.second)]
+    if result.bye:
+        seen.append(result.bye.entry)
+    assert sorted(seen) == sorted(e.id for e in entries)
+    assert (result.bye is not None) == (len(entries) % 2 == 1)
+
+
+def check_bye(entries: list[SwissEntry], result: SwissPairing) -> None:
+    if result.bye is None:
+        return
+    fewest = min(e.byes for e in entries)
+    idx = [e.id for e in entries].index(result.bye.entry)
+    assert entries[idx].byes == fewest  # never a second bye while someone has fewer
+    assert all(e.byes > fewest for e in entries[idx + 1 :])  # lowest-ranked such entry
+
+
+def rematch_free_possible(entries: list[SwissEntry], bye: str | None) -> bool:
+    rest = [e for e in entries if e.id != bye]
+    for m in perfect_matchings(list(range(len(rest)))):
+        if all(rest[b].id not in rest[a].opponents for a, b in m):
+            return True
+    return False
+
+
+@settings(max_examples=150, deadline=None)
+@given(fields(), st.booleans(), st.sampled_from(["matching", "adjacent"]))
+def test_everyone_once_and_bye_rules(entries: list[SwissEntry], avoid: bool, method: str) -> None:
+    result = pair_swiss(entries, avoid_rematches=avoid, pairing=method)
+    check_cover(entries, result)
+    check_bye(entries, result)
+    assert result.rematches == sum(1 for p in result.pairs if p.cost.rematch)
+    assert result.total_cost == sum(p.cost.total for p in result.pairs)
+
+
+@settings(max_examples=150, deadline=None)
+@given(fields(), st.sampled_from(["matching", "adjacent"]))
+def test_no_avoidable_rematch(entries: list[SwissEntry], method: str) -> None:
+    result = pair_swiss(entries, avoid_rematches=True, pairing=method)
+    if result.rematches:
+        assert not rematch_free_possible(entries, result.bye.entry if result.bye else None)
+
+
+@settings(max_examples=100, deadline=None)
+@given(fields(max_size=9))
+def test_matching_minimises_rematches_then_cost(entries: list[SwissEntry]) -> None:
+    """Against brute force over every perfect pairing (same bye, same cost function)."""
+    result = pair_swiss(entries)
+    bye = result.bye.entry if result.bye else None
+    rest = [e for e in entries if e.id != bye]
+    best = min(
+        (
+            sum(pair_cost(rest[a], rest[b], a, b).total for a, b in m)
+            for m in perfect_matchings(list(range(len(rest))))
+        ),
+        default=0,
+    )
+    assert result.total_cost == best
+
+
+@settings(max_examples=100, deadline=None)
+@given(fields())
+def test_adjacent_exact_order(entries: list[SwissEntry]) -> None:
+    result = pair_swiss(entries, avoid_rematches=False, pairing="adjacent")
+    rest = [e.id for e in entries if result.bye is None or e.id != result.bye.entry]
+    assert [(p.first, p.second) for p in result.pairs] == list(zip(rest[::2], rest[1::2], strict=True))
+
+
+@settings(max_examples=100, deadline=None)
+@given(fields())
+def test_adjacent_avoid_keeps_order_when_no_rematch(entries: list[SwissEntry]) -> None:
+    plain = pair_swiss(entries, avoid_rematches=False, pairing="adjacent")
+    avoid = pair_swiss(entries, avoid_rematches=True, pairing="adjacent")
+    if plain.rematches == 0:
+        assert [(p.first, p.second) for p in avoid.pairs] == [(p.first, p.second) for p in plain.pairs]
+
+
+def test_adjacent_bye_to_last_when_nobody_had_one() -> None:
+    entries = [SwissEntry(f"p{i}", 5 - i) for i in range(5)]
+    result = pair_swiss(entries, pairing="adjacent", avoid_rematches=False)
+    assert result.bye is not None and result.bye.entry == "p4"
+    assert [(p.first, p.second) for p in result.pairs] == [("p0", "p1"), ("p2", "p3")]
+
+
+def test_bye_skips_entries_that_had_one() -> None:
+    entries = [SwissEntry("a", 3), SwissEntry("b", 2), SwissEntry("c", 1, byes=1)]
+    assert pair_swiss(entries).bye == pair_swiss(entries).bye
+    result = pair_swiss(entries)
+    assert result.bye is not None and result.bye.entry == "b"
+    assert choose_bye([SwissEntry("a", byes=1), SwissEntry("b", byes=1), SwissEntry("c", byes=1)]) == 2
+
+
+def test_matching_avoids_rematch_by_swapping() -> None:
+    entries = [
+        SwissEntry("a", 2, frozenset({"b"})),
+        SwissEntry("b", 2, frozenset({"a"})),
+        SwissEntry("c", 1),
+        SwissEntry("d", 1),
+    ]
+    result = pair_swiss(entries)
+    assert result.rematches == 0
+    assert {(p.first, p.second) for p in result.pairs} == {("a", "c"), ("b", "d")}
+    for p in result.pairs:
+        assert p.cost.score_gap == 1 and not p.cost.rematch
+
+
+def test_unavoidable_rematch_is_kept() -> None:
+    entries = [SwissEntry("a", 1, frozenset({"b"})), SwissEntry("b", 1, frozenset({"a"}))]
+    result = pair_swiss(entries)
+    assert result.rematches == 1 and result.pairs[0].cost.rematch
+
+
+def test_ties_in_ranking_order() -> None:
+    entries = [SwissEntry(f"p{i}", 0) for i in range(8)]
+    result = pair_swiss(entries)
+    assert [(p.first, p.second) for p in result.pairs] == [
+        ("p0", "p1"),
+        ("p2", "p3"),
+        ("p4", "p5"),
+        ("p6", "p7"),
+    ]
+
+
+def test_larger_field_multiple_blocks_no_rematch() -> None:
+    """2,400 entries (several blocks), each has met its neighbours: still no rematch, everyone once."""
+    n = 2400
+    ids = [f"e{i:04d}" for i in range(n)]
+    entries = [
+        SwissEntry(ids[i], float(10 - i // 300), frozenset(ids[j] for j in (i - 1, i + 1) if 0 <= j < n))
+        for i in range(n)
+    ]
+    result = pair_swiss(entries)
+    check_cover(entries, result)
+    assert result.rematches == 0
+
+
+def test_first_round_order_seeded() -> None:
+    ids = [f"p{i}" for i in range(20)]
+    a = first_round_order(ids, "seed")
+    assert a == first_round_order(reversed(ids), "seed")
+    assert sorted(a) == sorted(ids)
+    assert a != first_round_order(ids, "other")
+
+
+def test_invalid_input() -> None:
+    with pytest.raises(InvalidInput):
+        pair_swiss([SwissEntry("a"), SwissEntry("a")])
+    with pytest.raises(InvalidInput):
+        pair_swiss([SwissEntry("a"), SwissEntry("b")], pairing="dutch")
+
+
+def test_empty_and_single() -> None:
+    assert pair_swiss([]).pairs == []
+    single = pair_swiss([SwissEntry("a")])
+    assert single.pairs == [] and single.bye is not None and single.bye.entry == "a"
+
+
+@settings(max_examples=100, deadline=None)
+@given(fields(), st.sampled_from([2, 4]))
+def test_small_blocks_still_avoid_rematches(entries: list[SwissEntry], block: int) -> None:
+    """Force the block decomposition on small fields: blocks merge until rematches are avoided."""
+    with patch.object(swiss, "BLOCK_SIZE", block):
+        result = pair_swiss(entries)
+    check_cover(entries, result)
+    check_bye(entries, result)
+    if result.rematches:
+        assert not rematch_free_possible(entries, result.bye.entry if result.bye else None)
+
+
+def test_block_merge_when_a_block_forces_a_rematch() -> None:
+    ids = [f"e{i:02d}" for i in range(40)]
+    met: dict[str, set[str]] = {i: set() for i in ids}
+    for other in ids[1:20]:  # the top entry has met everyone in the first two blocks
+        met[ids[0]].add(other)
+        met[other].add(ids[0])
+    entries = [SwissEntry(i, 1.0, frozenset(met[i])) for i in ids]
+    with patch.object(swiss, "BLOCK_SIZE", 10):
+        result = pair_swiss(entries)
+    check_cover(entries, result)
+    assert result.rematches == 0
