@@ -20,6 +20,16 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA busy_timeout=30000")
             cur.close()
+            # Let SQLAlchemy, not the driver, say when a transaction begins (see _begin_immediate).
+            dbapi_conn.isolation_level = None
+
+        @event.listens_for(engine.sync_engine, "begin")
+        def _begin_immediate(conn: Any) -> None:
+            # Every transaction takes the write lock up front. Without it two requests can both read
+            # "registration" and then both try to start the event; SQLite would fail the second
+            # writer's upgrade outright instead of making it wait. The embedded default serves one
+            # organizer, so serializing transactions costs nothing that matters.
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
     kwargs.setdefault("pool_pre_ping", True)
