@@ -1,0 +1,86 @@
+"""Benchmark of N-seat round-robin designs (complete mode) against the Schönheim bound.
+
+Run: ``.venv/bin/python -m bench.designs_bench [--quick] [--budget SECONDS]``
+
+For every N from 4 to 30 and tables of 3 and of 4: tables used, the Schönheim bound L(N,k,2), the ratio
+tables / L (target ≤ 1.10), the known covering number C(N,k,2) where settled, games per player, the
+largest number of meetings of one pair, and the search time. Each search gets a time budget through a
+``should_stop`` callback defined here (the core code reads no clock). Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+from app.core.pairing.designs import known_covering_number, schonheim_bound, search_design
+
+TARGET = 1.10
+
+
+def budget(seconds: float) -> Callable[[], bool]:
+    end = time.monotonic() + seconds
+    return lambda: time.monotonic() >= end
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="a few N, small budget")
+    ap.add_argument("--budget", type=float, default=None, help="seconds per search (default 20, quick 2)")
+    args = ap.parse_args(argv)
+    seconds = args.budget if args.budget is not None else (2.0 if args.quick else 20.0)
+    ns = [5, 7, 8, 10, 11, 14, 17, 19, 22, 26] if args.quick else list(range(4, 31))
+
+    header = (
+        f"{'N':>3} {'k':>2} {'tables':>6} {'L':>4} {'ratio':>6} {'C(N,k,2)':>8} {'T/C':>5} "
+        f"{'games':>6} {'pairmax':>7} {'exact':>5} {'time_s':>7}  note"
+    )
+    print(f"complete mode, budget {seconds:g} s per search, target tables/L <= {TARGET:.2f}")
+    print(header)
+    print("-" * len(header))
+    worst = (0.0, 0, 0)
+    worst_feasible = (0.0, 0, 0)
+    slow = 0.0
+    for k in (3, 4):
+        for n in ns:
+            if k > n:
+                continue
+            t0 = time.monotonic()
+            d = search_design(n, k, "complete", seed="bench", should_stop=budget(seconds))
+            dt = time.monotonic() - t0
+            slow = max(slow, dt)
+            T = len(d.tables)
+            L = schonheim_bound(n, k)
+            C = known_covering_number(n, k)
+            ratio = T / L
+            r = d.report
+            notes = []
+            if C is not None and C / L > TARGET:
+                notes.append(f"target impossible: C({n},{k},2)={C} = {C / L:.3f}·L")
+            elif ratio > TARGET:
+                notes.append("ABOVE TARGET")
+            if C is not None and T == C:
+                notes.append("optimal")
+            if any(w.startswith("search stopped") for w in r.warnings):
+                notes.append("budget used")
+            print(
+                f"{n:>3} {k:>2} {T:>6} {L:>4} {ratio:>6.3f} {C if C is not None else '?':>8} "
+                f"{(T / C if C else float('nan')):>5.2f} "
+                f"{r.games_per_player.min:>3}-{r.games_per_player.max:<2} {r.pair_meetings.max:>7} "
+                f"{'yes' if r.exact else 'no':>5} {dt:>7.2f}  {'; '.join(notes)}"
+            )
+            worst = max(worst, (ratio, n, k))
+            if C is None or C / L <= TARGET:
+                worst_feasible = max(worst_feasible, (ratio, n, k))
+    print("-" * len(header))
+    print(f"worst ratio tables/L: {worst[0]:.3f} (N={worst[1]}, k={worst[2]})")
+    print(
+        f"worst ratio where the 1.10 target is possible: {worst_feasible[0]:.3f} "
+        f"(N={worst_feasible[1]}, k={worst_feasible[2]})"
+    )
+    print(f"slowest search: {slow:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
