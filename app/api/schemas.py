@@ -142,3 +142,106 @@ class Health(BaseModel):
     status: str
     database: str | None = None
     queue: str | None = None
+
+
+# --- rounds, matches, results ----------------------------------------------------------------
+class ResultSeatIn(Strict):
+    entry_id: str
+    place: int | None = Field(default=None, ge=1, le=64)
+    score: float | None = None
+    body_points: float | None = None
+    differential: float | None = None
+    character: str | None = Field(default=None, max_length=100)
+    violation: bool = False
+
+
+class ResultIn(Strict):
+    outcome: Literal["played", "draw", "timeout", "forfeit", "void"] | None = None
+    seats: list[ResultSeatIn] = Field(default_factory=list, max_length=64)
+    game_log: dict[str, Any] | None = None
+
+
+class RoundCreate(Strict):
+    tables: list[list[str]] | None = Field(
+        default=None, description="exactly these tables (manual pairing, heats, an external schedule)"
+    )
+
+
+class SeatRead(BaseModel):
+    entry_id: str
+    name: str
+    seat: int
+    character: str | None = None
+    first_token: bool = False
+
+
+class SeatResultRead(BaseModel):
+    entry_id: str
+    place: int | None
+    score: float | None
+    body_points: float | None
+    differential: float | None
+    violation: bool
+
+
+class MatchResultRead(BaseModel):
+    outcome: str
+    seats: list[SeatResultRead]
+
+
+class HistoryRead(BaseModel):
+    action: str
+    actor: str
+    version: int
+    payload: dict[str, Any]
+    at: datetime
+
+
+class MatchRead(BaseModel):
+    id: str
+    event_id: str
+    round: int
+    stage: int
+    table: int
+    status: str
+    best_of: int
+    version: int
+    seats: list[SeatRead]
+    result: MatchResultRead | None = None
+    claims: int = Field(default=0, description="players' reports filed so far")
+    history: list[HistoryRead] | None = None
+
+
+class RoundRead(BaseModel):
+    number: int
+    stage: int
+    matches: list[MatchRead]
+
+
+class StandingRowRead(BaseModel):
+    rank: int
+    entry_id: str
+    name: str
+    points: float
+    games: int
+    wins: int
+    differential: float | None = None
+    average: float | None = None
+    tiebreaks: dict[str, float | None]
+    decided_by: str | None
+    group: str | None = None
+    status: str
+
+
+class StandingsRead(BaseModel):
+    event_id: str
+    stage: int | None
+    group: str | None = None
+    rows: list[StandingRowRead]
+
+
+class LifecycleRead(BaseModel):
+    event: EventRead
+    stage: int | None = None
+    round: RoundRead | None = None
+    job_id: str | None = None

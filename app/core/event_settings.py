@@ -78,6 +78,8 @@ STAGE_KEYS: dict[str, Check] = {
     "games_per_player": _int(1, 1000),
     "advance_per_table": _int(1, 64),
     "late_entries": _bool,
+    "release": _one_of("all", "rounds"),
+    "time_budget": _int(1, 120),
 }
 
 ADVANCE_KEYS: dict[str, Check] = {
@@ -111,6 +113,8 @@ TOP_KEYS: dict[str, Check] = {
 }
 # Keys whose content belongs to the standings engine (validated there).
 STANDINGS_KEYS = ("scoring", "tiebreaks")
+# A stage may rank by its own scoring, tie-breaks and basis (e.g. heats seeded differently from a final).
+STAGE_STANDINGS_KEYS = ("scoring", "tiebreaks", "ranking_basis")
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     "stages": [{"format": "swiss", "rounds": 5, "pairing": "matching", "avoid_rematches": True}],
@@ -190,7 +194,7 @@ def validate(
                 continue
             if "format" not in stage:
                 problems.append(Problem((*loc, "format"), "is required"))
-            plain = {k: v for k, v in stage.items() if k != "advance"}
+            plain = {k: v for k, v in stage.items() if k != "advance" and k not in STAGE_STANDINGS_KEYS}
             _check_keys(plain, STAGE_KEYS, loc, problems)
             if "advance" in stage:
                 _check_keys(stage["advance"], ADVANCE_KEYS, (*loc, "advance"), problems)
@@ -213,6 +217,11 @@ def validate(
 
     if standings_validator is not None:
         problems.extend(standings_validator(settings))
+        for i, stage in enumerate(stages if isinstance(stages, list) else []):
+            if isinstance(stage, dict) and any(k in stage for k in STAGE_STANDINGS_KEYS):
+                own = {k: stage[k] for k in STAGE_STANDINGS_KEYS if k in stage}
+                for p in standings_validator(own):
+                    problems.append(Problem(("settings", "stages", i, *p.loc[1:]), p.msg))
 
     if problems:
         raise InvalidInput(f"{len(problems)} problem(s) in the event settings", problems)

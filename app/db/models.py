@@ -113,6 +113,8 @@ class Stage(Base):
     index: Mapped[int] = mapped_column(Integer, nullable=False)
     format: Mapped[str] = mapped_column(String(32), nullable=False)
     settings: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
+    # What the stage drew and keeps between rounds: its entries, seeded orders, bracket, schedule.
+    details: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
     status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")
     created_at: Mapped[datetime] = _created()
 
@@ -158,6 +160,7 @@ class Match(Base):
     __table_args__ = (
         UniqueConstraint("round_id", "table"),
         Index("ix_matches_event_id_status", "event_id", "status"),
+        Index("ix_matches_reported_at", "reported_at"),
         CheckConstraint(
             "status IN ('pending', 'reported', 'disputed', 'confirmed', 'bye', 'void')", name="status"
         ),
@@ -254,7 +257,11 @@ class RatingHistory(Base):
     after: Mapped[float] = mapped_column(Float, nullable=False)
     created_at: Mapped[datetime] = _created()
 
-    __table_args__ = (Index("ix_rating_history_player_id_pool_key", "player_id", "pool_key", "seq"),)
+    __table_args__ = (
+        Index("ix_rating_history_player_id_pool_key", "player_id", "pool_key", "seq"),
+        Index("ix_rating_history_pool_key_seq", "pool_key", "seq"),
+        Index("ix_rating_history_match_id", "match_id"),
+    )
 
 
 class Job(Base):

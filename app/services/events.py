@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core import event_settings, presets
 from app.core.errors import Conflict, InvalidInput, NotFound, Problem
 from app.core.rng import commitment
+from app.core.standings import settings_problems as standings_problems
 from app.db.base import utcnow
 from app.db.models import Entry, Event, Job
 from app.jobs import create_job
@@ -23,9 +24,8 @@ def new_token() -> str:
 
 
 def _standings_problems(settings: dict[str, Any]) -> list[Problem]:
-    from app.core.standings_settings import problems as standings_problems
-
-    return standings_problems(settings)
+    # event_settings checks the plain numeric keys; the standings engine owns scoring and tiebreaks.
+    return standings_problems(settings, ("settings",), keys=("scoring", "tiebreaks"))
 
 
 async def resolve_settings(
@@ -124,10 +124,20 @@ async def add_entry(
     organizer: bool,
     token_hash: str,
 ) -> Entry:
+    stage = None
     if event.status != "registration":
-        late = bool(event.settings.get("late_entries")) and event.status == "running"
+        if event.status == "running":
+            from app.services.lifecycle import active_stage
+
+            stage = await active_stage(session, event.id)
+        late = stage is not None and bool(
+            stage.settings.get("late_entries", event.settings.get("late_entries"))
+        )
         if not late:
             raise Conflict(f"registration is closed: the event is {event.status}")
+        assert stage is not None
+        if stage.format not in ("swiss", "heats"):
+            raise Conflict(f"a {stage.format} stage cannot take a late entry: its schedule is drawn")
     player = (
         await get_player(session, player_id)
         if player_id
@@ -156,6 +166,18 @@ async def add_entry(
     )
     session.add(entry)
     await session.flush()
+    if stage is not None:
+        # A late entry joins the running stage from its next round, with the lowest tie-break value.
+        values = [
+            v
+            for v in (
+                await session.execute(select(Entry.tiebreak_value).where(Entry.event_id == event.id))
+            ).scalars()
+            if v is not None
+        ]
+        entry.tiebreak_value = min(values, default=1.0) - 1.0
+        stage.details = {**stage.details, "entries": [*stage.details.get("entries", []), entry.id]}
+        await session.flush()
     return entry
 
 

@@ -159,3 +159,17 @@ async def test_sweep_carries_a_job_whose_message_was_lost(
     # a job for a missing event fails with the domain error, once, and is not retried
     assert done.status == "failed" and "not found" in (done.error or "")
     assert done.attempts == 1
+
+
+async def test_schedule_search_runs_in_a_real_worker(
+    redis_api: Api, pg_url: str, pg_sessionmaker: Any, queue: str, worker_procs: list[Any]
+) -> None:
+    worker_procs.append(start_worker("workers.main", pg_url, queue))
+    r = await redis_api.client.post(
+        "/v1/schedules/round-robin", json={"players": 15, "table_size": 3, "rounds": True, "time_budget": 10}
+    )
+    assert r.status_code == 202
+    job = await wait_job(pg_sessionmaker, r.json()["job_id"], {"done", "failed"})
+    assert job.status == "done", job.error
+    assert job.result is not None and len(job.result["tables"]) == 35 and len(job.result["rounds"]) == 7
+    assert job.progress == 1.0

@@ -1,0 +1,36 @@
+from __future__ import annotations
+
+from typing import Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import Field
+
+from app.api.deps import SessionDep, commit
+from app.api.schemas import JobAccepted, Strict
+from app.core.pairing.designs import validate_request
+from app.jobs import create_job
+
+router = APIRouter(prefix="/v1/schedules", tags=["schedules"])
+
+
+class RoundRobinRequest(Strict):
+    players: int = Field(ge=2, le=256)
+    table_size: int = Field(ge=2, le=64)
+    mode: Literal["complete", "games"] = "complete"
+    games_per_player: int | None = Field(default=None, ge=1)
+    rounds: bool = False
+    seed: str | None = Field(default=None, max_length=128)
+    time_budget: int = Field(default=20, ge=1, le=120, description="seconds the search may take")
+
+
+@router.post("/round-robin", operation_id="search_round_robin", status_code=202, response_model=JobAccepted)
+async def search_round_robin(request: Request, body: RoundRobinRequest, session: SessionDep) -> JSONResponse:
+    """Search a round-robin design (tables of `table_size` seats numbered from 0) in a worker.
+
+    Impossible requests are a 422 at once; the job's `result` is `{tables, rounds?, report}` — the best
+    design found within the time budget, with a warning when the budget cut the search short."""
+    validate_request(body.players, body.table_size, body.mode, body.games_per_player)
+    job = await create_job(session, "round_robin_schedule", body.model_dump())
+    await commit(request, session)
+    return JSONResponse({"job_id": job.id}, status_code=202, headers={"Location": f"/v1/jobs/{job.id}"})

@@ -1,0 +1,123 @@
+"""A reported result, checked against its table and normalized (api.md ``POST /v1/matches/{id}/result``;
+formats.md "Words" — Result).
+
+Two players' reports agree when their normalized forms are equal, so normalization decides what
+"the same result" means: places in competition form (1, 1, 3), scores as numbers, the body-point
+differential signed to the winner, and the outcome's implied places filled in.
+
+Rulings where the spec is silent:
+- ``played`` needs a place for every seat, or a score for every seat (places then follow the scores,
+  higher is better, equal scores share a place), or a game log for a game with an adjudicator.
+- ``draw`` and ``timeout`` give every seat place 1, whatever was sent.
+- ``forfeit`` needs places: the seats that did not forfeit take place 1; a table where everyone
+  forfeited has no place 1 (all lose).
+- ``void`` records no places: the game counts for nothing.
+- ``body_points`` (BATTLEBOOKS) on both seats of a two-seat game, without an explicit differential,
+  give a differential of their difference, + to the winner and − to the loser (0 for a draw).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from app.core.errors import InvalidInput, Problem
+
+OUTCOMES = ("played", "draw", "timeout", "forfeit", "void")
+
+
+@dataclass(frozen=True)
+class ReportedSeat:
+    entry_id: str
+    place: int | None = None
+    score: float | None = None
+    body_points: float | None = None
+    differential: float | None = None
+    character: str | None = None
+    violation: bool = False
+
+
+@dataclass(frozen=True)
+class Report:
+    outcome: str
+    seats: tuple[ReportedSeat, ...]  # in the match's seat order
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, "seats": [asdict(s) for s in self.seats]}
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> Report:
+        return Report(data["outcome"], tuple(ReportedSeat(**s) for s in data["seats"]))
+
+
+def competition_places(keys: Sequence[float], higher_is_better: bool) -> list[int]:
+    """Places 1, 1, 3, … from sort keys; equal keys share the better place."""
+    return [1 + sum(1 for other in keys if (other > k if higher_is_better else other < k)) for k in keys]
+
+
+def normalize(match_entries: Sequence[str], outcome: str | None, seats: Sequence[ReportedSeat]) -> Report:
+    """Check a report against the table (the match's entries, in seat order) and normalize it.
+
+    Raises InvalidInput naming every problem: an entry not at the table, a seat missing or given
+    twice, a place outside the table, missing places.
+    """
+    problems: list[Problem] = []
+    outcome = outcome or "played"
+    if outcome not in OUTCOMES:
+        problems.append(Problem(("outcome",), f"must be one of {', '.join(OUTCOMES)}"))
+    n = len(match_entries)
+    by_entry: dict[str, ReportedSeat] = {}
+    for i, seat in enumerate(seats):
+        if seat.entry_id not in match_entries:
+            problems.append(Problem(("seats", i, "entry_id"), f"entry {seat.entry_id} is not at this table"))
+        elif seat.entry_id in by_entry:
+            problems.append(Problem(("seats", i, "entry_id"), f"entry {seat.entry_id} is listed twice"))
+        else:
+            by_entry[seat.entry_id] = seat
+        if seat.place is not None and not 1 <= seat.place <= n:
+            problems.append(Problem(("seats", i, "place"), f"place {seat.place} does not fit a table of {n}"))
+    missing = [e for e in match_entries if e not in by_entry]
+    if missing and not problems:
+        problems.append(Problem(("seats",), f"every seat must be reported; missing {', '.join(missing)}"))
+    if problems:
+        raise InvalidInput(problems[0].msg, problems)
+
+    ordered = [by_entry[e] for e in match_entries]
+    places: list[int | None]
+    if outcome in ("draw", "timeout"):
+        places = [1] * n
+    elif outcome == "void":
+        places = [None] * n
+    else:
+        given = [s.place for s in ordered]
+        scores = [s.score for s in ordered]
+        if all(p is not None for p in given):
+            places = list(competition_places([float(p) for p in given if p is not None], False))
+        elif outcome == "played" and all(p is None for p in given) and all(s is not None for s in scores):
+            places = list(competition_places([float(s) for s in scores if s is not None], True))
+        else:
+            what = "a place for every seat" if outcome == "forfeit" else "a place (or a score) for every seat"
+            raise InvalidInput(f"a {outcome} result needs {what}", [Problem(("seats",), f"needs {what}")])
+
+    diffs = [s.differential for s in ordered]
+    if n == 2 and all(d is None for d in diffs) and all(s.body_points is not None for s in ordered):
+        a, b = ordered
+        m = abs(float(a.body_points or 0) - float(b.body_points or 0))
+        if outcome in ("played", "forfeit") and places[0] != places[1]:
+            diffs = [m, -m] if (places[0] or 99) < (places[1] or 99) else [-m, m]
+        else:
+            diffs = [0.0, 0.0]
+    out = tuple(
+        ReportedSeat(
+            entry_id=s.entry_id,
+            place=places[i],
+            score=None if s.score is None else float(s.score),
+            body_points=None if s.body_points is None else float(s.body_points),
+            differential=None if diffs[i] is None else float(diffs[i] or 0.0),
+            character=s.character,
+            violation=bool(s.violation),
+        )
+        for i, s in enumerate(ordered)
+    )
+    return Report(outcome, out)

@@ -1,0 +1,62 @@
+"""Preset rules: what a seed's event does beyond the general engine, as hooks the lifecycle calls.
+
+Every hook has the general engine's behaviour as its default, so a preset overrides only what
+its source document changes (a semifinal filled with alternates, a hero rule on results, a final
+between group winners, …). Presets register an ``EventRules`` instance in ``RULES`` under their
+preset name (see the modules in ``app/services/presets/``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.results import Report
+from app.core.standings import StandingRow
+from app.db.models import Entry, Event, Match, Round, Stage
+
+
+class EventRules:
+    """The general engine's behaviour; subclasses override single hooks."""
+
+    async def before_start(self, session: AsyncSession, event: Event, entries: list[Entry]) -> None:
+        """Checks or draws before the first stage opens (may raise Conflict; may cancel the event)."""
+
+    async def stage_tables(
+        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
+    ) -> list[list[str]] | None:
+        """Tables of the stage's next round (its first when ``rounds`` is empty); None = the engine's."""
+        return None
+
+    async def check_report(
+        self, session: AsyncSession, event: Event, stage: Stage, match: Match, report: Report
+    ) -> Report:
+        """Check (RuleViolation) or complete a normalized report before it is stored."""
+        return report
+
+    async def after_confirm(self, session: AsyncSession, event: Event, stage: Stage, match: Match) -> None:
+        """Called when a match's result is confirmed or corrected."""
+
+    async def advancing(
+        self, session: AsyncSession, event: Event, closed: Stage, rows: list[StandingRow], nxt: Stage
+    ) -> list[str] | None:
+        """The entries the next stage takes, in seed order; None = the stage's ``advance`` rule."""
+        return None
+
+    async def stage_complete(self, session: AsyncSession, event: Event, stage: Stage) -> str | None:
+        """An extra reason the stage cannot close yet (None = no objection)."""
+        return None
+
+    def extra(self) -> dict[str, Any]:
+        return {}
+
+
+GENERIC = EventRules()
+RULES: dict[str, EventRules] = {}
+
+
+def rules_for(event: Event) -> EventRules:
+    import app.services.presets  # noqa: F401  (registers the presets' rules)
+
+    return RULES.get(event.preset or "generic", GENERIC)

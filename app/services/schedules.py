@@ -1,0 +1,138 @@
+"""Round-robin schedule searches as jobs (formats.md "Round robin, N seats"; api.md
+``POST /v1/schedules/round-robin``).
+
+The search is CPU work: it runs in a thread, outside any database transaction, with a time budget
+(``should_stop``) and a progress callback that the job writes to its row every half second. A
+search that runs out of time returns its best schedule with a warning, never nothing.
+A stage's schedule is written, with its rounds and tables, in the job's one transaction; players
+are assigned to seat numbers by the event seed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core import rng
+from app.core.errors import Conflict, NotFound
+from app.core.pairing.designs import Design, search_design
+from app.db.models import Entry, Event, Stage
+from app.jobs import JobContext
+
+DEFAULT_BUDGET = 20.0
+MAX_BUDGET = 120.0
+
+
+async def run_search(
+    ctx: JobContext | None,
+    *,
+    players: int,
+    table_size: int,
+    mode: str,
+    games_per_player: int | None,
+    rounds: bool,
+    seed: str,
+    budget: float,
+) -> Design:
+    latest = [0.0]
+    deadline = time.monotonic() + budget
+
+    def stop() -> bool:
+        return time.monotonic() > deadline
+
+    def progress(p: float) -> None:
+        latest[0] = p
+
+    task = asyncio.ensure_future(
+        asyncio.to_thread(
+            search_design,
+            players,
+            table_size,
+            mode,
+            games_per_player,
+            rounds,
+            seed,
+            should_stop=stop,
+            progress=progress,
+        )
+    )
+    while not task.done():
+        await asyncio.wait({task}, timeout=0.5)
+        if ctx is not None and not task.done():
+            await ctx.progress(min(latest[0], 0.99))
+    return task.result()
+
+
+async def schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]:
+    """The stateless tool: search a design and return it with its report."""
+    a = ctx.args
+    design = await run_search(
+        ctx,
+        players=int(a["players"]),
+        table_size=int(a["table_size"]),
+        mode=str(a["mode"]),
+        games_per_player=a.get("games_per_player"),
+        rounds=bool(a.get("rounds", False)),
+        seed=str(a.get("seed", "")),
+        budget=float(a.get("time_budget", DEFAULT_BUDGET)),
+    )
+    return design.as_dict()
+
+
+async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]:
+    """Search an N-seat round robin for a stage, then release its tables (all at once by default)."""
+    from app.services.lifecycle import create_round, lock_event
+
+    event_id, stage_id = ctx.args["event_id"], ctx.args["stage_id"]
+    async with ctx.sessionmaker() as peek:  # read the inputs without holding a transaction during the search
+        event = await peek.get(Event, event_id)
+        stage = await peek.get(Stage, stage_id)
+        if event is None or stage is None:
+            raise NotFound(f"stage {stage_id} of event {event_id} not found")
+        if stage.details.get("schedule") is not None:
+            return {"stage_id": stage_id, "already": True}
+        ids = list(stage.details.get("entries", []))
+        settings = dict(stage.settings)
+        seed, stage_index = event.seed, stage.index
+        await peek.commit()
+    design = await run_search(
+        ctx,
+        players=len(ids),
+        table_size=int(settings.get("table_size", 3)),
+        mode=str(settings.get("mode", "complete")),
+        games_per_player=settings.get("games_per_player"),
+        rounds=settings.get("release", "all") == "rounds",
+        seed=f"{seed}:stage:{stage_id}",
+        budget=float(settings.get("time_budget", DEFAULT_BUDGET)),
+    )
+    numbered = sorted(ids)
+    rng.stream(seed, f"stage:{stage_index}:seat_numbers").shuffle(numbered)
+    tables = [[numbered[s] for s in t] for t in design.tables]
+
+    event = await lock_event(session, event_id)
+    stage = await session.get(Stage, stage_id, populate_existing=True)
+    assert stage is not None
+    if stage.details.get("schedule") is not None:  # another run of this job got here first
+        return {"stage_id": stage_id, "already": True}
+    if stage.status != "active":
+        raise Conflict("the stage is no longer active")
+    stage.details = {
+        **stage.details,
+        "schedule": [tables],
+        "seat_numbers": {e: i for i, e in enumerate(numbered)},
+        "report": design.report.as_dict(),
+    }
+    if design.rounds:
+        for r in design.rounds:
+            await create_round(session, event, stage, [tables[t] for t in r])
+    else:
+        await create_round(session, event, stage, tables)
+    names = {e.id: e.name for e in [await session.get(Entry, i) for i in ids] if e is not None}
+    return {
+        "stage_id": stage_id,
+        "tables": [[names.get(e, e) for e in t] for t in tables],
+        "report": design.report.as_dict(),
+    }

@@ -1,0 +1,58 @@
+"""Matches of adjudicated games reported as their game record: the service fills the places."""
+
+from __future__ import annotations
+
+from tests.api.helpers import add_entry, assert_problem, bearer, make_event
+from tests.conftest import Api
+
+RINGS = {
+    "rings": [
+        [
+            {"card": "Shield bearer", "owner": 1},
+            {"card": "Mace bearer", "owner": 2},
+            {"card": "Club", "owner": 2},
+            {"card": "Sword", "owner": 1},
+            {"card": "Divine Staff", "owner": 2},
+        ],
+        [{"card": "Priest of Osiris", "owner": 2}],
+        [{"card": "Priest of Osiris", "owner": 2}],
+    ],
+    "wagers": {"1": 10, "2": 10},
+}
+
+
+async def _one_match(api: Api, game: str) -> tuple[str, str, dict]:
+    event, token = await make_event(api, game=game, settings={"stages": [{"format": "swiss", "rounds": 1}]})
+    for name in ["Ada", "Barbara"]:
+        await add_entry(api, event["id"], token, name)
+    r = await api.client.post(f"/v1/events/{event['id']}/start", headers=bearer(token))
+    return event["id"], token, r.json()["round"]["matches"][0]
+
+
+async def test_rite_of_command_match_reported_as_its_record(api: Api) -> None:
+    eid, token, m = await _one_match(api, "rite-of-command")
+    r = await api.client.post(
+        f"/v1/matches/{m['id']}/result", json={"game_log": RINGS}, headers=bearer(token)
+    )
+    assert r.status_code == 200, r.text
+    result = r.json()["result"]
+    # owner 2 (the second seat) wins two rings
+    assert [s["place"] for s in result["seats"]] == [2, 1] and [s["score"] for s in result["seats"]] == [1, 2]
+    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    assert rows[0]["entry_id"] == m["seats"][1]["entry_id"]
+
+
+async def test_a_bad_record_is_422_and_changes_nothing(api: Api) -> None:
+    _, token, m = await _one_match(api, "rite-of-command")
+    bad = {"rings": [[{"card": "Dragon", "owner": 1}], [], []]}
+    r = await api.client.post(f"/v1/matches/{m['id']}/result", json={"game_log": bad}, headers=bearer(token))
+    assert "Dragon" in str(assert_problem(r, 422))
+    assert (await api.client.get(f"/v1/matches/{m['id']}")).json()["status"] == "pending"
+
+
+async def test_a_game_without_adjudicator_refuses_a_record(api: Api) -> None:
+    _, token, m = await _one_match(api, "generic")
+    r = await api.client.post(
+        f"/v1/matches/{m['id']}/result", json={"game_log": RINGS}, headers=bearer(token)
+    )
+    assert assert_problem(r, 422)["errors"][0]["loc"] == ["game_log"]

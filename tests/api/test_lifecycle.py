@@ -1,0 +1,462 @@
+"""Events run start to finish through HTTP, on Postgres and on SQLite."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from typing import Any
+
+import pytest
+
+from app.core import rng
+from app.core.lifecycle import draw_tiebreak_values
+from app.core.pairing.swiss import first_round_order
+from tests.api.helpers import add_entry, assert_problem, bearer, make_event
+from tests.conftest import Api
+
+SEED = "lifecycle-seed-0001"
+
+
+async def setup_event(api: Api, names: list[str], **kw: Any) -> tuple[str, str, dict[str, dict[str, Any]]]:
+    event, token = await make_event(api, seed=SEED, **kw)
+    entries = {}
+    for n in names:
+        entries[n] = await add_entry(api, event["id"], token, n)
+    return event["id"], token, entries
+
+
+async def start(api: Api, eid: str, token: str) -> dict[str, Any]:
+    r = await api.client.post(f"/v1/events/{eid}/start", headers=bearer(token))
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+async def pair(api: Api, eid: str, token: str) -> dict[str, Any]:
+    r = await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token))
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+async def report(
+    api: Api, token: str, match: dict[str, Any], places: list[int], **extra: Any
+) -> dict[str, Any]:
+    seats = [{"entry_id": s["entry_id"], "place": p} for s, p in zip(match["seats"], places, strict=True)]
+    r = await api.client.post(
+        f"/v1/matches/{match['id']}/result", json={"seats": seats, **extra}, headers=bearer(token)
+    )
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def better_name_wins(match: dict[str, Any]) -> list[int]:
+    """A deterministic 'strength': the alphabetically first name wins."""
+    names = [s["name"] for s in match["seats"]]
+    return [1 if n == min(names) else 2 for n in names]
+
+
+async def play_round(api: Api, token: str, rnd: dict[str, Any]) -> None:
+    for m in rnd["matches"]:
+        if m["status"] == "bye":
+            continue
+        await report(api, token, m, better_name_wins(m))
+
+
+async def test_whole_swiss_event(api: Api) -> None:
+    names = ["Ada", "Barbara", "Claude", "Dijkstra", "Edsger", "Frances", "Grace", "Hedy", "Ivan"]
+    eid, token, entries = await setup_event(
+        api, names, settings={"stages": [{"format": "swiss", "rounds": 4}], "tiebreaks": ["buchholz", "wins"]}
+    )
+    started = await start(api, eid, token)
+    assert started["event"]["status"] == "running" and started["stage"] == 0
+    rounds = [started["round"]]
+    seen_pairs: set[frozenset[str]] = set()
+    byes: list[str] = []
+    for n in range(4):
+        rnd = rounds[-1]
+        assert rnd["number"] == n + 1
+        seated = [s["entry_id"] for m in rnd["matches"] for s in m["seats"]]
+        assert sorted(seated) == sorted(e["id"] for e in entries.values())  # everyone once per round
+        for m in rnd["matches"]:
+            ids = frozenset(s["entry_id"] for s in m["seats"])
+            if m["status"] == "bye":
+                byes.extend(ids)
+                assert m["result"]["outcome"] == "bye"
+            else:
+                assert ids not in seen_pairs  # no rematch
+                seen_pairs.add(ids)
+        await play_round(api, token, rnd)
+        if n < 3:
+            rounds.append(await pair(api, eid, token))
+    assert len(byes) == len(set(byes)) == 4  # one bye a round, never twice
+    # the fifth round is refused: the stage has 4
+    assert (
+        "all 4 rounds"
+        in assert_problem(await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token)), 409)[
+            "detail"
+        ]
+    )
+    standings = (await api.client.get(f"/v1/events/{eid}/standings")).json()
+    rows = standings["rows"]
+    ada = next(r for r in rows if r["name"] == "Ada")  # Ada wins every game she plays
+    assert ada["points"] == 12 and rows[0]["points"] == 12 and rows[0]["decided_by"] is None
+    assert all(set(r["tiebreaks"]) == {"buchholz", "wins"} for r in rows)
+    assert [r["rank"] for r in rows] == sorted(r["rank"] for r in rows)
+    done = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    assert done["event"]["status"] == "finished"
+    # the seed is revealed and every draw re-derives from it
+    event = (await api.client.get(f"/v1/events/{eid}")).json()
+    assert event["seed"] == SEED and hashlib.sha256(SEED.encode()).hexdigest() == event["seed_commitment"]
+    listed = (await api.client.get(f"/v1/events/{eid}/entries")).json()
+    values = draw_tiebreak_values([(e["id"], e["organizer"]) for e in listed], event["seed"])
+    assert {e["id"]: e["tiebreak_value"] for e in listed} == values
+    order = first_round_order([e["id"] for e in listed], event["seed"], "stage:0:round:1")
+    first = (await api.client.get(f"/v1/events/{eid}/rounds/1")).json()
+    expected_pairs = [set(order[i : i + 2]) for i in range(0, 8, 2)]
+    assert [set(s["entry_id"] for s in m["seats"]) for m in first["matches"][:4]] == expected_pairs
+    assert first["matches"][4]["seats"][0]["entry_id"] == order[8]  # the bye goes to the last
+    for m in first["matches"][:4]:
+        holder = rng.stream(event["seed"], f"round:1:table:{m['table']}:first_token").randrange(2)
+        assert [s["first_token"] for s in m["seats"]] == [i == holder for i in range(2)]
+
+
+async def test_whole_round_robin_with_player_reports(api: Api) -> None:
+    names = ["Ada", "Barbara", "Claude", "Dijkstra", "Edsger"]
+    eid, token, entries = await setup_event(api, names, settings={"stages": [{"format": "round_robin"}]})
+    tokens = {e["id"]: e["entry_token"] for e in entries.values()}
+    rnd = (await start(api, eid, token))["round"]
+    met: dict[frozenset[str], int] = {}
+    for n in range(5):
+        for m in rnd["matches"]:
+            if m["status"] == "bye":
+                continue
+            ids = [s["entry_id"] for s in m["seats"]]
+            met[frozenset(ids)] = met.get(frozenset(ids), 0) + 1
+            places = better_name_wins(m)
+            first = await report(api, tokens[ids[0]], m, places)
+            assert first["status"] == "reported" and first["claims"] == 1
+            second = await report(api, tokens[ids[1]], m, places)
+            assert second["status"] == "confirmed"
+            assert [h["action"] for h in second["history"]] == ["claim", "claim", "confirm"]
+        if n < 4:
+            rnd = await pair(api, eid, token)
+    assert len(met) == 10 and set(met.values()) == {1}  # every pair exactly once
+    assert_problem(await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token)), 409)
+    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    assert [r["name"] for r in rows] == names and [r["wins"] for r in rows] == [4, 3, 2, 1, 0]
+    assert rows[1]["decided_by"] == "points"
+    await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))
+    # a report on a finished stage is refused and changes nothing
+    m = rnd["matches"][0]
+    r = await api.client.post(
+        f"/v1/matches/{m['id']}/result",
+        json={"seats": [{"entry_id": s["entry_id"], "place": 1} for s in m["seats"]]},
+        headers=bearer(token),
+    )
+    assert_problem(r, 409)
+
+
+async def test_dispute_resolved_by_the_organizer_and_correction_history(api: Api) -> None:
+    eid, token, entries = await setup_event(
+        api, ["Ada", "Barbara"], settings={"stages": [{"format": "swiss", "rounds": 1}]}
+    )
+    m = (await start(api, eid, token))["round"]["matches"][0]
+    ids = [s["entry_id"] for s in m["seats"]]
+    tok = {e["id"]: e["entry_token"] for e in entries.values()}
+    await report(api, tok[ids[0]], m, [1, 2])
+    disputed = await report(api, tok[ids[1]], m, [2, 1])
+    assert disputed["status"] == "disputed" and disputed["result"] is None
+    # the next round waits for the dispute
+    assert_problem(await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token)), 409)
+    ruled = await report(api, token, m, [2, 1])
+    assert ruled["status"] == "confirmed" and [h["action"] for h in ruled["history"]][-1] == "ruling"
+    # a player cannot change a confirmed result
+    r = await api.client.post(
+        f"/v1/matches/{m['id']}/result",
+        json={"seats": [{"entry_id": ids[0], "place": 1}, {"entry_id": ids[1], "place": 2}]},
+        headers=bearer(tok[ids[0]]),
+    )
+    assert_problem(r, 409)
+    # the organizer corrects it, with If-Match, recording a violation after the fact
+    url = f"/v1/matches/{m['id']}/result"
+    body = {"seats": [{"entry_id": ids[0], "place": 2, "violation": True}, {"entry_id": ids[1], "place": 1}]}
+    assert_problem(await api.client.put(url, json=body, headers=bearer(token)), 428)
+    assert_problem(await api.client.put(url, json=body, headers={**bearer(token), "If-Match": '"1"'}), 412)
+    current = (await api.client.get(f"/v1/matches/{m['id']}")).json()
+    r = await api.client.put(url, json=body, headers={**bearer(token), "If-Match": f'"{current["version"]}"'})
+    assert r.status_code == 200, r.text
+    corrected = r.json()
+    assert corrected["version"] == current["version"] + 1
+    assert [h["action"] for h in corrected["history"]] == ["claim", "claim", "ruling", "correction"]
+    assert corrected["history"][-1]["payload"]["seats"][0]["violation"] is True
+    # an entry token cannot correct
+    r = await api.client.put(
+        url, json=body, headers={**bearer(tok[ids[1]]), "If-Match": f'"{corrected["version"]}"'}
+    )
+    assert_problem(r, 403)
+
+
+async def test_bad_reports_name_the_problem_and_change_nothing(api: Api) -> None:
+    eid, token, entries = await setup_event(api, ["Ada", "Barbara", "Claude", "Dijkstra"])
+    rnd = (await start(api, eid, token))["round"]
+    m, other = rnd["matches"][0], rnd["matches"][1]
+    url = f"/v1/matches/{m['id']}/result"
+    stranger = other["seats"][0]["entry_id"]
+    r = await api.client.post(
+        url,
+        json={
+            "seats": [{"entry_id": m["seats"][0]["entry_id"], "place": 1}, {"entry_id": stranger, "place": 2}]
+        },
+        headers=bearer(token),
+    )
+    body = assert_problem(r, 422)
+    assert (
+        body["errors"][0]["loc"] == ["seats", 1, "entry_id"]
+        and "not at this table" in body["errors"][0]["msg"]
+    )
+    r = await api.client.post(
+        url,
+        json={"seats": [{"entry_id": s["entry_id"], "place": 3} for s in m["seats"]]},
+        headers=bearer(token),
+    )
+    assert "does not fit" in assert_problem(r, 422)["detail"]
+    r = await api.client.post(
+        url, json={"seats": [{"entry_id": m["seats"][0]["entry_id"], "place": 1}]}, headers=bearer(token)
+    )
+    assert "missing" in assert_problem(r, 422)["detail"]
+    r = await api.client.post(url, json={"outcome": "won", "seats": []}, headers=bearer(token))
+    assert_problem(r, 422)
+    # a player of another table may not report this one
+    tok = {e["id"]: e["entry_token"] for e in entries.values()}
+    r = await api.client.post(
+        url,
+        json={"seats": [{"entry_id": s["entry_id"], "place": i + 1} for i, s in enumerate(m["seats"])]},
+        headers=bearer(tok[stranger]),
+    )
+    assert_problem(r, 403)
+    current = (await api.client.get(f"/v1/matches/{m['id']}")).json()
+    assert current["status"] == "pending" and current["history"] == [] and current["version"] == 1
+    # scores decide places; a timeout is a draw
+    r = await api.client.post(
+        url,
+        json={
+            "seats": [
+                {"entry_id": s["entry_id"], "score": sc} for s, sc in zip(m["seats"], [3, 7], strict=True)
+            ]
+        },
+        headers=bearer(token),
+    )
+    assert [s["place"] for s in r.json()["result"]["seats"]] == [2, 1]
+    r = await api.client.post(
+        f"/v1/matches/{other['id']}/result",
+        json={"outcome": "timeout", "seats": [{"entry_id": s["entry_id"]} for s in other["seats"]]},
+        headers=bearer(token),
+    )
+    assert [s["place"] for s in r.json()["result"]["seats"]] == [1, 1]
+
+
+async def test_manual_tables_are_checked(api: Api) -> None:
+    eid, token, entries = await setup_event(
+        api,
+        ["Ada", "Barbara", "Claude", "Dijkstra"],
+        settings={"stages": [{"format": "heats", "table_size": 2}]},
+    )
+    started = await start(api, eid, token)
+    assert started["round"] is None
+    assert (
+        "explicit tables"
+        in assert_problem(await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token)), 409)[
+            "detail"
+        ]
+    )
+    ids = [e["id"] for e in entries.values()]
+    url = f"/v1/events/{eid}/rounds"
+    bad = {"tables": [[ids[0], ids[1]], [ids[1], ids[2]]]}
+    assert (
+        "twice" in assert_problem(await api.client.post(url, json=bad, headers=bearer(token)), 422)["detail"]
+    )
+    r = await api.client.post(
+        url, json={"tables": [ids + [f"x{i}" for i in range(5)]]}, headers=bearer(token)
+    )
+    assert_problem(r, 422)
+    r = await api.client.post(url, json={"tables": [[ids[0], "no-such-entry"]]}, headers=bearer(token))
+    assert "not in this event" in assert_problem(r, 422)["detail"]
+    # nine seats do not fit a 2–8 seat game; three do
+    r = await api.client.post(url, json={"tables": [ids[:3]]}, headers=bearer(token))
+    assert r.status_code == 201 and len(r.json()["matches"][0]["seats"]) == 3
+    assert (await api.client.get(f"/v1/events/{eid}/rounds")).json()[0]["number"] == 1
+
+
+async def test_drops_and_late_entries(api: Api) -> None:
+    eid, token, entries = await setup_event(
+        api,
+        ["Ada", "Barbara", "Claude", "Dijkstra"],
+        settings={"stages": [{"format": "swiss", "rounds": 3}], "late_entries": True},
+    )
+    rnd = (await start(api, eid, token))["round"]
+    await play_round(api, token, rnd)
+    dropped = entries["Dijkstra"]["id"]
+    r = await api.client.delete(f"/v1/events/{eid}/entries/{dropped}", headers=bearer(token))
+    assert r.json()["status"] == "dropped"
+    late = await add_entry(api, eid, token, "Zuse")
+    rnd2 = await pair(api, eid, token)
+    seated = {s["entry_id"] for m in rnd2["matches"] for s in m["seats"]}
+    assert dropped not in seated and late["id"] in seated and len(seated) == 4
+    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    drop_row = next(r for r in rows if r["entry_id"] == dropped)
+    assert drop_row["status"] == "dropped" and drop_row["games"] == 1  # results kept
+
+
+async def test_no_late_entries_unless_allowed(api: Api) -> None:
+    eid, token, _ = await setup_event(api, ["Ada", "Barbara"])
+    await start(api, eid, token)
+    r = await api.client.post(f"/v1/events/{eid}/entries", json={"name": "Late"}, headers=bearer(token))
+    assert_problem(r, 409)
+    assert_problem(await api.client.post(f"/v1/events/{eid}/start", headers=bearer(token)), 409)
+
+
+async def test_start_needs_enough_entries(api: Api) -> None:
+    eid, token, _ = await setup_event(api, ["Ada"])
+    assert (
+        "at least 2"
+        in assert_problem(await api.client.post(f"/v1/events/{eid}/start", headers=bearer(token)), 409)[
+            "detail"
+        ]
+    )
+    eid, token, _ = await setup_event(api, ["Ada", "Barbara", "Claude"], settings={"sanctioned": True})
+    assert (
+        "sanctioned"
+        in assert_problem(await api.client.post(f"/v1/events/{eid}/start", headers=bearer(token)), 409)[
+            "detail"
+        ]
+    )
+
+
+async def test_swiss_then_top_four_bracket(api: Api) -> None:
+    names = [f"P{i:02d}" for i in range(8)]
+    settings = {
+        "stages": [
+            {"format": "swiss", "rounds": 2},
+            {"format": "single_elimination", "method": "seeded", "advance": {"top": 4}},
+        ],
+        "tiebreaks": ["buchholz", "tiebreak_value"],
+    }
+    eid, token, entries = await setup_event(api, names, settings=settings)
+    rnd = (await start(api, eid, token))["round"]
+    await play_round(api, token, rnd)
+    await play_round(api, token, await pair(api, eid, token))
+    top4 = [r["entry_id"] for r in (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"][:4]]
+    adv = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    assert adv["stage"] == 1
+    semis = adv["round"]["matches"]
+    assert [[s["entry_id"] for s in m["seats"]] for m in semis] == [[top4[0], top4[3]], [top4[1], top4[2]]]
+    assert_problem(await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token)), 409)
+    await play_round(api, token, adv["round"])
+    final = await pair(api, eid, token)
+    assert len(final["matches"]) == 1
+    await play_round(api, token, final)
+    assert_problem(await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token)), 409)
+    done = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    assert done["event"]["status"] == "finished" and done["event"]["seed"] == SEED
+
+
+async def test_groups_then_series_final(api: Api) -> None:
+    names = [f"P{i:02d}" for i in range(6)]
+    settings = {
+        "stages": [
+            {"format": "round_robin", "groups": 2},
+            {"format": "series", "best_of": 3, "advance": {"group_winners": True}},
+        ]
+    }
+    eid, token, entries = await setup_event(api, names, settings=settings)
+    rnd = (await start(api, eid, token))["round"]
+    listed = (await api.client.get(f"/v1/events/{eid}/entries")).json()
+    groups = {e["group"] for e in listed}
+    assert groups == {"A", "B"} and sorted([e["group"] for e in listed]).count("A") == 3
+    for _ in range(3):
+        await play_round(api, token, rnd)
+        r = await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token))
+        if r.status_code == 409:
+            break
+        rnd = r.json()
+    by_group = {}
+    for g in ("A", "B"):
+        rows = (await api.client.get(f"/v1/events/{eid}/standings", params={"group": g})).json()["rows"]
+        by_group[g] = rows[0]["entry_id"]
+    adv = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    game1 = adv["round"]["matches"][0]
+    assert {s["entry_id"] for s in game1["seats"]} == set(by_group.values())
+    await report(api, token, game1, [1, 2])
+    game2 = (await pair(api, eid, token))["matches"][0]
+    assert game2["seats"][0]["entry_id"] == game1["seats"][1]["entry_id"]  # seats alternate
+    await report(api, token, game2, [2, 1])  # the same entry wins again: 2–0
+    assert (
+        "decided"
+        in assert_problem(await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token)), 409)[
+            "detail"
+        ]
+    )
+    done = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    assert done["event"]["status"] == "finished"
+
+
+async def test_three_seat_round_robin_schedule_job(api: Api) -> None:
+    names = [f"P{i}" for i in range(7)]
+    eid, token, entries = await setup_event(
+        api,
+        names,
+        game="puerto-rico",
+        settings={"stages": [{"format": "round_robin", "table_size": 3, "time_budget": 5}]},
+    )
+    started = await start(api, eid, token)
+    assert started["job_id"] and started["round"] is None
+    await api.drain_jobs()
+    job = (await api.client.get(f"/v1/jobs/{started['job_id']}")).json()
+    assert job["status"] == "done", job
+    assert job["result"]["report"]["exact"] is True
+    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()
+    assert len(rounds) == 1 and len(rounds[0]["matches"]) == 7  # the Fano plane, all tables at once
+    pairs: dict[frozenset[str], int] = {}
+    for m in rounds[0]["matches"]:
+        ids = [s["entry_id"] for s in m["seats"]]
+        for i in range(3):
+            for j in range(i + 1, 3):
+                pairs[frozenset((ids[i], ids[j]))] = pairs.get(frozenset((ids[i], ids[j])), 0) + 1
+    assert len(pairs) == 21 and set(pairs.values()) == {1}
+
+
+async def test_idempotent_report(api: Api) -> None:
+    eid, token, _ = await setup_event(api, ["Ada", "Barbara"])
+    m = (await start(api, eid, token))["round"]["matches"][0]
+    body = {"seats": [{"entry_id": s["entry_id"], "place": i + 1} for i, s in enumerate(m["seats"])]}
+    h = {**bearer(token), "Idempotency-Key": "r-1"}
+    r1 = await api.client.post(f"/v1/matches/{m['id']}/result", json=body, headers=h)
+    r2 = await api.client.post(f"/v1/matches/{m['id']}/result", json=body, headers=h)
+    assert r1.status_code == r2.status_code == 200 and r1.json() == r2.json()
+    assert len((await api.client.get(f"/v1/matches/{m['id']}")).json()["history"]) == 1
+
+
+@pytest.mark.parametrize("calls", [6])
+async def test_concurrent_pairing_and_reports(api: Api, calls: int) -> None:
+    names = [f"P{i}" for i in range(6)]
+    eid, token, _ = await setup_event(api, names, settings={"stages": [{"format": "swiss", "rounds": 3}]})
+    starts = await asyncio.gather(
+        *[api.client.post(f"/v1/events/{eid}/start", headers=bearer(token)) for _ in range(3)]
+    )
+    assert sorted(r.status_code for r in starts) == [200, 409, 409]
+    rnd = next(r.json() for r in starts if r.status_code == 200)["round"]
+    m = rnd["matches"][0]
+    body = {"seats": [{"entry_id": s["entry_id"], "place": i + 1} for i, s in enumerate(m["seats"])]}
+    posts = await asyncio.gather(
+        *[
+            api.client.post(f"/v1/matches/{m['id']}/result", json=body, headers=bearer(token))
+            for _ in range(4)
+        ]
+    )
+    assert sorted(r.status_code for r in posts) == [200, 409, 409, 409]
+    assert len((await api.client.get(f"/v1/matches/{m['id']}")).json()["history"]) == 1
+    await play_round(api, token, {"matches": rnd["matches"][1:]})
+    rs = await asyncio.gather(
+        *[api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token)) for _ in range(calls)]
+    )
+    assert sorted(r.status_code for r in rs) == [201] + [409] * (calls - 1)
+    assert len((await api.client.get(f"/v1/events/{eid}/rounds")).json()) == 2
