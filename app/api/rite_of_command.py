@@ -1,0 +1,164 @@
+"""Rite of Command's stateless tools (api.md "Stateless tools"): deal decks and adjudicate a game.
+
+No token, no state. Every rule lives in app/core/games/rite_of_command.py; this module only parses,
+calls the core and shapes the answer. The schemas document the shapes; the core checks the rules
+(unknown cards, ring numbers, turns, catalogs) and its errors become problem+json in app/api/problems.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.core.games import rite_of_command as roc
+
+router = APIRouter(tags=["rite-of-command"])
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- catalog ---------------------------------------------------------------------------------
+class SoldierCard(Strict):
+    name: str
+    tags: list[str] = Field(default_factory=list, description="e.g. ['priest']")
+    hands: list[str] = Field(
+        default_factory=list, description="0 to 3 hands, each 'any' or a weapon type (e.g. 'blunt')"
+    )
+    power: list[int] = Field(description="[X, Y]: X when the condition holds, else Y")
+    condition: str | None = Field(default=None, description="'vs TAG' or 'vs non-TAG'")
+    note: str | None = None
+
+
+class WeaponCard(Strict):
+    name: str
+    type: str = Field(description="e.g. 'blunt', 'blade', 'vehicle'")
+    power: list[int] = Field(description="[X, Y]: X when the condition holds, else Y")
+    condition: str | None = Field(
+        default=None,
+        description="'vs TAG', 'vs non-TAG', 'if wielder is TAG' or 'if wielder is non-TAG'",
+    )
+    note: str | None = None
+
+
+class CatalogIn(Strict):
+    """A card catalog; without one, the shipped sample catalog is used."""
+
+    name: str | None = None
+    note: str | None = None
+    soldiers: list[SoldierCard]
+    weapons: list[WeaponCard]
+
+
+# --- deal ------------------------------------------------------------------------------------
+class DealCreate(Strict):
+    deck_size: int = Field(ge=1, le=roc.MAX_DECK_SIZE)
+    seed: str | None = Field(
+        default=None, min_length=1, max_length=200, description="omitted: a fresh seed, returned"
+    )
+    catalog: CatalogIn | None = None
+
+
+class DealRead(BaseModel):
+    cards: list[str]
+    orders: dict[str, list[str]] = Field(description='{"1": [...], "2": [...]}, top card first')
+    first_player: int
+    seed: str
+    deck_size: int
+
+
+# --- adjudicate ------------------------------------------------------------------------------
+class RingCard(Strict):
+    card: str
+    owner: int = Field(description="1 or 2")
+
+
+class DealIn(Strict):
+    """The deal endpoint's answer ({cards?, orders, first_player?}) or {deck_size, seed} to deal again."""
+
+    cards: list[str] | None = None
+    orders: dict[str, list[str]] | None = None
+    first_player: int | None = None
+    deck_size: int | None = None
+    seed: str | None = None
+
+
+class PlayIn(Strict):
+    player: int = Field(description="1 or 2")
+    ring: int = Field(description="1, 2 or 3")
+    card: str | None = Field(default=None, description="optional; checked against the top card")
+
+
+class AdjudicateRite(Strict):
+    catalog: CatalogIn | None = None
+    rings: list[list[RingCard]] | None = Field(
+        default=None, description="three rings; cards in the order played into that ring"
+    )
+    deal: DealIn | None = None
+    first_player: int | None = None
+    plays: list[PlayIn] | None = None
+    wagers: dict[str, int | float | str] | None = Field(
+        default=None, description='{"1": stake, "2": stake}; a number >= 0 or a text'
+    )
+
+
+class ArmedOut(BaseModel):
+    soldier: str
+    owner: int
+    weapons: list[str]
+    position: int
+
+
+class FightOut(BaseModel):
+    p1: str
+    p2: str
+    p1_power: int
+    p2_power: int
+    winner: int
+    p1_position: int
+    p2_position: int
+
+
+class RingOut(BaseModel):
+    ring: int
+    armed: list[ArmedOut]
+    fights: list[FightOut]
+    winner: int | None
+
+
+class WagersOut(BaseModel):
+    stakes: dict[str, int | float | str]
+    goes_to: dict[str, int]
+    payouts: dict[str, int | float] | None
+
+
+class RiteVerdict(BaseModel):
+    rings: list[RingOut]
+    winner: int | None
+    rings_won: dict[str, int]
+    wagers: WagersOut | None = None
+
+
+@router.post("/v1/rite-of-command/deal", operation_id="deal_rite_of_command", response_model=DealRead)
+async def deal_rite_of_command(body: DealCreate) -> dict[str, Any]:
+    """Deal both players the same cards in different orders, and draw the first player."""
+    catalog = roc.load_catalog(body.catalog.model_dump(exclude_none=True)) if body.catalog else None
+    seed = body.seed or secrets.token_urlsafe(16)
+    dealt = roc.deal(catalog or roc.sample_catalog(), body.deck_size, seed)
+    return {**dealt.as_dict(), "seed": seed, "deck_size": body.deck_size}
+
+
+@router.post(
+    "/v1/adjudicate/rite-of-command",
+    operation_id="adjudicate_rite_of_command",
+    response_model=RiteVerdict,
+    response_model_exclude_unset=True,
+)
+async def adjudicate_rite_of_command(body: AdjudicateRite) -> dict[str, Any]:
+    """Arm, fight and settle the three rings, from the rings or from a full record checked against
+    its deal."""
+    return roc.adjudicate_log(body.model_dump(exclude_none=True)).as_dict()
