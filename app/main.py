@@ -11,7 +11,19 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from app.api import events, games, health, jobs, players, problems
+from app.api import (
+    events,
+    games,
+    health,
+    jobs,
+    players,
+    problems,
+    ratings,
+    rite_of_command,
+    rounds,
+    schedules,
+    strategic_titan,
+)
 from app.db.session import make_engine, make_sessionmaker
 from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, sweep
 from app.settings import Settings, get_settings
@@ -83,6 +95,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             expose_headers=["ETag", "Location"],
         )
     problems.install(app)
-    for module in (health, players, games, events, jobs):
+    for module in (
+        health,
+        players,
+        games,
+        events,
+        rounds,
+        schedules,
+        jobs,
+        rite_of_command,
+        ratings,
+        strategic_titan,
+    ):
         app.include_router(module.router)
     return app

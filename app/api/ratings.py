@@ -1,0 +1,187 @@
+"""Ratings resources (api.md "Resources": ``/v1/ratings/{pool}``, ``/v1/players/{id}/ratings``;
+battlebooks.md "World rankings").
+
+Rulings where the spec is silent: ratings and history values are shown rounded to 0.1 (stored
+unrounded); the leaderboard lists every rating row of the pool (also a player given a starting
+rating who has not played yet); ``PUT …/settings`` creates a pool that does not exist yet, every other
+route answers 404 for an unknown pool; the leaderboard cursor is opaque.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.api.deps import Admin, SessionDep, commit
+from app.api.schemas import JobAccepted
+from app.core import ratings as core
+from app.services import ratings as svc
+
+router = APIRouter(tags=["ratings"])
+
+
+def _r(x: float) -> float:
+    return round(x, 1)
+
+
+class LeaderboardRow(BaseModel):
+    rank: int
+    player_id: str
+    name: str
+    rating: float
+    games: int
+    title: str | None = None
+
+
+class Leaderboard(BaseModel):
+    pool: str
+    rows: list[LeaderboardRow]
+    next_cursor: str | None = None
+
+
+class HistoryItem(BaseModel):
+    match_id: str | None
+    before: float
+    after: float
+
+
+class PlayerRating(BaseModel):
+    pool: str
+    rating: float
+    games: int
+    title: str | None
+    start_rating: float | None = None
+    history: list[HistoryItem]
+
+
+class StartRating(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rating: float = Field(ge=0, le=100_000)
+
+
+class StartRatingRead(BaseModel):
+    pool: str
+    player_id: str
+    rating: float
+    games: int
+    start_rating: float | None
+    job_id: str | None = None
+
+
+class PoolSettings(BaseModel):
+    """A pool's rating rule. ``k`` is a number or ``[[games_limit, K], …, [null, K]]``."""
+
+    k: float | list[list[Any]] = 32
+    start: float = 1500
+    min: float = 0
+    max: float = 3000
+    period: Literal["game", "event"] = "game"
+    rate_forfeits: bool = False
+
+
+class PoolSettingsRead(BaseModel):
+    pool: str
+    settings: PoolSettings
+    job_id: str | None = None
+
+
+@router.get("/v1/ratings/{pool}", operation_id="get_leaderboard", response_model=Leaderboard)
+async def get_leaderboard(
+    pool: str,
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    cursor: str | None = None,
+) -> Leaderboard:
+    """A pool's leaderboard, highest rating first; equal ratings share a rank."""
+    rows, nxt = await svc.leaderboard(session, pool, limit, cursor)
+    return Leaderboard(
+        pool=pool,
+        rows=[
+            LeaderboardRow(
+                rank=r.rank,
+                player_id=r.player_id,
+                name=r.name,
+                rating=_r(r.rating),
+                games=r.games,
+                title=core.title(r.rating),
+            )
+            for r in rows
+        ],
+        next_cursor=nxt,
+    )
+
+
+@router.get(
+    "/v1/players/{player_id}/ratings", operation_id="get_player_ratings", response_model=list[PlayerRating]
+)
+async def get_player_ratings(player_id: str, session: SessionDep) -> list[PlayerRating]:
+    """A player's rating in every pool, with the history of changes in rating order."""
+    return [
+        PlayerRating(
+            pool=p.pool,
+            rating=_r(p.rating),
+            games=p.games,
+            title=core.title(p.rating),
+            start_rating=p.start_rating,
+            history=[HistoryItem(match_id=m, before=_r(b), after=_r(a)) for m, b, a in p.history],
+        )
+        for p in await svc.player_ratings(session, player_id)
+    ]
+
+
+@router.post(
+    "/v1/ratings/{pool}/recompute",
+    operation_id="recompute_ratings",
+    status_code=202,
+    response_model=JobAccepted,
+)
+async def recompute(request: Request, pool: str, session: SessionDep, admin: Admin) -> JSONResponse:
+    """Recompute a pool from its whole history in a background job (admin): 202 with the job's id."""
+    (job,) = await svc.enqueue_recompute(session, [pool])
+    await commit(request, session)
+    return JSONResponse({"job_id": job.id}, status_code=202, headers={"Location": f"/v1/jobs/{job.id}"})
+
+
+@router.put(
+    "/v1/players/{player_id}/ratings/{pool}",
+    operation_id="set_player_start_rating",
+    response_model=StartRatingRead,
+)
+async def set_start_rating(
+    request: Request, player_id: str, pool: str, body: StartRating, session: SessionDep, admin: Admin
+) -> StartRatingRead:
+    """Set a player's starting rating in a pool (admin), e.g. importing a league's ratings. A player
+    with games in the pool gets it through a recompute (``job_id``)."""
+    row, job = await svc.set_start_rating(session, player_id, pool, body.rating)
+    await commit(request, session)
+    return StartRatingRead(
+        pool=pool,
+        player_id=player_id,
+        rating=_r(row.rating),
+        games=row.games,
+        start_rating=row.start_rating,
+        job_id=job.id if job else None,
+    )
+
+
+@router.get(
+    "/v1/ratings/{pool}/settings", operation_id="get_rating_pool_settings", response_model=PoolSettingsRead
+)
+async def get_settings(pool: str, session: SessionDep) -> PoolSettingsRead:
+    """A pool's settings: K (or a K schedule by games played), start, clamp, period, forfeits."""
+    return PoolSettingsRead(pool=pool, settings=PoolSettings(**await svc.pool_settings(session, pool)))
+
+
+@router.put(
+    "/v1/ratings/{pool}/settings", operation_id="put_rating_pool_settings", response_model=PoolSettingsRead
+)
+async def put_settings(
+    request: Request, pool: str, body: dict[str, Any], session: SessionDep, admin: Admin
+) -> PoolSettingsRead:
+    """Replace a pool's settings (admin; 422 lists every problem). A change queues a recompute."""
+    settings, job = await svc.put_pool_settings(session, pool, body)
+    await commit(request, session)
+    return PoolSettingsRead(pool=pool, settings=PoolSettings(**settings), job_id=job.id if job else None)
