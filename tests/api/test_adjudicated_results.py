@@ -56,3 +56,23 @@ async def test_a_game_without_adjudicator_refuses_a_record(api: Api) -> None:
         f"/v1/matches/{m['id']}/result", json={"game_log": RINGS}, headers=bearer(token)
     )
     assert assert_problem(r, 422)["errors"][0]["loc"] == ["game_log"]
+
+
+async def test_strategic_titan_match_reported_from_its_kept_record(api: Api) -> None:
+    from tests.core.test_strategic_titan import four_player_game
+
+    event, token = await make_event(api, game="strategic-titan", settings={"stages": [{"format": "heats"}]})
+    entries = {n: await add_entry(api, event["id"], token, n) for n in ["Ann", "Bob", "Cy", "Dee"]}
+    await api.client.post(f"/v1/events/{event['id']}/start", headers=bearer(token))
+    table = [entries[n]["id"] for n in ["Ann", "Bob", "Cy", "Dee"]]
+    r = await api.client.post(
+        f"/v1/events/{event['id']}/rounds", json={"tables": [table]}, headers=bearer(token)
+    )
+    m = r.json()["matches"][0]
+    for ev in four_player_game():
+        r = await api.client.post(f"/v1/matches/{m['id']}/log", json=ev, headers=bearer(token))
+        assert r.status_code == 201, r.text
+    r = await api.client.post(f"/v1/matches/{m['id']}/result", json={}, headers=bearer(token))
+    assert r.status_code == 200, r.text
+    places = {s["entry_id"]: s["place"] for s in r.json()["result"]["seats"]}
+    assert [places[entries[n]["id"]] for n in ["Ann", "Bob", "Cy", "Dee"]] == [2, 1, 4, 3]
