@@ -12,6 +12,9 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
 from app.api import (
+    battlebooks,
+    battlebooks_royal,
+    bga,
     events,
     games,
     health,
@@ -23,6 +26,7 @@ from app.api import (
     rounds,
     schedules,
     strategic_titan,
+    titan_arena,
 )
 from app.db.session import make_engine, make_sessionmaker
 from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, sweep
@@ -106,6 +110,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         rite_of_command,
         ratings,
         strategic_titan,
+        battlebooks,
+        titan_arena,
+        battlebooks_royal,
+        bga,
     ):
         app.include_router(module.router)
     return app

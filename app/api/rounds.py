@@ -279,8 +279,17 @@ async def get_standings(
         if chosen is None:
             raise NotFound(f"stage {stage} of event {event_id} not found (it may not have started)")
     elif stages:
+        # The active stage; once the event is over, the last stage that was played (a playoff
+        # skipped for want of a tie holds no games and is passed over).
         started = [s for s in stages if s.status != "pending"]
-        chosen = next((s for s in started if s.status == "active"), started[-1] if started else None)
+        played = {
+            r.stage_id
+            for r in (await session.execute(select(Round).where(Round.event_id == event_id))).scalars()
+        }
+        chosen = next(
+            (s for s in started if s.status == "active"),
+            next((s for s in reversed(started) if s.id in played), started[-1] if started else None),
+        )
     rows = await lifecycle.stage_standings(session, event, chosen, group)
     groups = chosen.details.get("groups", {}) if chosen is not None else {}
     return StandingsRead(

@@ -60,7 +60,19 @@ def _odd(v: Any) -> str | None:
     return err or (None if v % 2 == 1 else "must be odd")
 
 
+def _iso_datetime(v: Any) -> str | None:
+    from datetime import datetime
+
+    try:
+        ok = isinstance(v, str) and datetime.fromisoformat(v).tzinfo is not None
+    except ValueError:
+        ok = False
+    return None if ok else "must be an ISO 8601 date and time with a time zone"
+
+
 STAGE_KEYS: dict[str, Check] = {
+    # A stage may opt out of the event's ratings (bga-round-robin.md: the best-of-3 final is unrated).
+    "rated": _bool,
     "format": _one_of(*STAGE_FORMATS),
     "name": _str,
     "table_size": _int(1, 64),
@@ -101,6 +113,15 @@ RATING_KEYS: dict[str, Check] = {
 }
 
 TOP_KEYS: dict[str, Check] = {
+    # BGA round robins (bga-round-robin.md): the table settings every table must use, and the
+    # deadlines (ISO 8601 with a time zone) before which their closing routes refuse to close.
+    "table_settings": lambda v: (
+        None
+        if isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str) for k, x in v.items())
+        else "must be an object of setting name to required value (strings)"
+    ),
+    "join_deadline": _iso_datetime,
+    "final_deadline": _iso_datetime,
     "violation_points": _num,
     "victim_points": _num,
     "ranking_basis": _one_of("total", "average"),
@@ -110,6 +131,17 @@ TOP_KEYS: dict[str, Check] = {
     "capacity": _int(1, 100_000),
     "min_entries": _int(1, 100_000),
     "late_entries": _bool,
+    # BATTLEBOOKS (battlebooks.md): Secret Wars' book catalog; game time limits in minutes.
+    "catalog": lambda v: (
+        None
+        if isinstance(v, list)
+        and len(v) >= 2
+        and all(isinstance(b, str) and b.strip() for b in v)
+        and len(set(v)) == len(v)
+        else "must be a list of at least two different book names"
+    ),
+    "game_minutes": _int(1, 600),
+    "final_minutes": _int(15, 600),
 }
 # Keys whose content belongs to the standings engine (validated there).
 STANDINGS_KEYS = ("scoring", "tiebreaks")

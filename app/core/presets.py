@@ -11,10 +11,16 @@ from typing import Any
 
 from app.core.errors import InvalidInput, Problem
 from app.core.event_settings import DEFAULT_SETTINGS, merge
+from app.core.games import battlebooks, battlebooks_royal, bga
+from app.core.games import titan_arena as titan_arena_games
 
 PRESETS: dict[str, dict[str, Any]] = {
     "generic": DEFAULT_SETTINGS,
 }
+PRESETS.update(battlebooks_royal.PRESETS)
+PRESETS.update(battlebooks.PRESETS)
+PRESETS.update(bga.PRESETS)
+PRESETS.update(titan_arena_games.PRESETS)
 
 
 def resolve(preset: str | None, overrides: dict[str, Any] | None) -> dict[str, Any]:

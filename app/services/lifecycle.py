@@ -351,6 +351,7 @@ async def pair_next_round(
     rounds = await stage_rounds(session, stage)
     if tables is not None:
         checked = await _check_tables(session, event, stage, tables)
+        await rules_for(event).check_tables(session, event, stage, checked)
         return await create_round(session, event, stage, checked, {"manual": True})
     custom = await rules_for(event).stage_tables(session, event, stage, rounds)
     if custom is not None:

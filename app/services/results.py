@@ -78,13 +78,16 @@ async def _normalized(
     verdict: dict[str, Any] | None = None
     outcome = body.get("outcome")
     if game_log is not None:
-        game = await session.get(Game, event.game_key)
-        if game is None or not game.adjudicator:
-            raise InvalidInput(
-                "this game has no adjudicator; report places instead of a game log",
-                [Problem(("game_log",), f"game {event.game_key!r} is not adjudicated by Arbiter")],
-            )
-        adjudication = get_adjudicator(game.adjudicator)(game_log, len(entry_ids), f"{event.seed}:{match.id}")
+        adjudicate = rules_for(event).adjudicator(event, match)  # a preset may judge its own records
+        if adjudicate is None:
+            game = await session.get(Game, event.game_key)
+            if game is None or not game.adjudicator:
+                raise InvalidInput(
+                    "this game has no adjudicator; report places instead of a game log",
+                    [Problem(("game_log",), f"game {event.game_key!r} is not adjudicated by Arbiter")],
+                )
+            adjudicate = get_adjudicator(game.adjudicator)
+        adjudication = adjudicate(game_log, len(entry_ids), f"{event.seed}:{match.id}")
         verdict = adjudication.details
         given = {s.entry_id: s for s in reported}
         reported = []
@@ -234,6 +237,7 @@ async def correct(
     if event.status == "cancelled":
         raise Conflict("the event is cancelled")
     normalized, verdict = await _normalized(session, event, match, body)
+    normalized = await rules_for(event).check_report(session, event, stage, match, normalized)
     was_confirmed = match.status == "confirmed"
     _apply(match, normalized, body.get("game_log"), verdict)
     payload = {

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core.games.registry import Adjudicator
 from app.core.results import Report
 from app.core.standings import StandingRow
 from app.db.models import Entry, Event, Match, Round, Stage
@@ -28,6 +29,11 @@ class EventRules:
     ) -> list[list[str]] | None:
         """Tables of the stage's next round (its first when ``rounds`` is empty); None = the engine's."""
         return None
+
+    async def check_tables(
+        self, session: AsyncSession, event: Event, stage: Stage, tables: list[list[str]]
+    ) -> None:
+        """Check (InvalidInput) tables the organizer gives for a round (manual pairing, heats)."""
 
     async def check_report(
         self, session: AsyncSession, event: Event, stage: Stage, match: Match, report: Report
@@ -46,6 +52,10 @@ class EventRules:
 
     async def stage_complete(self, session: AsyncSession, event: Event, stage: Stage) -> str | None:
         """An extra reason the stage cannot close yet (None = no objection)."""
+        return None
+
+    def adjudicator(self, event: Event, match: Match) -> Adjudicator | None:
+        """The judge of a ``game_log`` reported for this match; None = the game's catalog adjudicator."""
         return None
 
     def extra(self) -> dict[str, Any]:

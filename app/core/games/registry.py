@@ -37,6 +37,7 @@ ADJUDICATORS: dict[str, str] = {
     "titan-arena": "app.core.games.titan_arena",
     "rite-of-command": "app.core.games.rite_of_command",
     "strategic-titan": "app.core.games.strategic_titan",
+    "battlebooks-royal": "app.core.games.battlebooks_royal",
 }
 
 

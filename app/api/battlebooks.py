@@ -1,0 +1,223 @@
+"""BATTLEBOOKS score cards (battlebooks.md "Common rules" — Score cards; the card itself is built by
+app/core/games/battlebooks.py ``score_card``).
+
+``GET /v1/events/{id}/entries/{entry_id}/scorecard``: every game of the entry in round order with the
+opponent, both heroes, who holds the initiative token first, the game score (``5/+8``), the running
+totals and each game's time limit; the round scores per game round (blocks of 3) and the Final
+Battle. JSON by default; CSV with ``Accept: text/csv`` or ``?format=csv`` (one row per game; the
+``round_points``/``round_differential`` columns are filled on the game that closes a game round).
+Public, like standings: results are public data.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Header, Query
+from fastapi.responses import Response
+from pydantic import BaseModel
+
+from app.api.deps import SessionDep
+from app.core.games import battlebooks as bb
+from app.core.lifecycle import swiss_rounds
+from app.core.scoring import score_game
+from app.services import events as event_svc
+from app.services import lifecycle
+
+router = APIRouter(tags=["battlebooks"])
+
+
+class ScoreCardGame(BaseModel):
+    round: int
+    stage: int
+    label: str
+    game_round: int | None
+    game: int | None
+    final: bool
+    table: int
+    status: str
+    outcome: str | None
+    opponent_id: str | None
+    opponent: str | None
+    hero: str | None
+    opponent_hero: str | None
+    first_token: bool
+    result: str | None
+    points: float | None
+    differential: float | None
+    score: str | None
+    total_points: float
+    total_differential: float
+    minutes: int | None
+
+
+class ScoreCardRound(BaseModel):
+    game_round: int
+    points: float
+    differential: float
+    score: str
+    games: int
+    complete: bool
+
+
+class ScoreCardRead(BaseModel):
+    event_id: str
+    entry_id: str
+    name: str
+    preset: str | None
+    status: str
+    books: list[str]
+    games: list[ScoreCardGame]
+    rounds: list[ScoreCardRound]
+    final_battle: ScoreCardGame | None
+    total_points: float
+    total_differential: float
+    final_score: str
+
+
+CSV_COLUMNS = (
+    "round",
+    "label",
+    "game_round",
+    "game",
+    "table",
+    "opponent",
+    "hero",
+    "opponent_hero",
+    "first_token",
+    "outcome",
+    "result",
+    "points",
+    "differential",
+    "score",
+    "total_points",
+    "total_differential",
+    "round_points",
+    "round_differential",
+    "minutes",
+)
+
+
+async def build_scorecard(session: SessionDep, event_id: str, entry_id: str) -> ScoreCardRead:
+    event = await event_svc.get_event(session, event_id)
+    entry = await event_svc.get_entry(session, event_id, entry_id)
+    entries = await lifecycle.entries_by_id(session, event_id)
+    stages = await lifecycle.stages_of(session, event_id)
+    games: list[bb.CardGame] = []
+    rounds_in_stage: dict[int, int] = {}
+    block = 1
+    for stage in stages:
+        if stage.status == "pending":
+            continue
+        if stage.index == 0:
+            block = int(stage.settings.get("block", 1))
+            if stage.format == "swiss":
+                rounds_in_stage[0] = swiss_rounds(stage.settings, len(stage.details.get("entries", [])))
+        config = lifecycle.stage_config(event, stage).scoring
+        played = await lifecycle.stage_matches(session, stage)
+        order = list(dict.fromkeys(r.id for r, _ in played))
+        for rnd, match in played:
+            mine = next((s for s in match.seats if s.entry_id == entry_id), None)
+            if mine is None:
+                continue
+            other = next((s for s in match.seats if s.entry_id != entry_id), None)
+            points = differential = None
+            result = None
+            g = lifecycle.game_result(rnd, match)
+            scored = score_game(g, config) if g is not None else None
+            if scored is not None:
+                seat = next(s for s in scored.seats if s.entry_id == entry_id)
+                points, differential, result = seat.points, seat.differential, seat.result
+            games.append(
+                bb.CardGame(
+                    round=rnd.number,
+                    stage=stage.index,
+                    index=order.index(rnd.id),
+                    table=match.table,
+                    status=match.status,
+                    outcome=match.outcome,
+                    opponent_id=other.entry_id if other else None,
+                    opponent=entries[other.entry_id].name if other else None,
+                    hero=mine.character,
+                    opponent_hero=other.character if other else None,
+                    points=points,
+                    differential=differential,
+                    result=result,
+                    first_token=bool(mine.first_token),
+                )
+            )
+    settings = event.settings
+    card = bb.score_card(
+        games,
+        rounds_in_stage,
+        block,
+        settings.get("game_minutes"),
+        settings.get("final_minutes"),
+    )
+    rows = [ScoreCardGame(**vars(r)) for r in card.rows]
+    return ScoreCardRead(
+        event_id=event.id,
+        entry_id=entry.id,
+        name=entry.name,
+        preset=event.preset,
+        status=entry.status,
+        books=list(entry.characters or []),
+        games=rows,
+        rounds=[
+            ScoreCardRound(**vars(r), score=bb.score_text(r.points, r.differential) or "")
+            for r in card.rounds
+        ],
+        final_battle=ScoreCardGame(**vars(card.final_battle)) if card.final_battle else None,
+        total_points=card.total_points,
+        total_differential=card.total_differential,
+        final_score=bb.score_text(card.total_points, card.total_differential) or "",
+    )
+
+
+def _csv(card: ScoreCardRead) -> str:
+    closing = {}
+    for r in card.rounds:
+        last = max((g.round for g in card.games if g.game_round == r.game_round), default=None)
+        if last is not None and r.complete:
+            closing[last] = r
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for g in card.games:
+        rs = closing.get(g.round)
+        values = g.model_dump()
+        values["round_points"] = rs.points if rs else None
+        values["round_differential"] = rs.differential if rs else None
+        writer.writerow(["" if values[c] is None else values[c] for c in CSV_COLUMNS])
+    return out.getvalue()
+
+
+@router.get(
+    "/v1/events/{event_id}/entries/{entry_id}/scorecard",
+    operation_id="get_scorecard",
+    response_model=ScoreCardRead,
+    responses={200: {"content": {"text/csv": {}}}},
+)
+async def get_scorecard(
+    event_id: str,
+    entry_id: str,
+    session: SessionDep,
+    format: Annotated[
+        Literal["json", "csv"] | None, Query(description="csv, or send Accept: text/csv")
+    ] = None,
+    accept: Annotated[str | None, Header()] = None,
+) -> ScoreCardRead | Response:
+    """An entry's score card: every game's opponent, heroes, score/differential and running totals,
+    with the round scores (JSON, or CSV with `Accept: text/csv` / `?format=csv`)."""
+    card = await build_scorecard(session, event_id, entry_id)
+    wants_csv = format == "csv" or (format is None and accept is not None and "text/csv" in accept)
+    if wants_csv:
+        filename = f"scorecard-{entry_id}.csv"
+        return Response(
+            _csv(card),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        )
+    return card

@@ -1,0 +1,61 @@
+"""BATTLEBOOKS Battle Royal's stateless record checker (api.md "Stateless tools"; battlebooks.md
+"battlebooks-battle-royal").
+
+No token, no state. The rules live in app/core/games/battlebooks_royal.py; a broken record is a 422
+problem naming the rule (``rule``: e.g. ``battle-royal/token-order``), a malformed one names the field.
+In an event, the same record is reported as the match's ``game_log`` and checked against the match's
+first token holder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.core.games import battlebooks_royal as br
+
+router = APIRouter(tags=["battlebooks"])
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RoyalTurn(Strict):
+    attacker: int = Field(description="the token holder's seat (seats numbered clockwise from 0)")
+    target: int = Field(description="the living player attacked")
+    attacker_body_points: float = Field(description="the attacker's body points after the exchange")
+    target_body_points: float = Field(description="the target's body points after the exchange (≤ 0: out)")
+
+
+class AdjudicateRoyal(Strict):
+    players: int = Field(ge=2, le=br.ROYAL_MAX, description="seats at the table")
+    first: int | None = Field(default=None, description="the seat holding the token first (default 0)")
+    body_points: list[float] = Field(description="every seat's starting body points, in seat order")
+    turns: list[RoyalTurn]
+
+
+class Elimination(BaseModel):
+    turn: int = Field(description="0-based index of the turn that eliminated the seat")
+    seat: int
+
+
+class RoyalVerdict(BaseModel):
+    first: int
+    holders: list[int] = Field(description="the token holder of every turn")
+    eliminations: list[Elimination] = Field(description="in order of elimination")
+    body_points: list[float] = Field(description="every seat's body points after the last turn")
+    places: list[int] = Field(description="per seat: the reverse order of elimination (1 = last standing)")
+
+
+@router.post(
+    "/v1/adjudicate/battlebooks-royal",
+    operation_id="adjudicate_battlebooks_royal",
+    response_model=RoyalVerdict,
+)
+async def adjudicate_battlebooks_royal(body: AdjudicateRoyal) -> dict[str, Any]:
+    """Replay a Battle Royal record: token order, eliminations and places (422 naming the broken rule)."""
+    log = body.model_dump(exclude={"players"}, exclude_none=True)
+    return br.adjudicate_match(log, body.players, "").details

@@ -1,0 +1,196 @@
+"""Titan: The Arena over HTTP (api.md "Stateless tools"; titan-arena.md).
+
+- ``POST /v1/adjudicate/titan-arena``: places from a game log, every tie broken (WBC rule on bets,
+  then last play, then a seeded die), with what broke each tie. No token, no state.
+- ``GET /v1/events/{id}/places``: every place of a ``wbc-hmwp`` event (final table, then the other
+  semifinalists by semifinal place, then seeding); ``complete`` once the event is finished.
+- ``GET /v1/events/{id}/titan-arena/statistics``: kills credited per entry and bets per creature
+  over the event's confirmed game logs.
+- ``GET|POST /v1/events/{id}/titan-arena/final-rules``: the finalists' opt-in to the Colossal Arena
+  rules (``{entry_id?, colossal}`` — an entry token answers for itself, the organizer for any
+  finalist) and the resulting ``version``: ``colossal-arena`` only when every finalist said yes.
+
+Every rule lives in app/core/games/titan_arena.py and app/services/presets/titan_arena.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.api.deps import MaybePrincipal, SessionDep, commit
+from app.core.errors import Forbidden, InvalidInput, Problem, Unauthorized
+from app.core.games import titan_arena as core
+from app.services import events as event_svc
+from app.services.lifecycle import lock_event
+from app.services.presets import titan_arena as svc
+
+router = APIRouter(tags=["titan-arena"])
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DeathIn(Strict):
+    creature: str
+    killed_by: str | None = Field(default=None, description="the player credited with the kill")
+
+
+class BetIn(Strict):
+    player: str
+    creature: str
+    points: float
+    secret: bool = False
+
+
+class AdjudicateTitan(Strict):
+    variant: str | None = Field(default=None, description="titan-the-arena (default) or colossal-arena")
+    players: list[str] = Field(description="3–5 player names (in a match: the seats, in seat order)")
+    scores: dict[str, float] | list[float] = Field(description="{player: score}, or a list in players order")
+    deaths: list[DeathIn] = Field(default_factory=list, description="in the order the creatures died")
+    bets: list[BetIn] = Field(default_factory=list)
+    last_play: str | None = Field(default=None, description="the player who made the last play")
+    tie_rule: str | None = Field(default=None, description="wbc (default) or last_play")
+    creatures: list[str] | None = Field(default=None, description="the creatures in the game (optional)")
+    seed: str | None = Field(default=None, max_length=200, description="for the dice; default fixed")
+
+
+class PlaceOut(BaseModel):
+    player: str
+    place: int
+    score: float
+
+
+class TieBreakOut(BaseModel):
+    players: list[str] = Field(description="the players tied on score")
+    order: list[str] = Field(description="[above, below]: the pair this record splits")
+    score: float
+    rule: str = Field(description="bets, last_play or dice")
+    decided_by: str = Field(description="the creature whose bets split them, 'last_play' or 'dice'")
+    values: dict[str, float]
+
+
+class StatisticsOut(BaseModel):
+    kills: dict[str, int]
+    bets: dict[str, dict[str, float]]
+
+
+class TitanVerdict(BaseModel):
+    variant: str
+    tie_rule: str
+    places: list[PlaceOut]
+    tiebreaks: list[TieBreakOut]
+    statistics: StatisticsOut
+    deaths: list[str]
+
+
+class PlaceRow(BaseModel):
+    place: int
+    entry_id: str
+    name: str
+    decided_by: str = Field(description="final, semifinal or seeding")
+
+
+class PlacesRead(BaseModel):
+    complete: bool
+    rows: list[PlaceRow]
+
+
+class KillsRow(BaseModel):
+    entry_id: str
+    name: str
+    kills: int
+
+
+class EventStatistics(BaseModel):
+    games: int
+    kills: list[KillsRow]
+    bets: dict[str, dict[str, float]]
+    deaths: dict[str, int]
+
+
+class FinalRulesIn(Strict):
+    entry_id: str | None = Field(
+        default=None, description="required for the organizer; an entry answers for itself"
+    )
+    colossal: bool = Field(description="true: this finalist opts in to the Colossal Arena rules")
+
+
+class FinalRulesRead(BaseModel):
+    finalists: list[str]
+    choices: dict[str, bool]
+    version: str = Field(description="titan-the-arena (original) or colossal-arena")
+    open: bool
+
+
+@router.post(
+    "/v1/adjudicate/titan-arena",
+    operation_id="adjudicate_titan_arena",
+    response_model=TitanVerdict,
+)
+async def adjudicate_titan_arena(body: AdjudicateTitan) -> dict[str, Any]:
+    """Places from a game log; ties by bets on the last creature to die, and back (WBC rule)."""
+    return core.adjudicate_log(body.model_dump(exclude_none=True)).as_dict()
+
+
+@router.get("/v1/events/{event_id}/places", operation_id="get_places", response_model=PlacesRead)
+async def get_places(event_id: str, session: SessionDep) -> dict[str, Any]:
+    """Every place of a wbc-hmwp event, from what has been played so far."""
+    event = await event_svc.get_event(session, event_id)
+    return await svc.places(session, event)
+
+
+@router.get(
+    "/v1/events/{event_id}/titan-arena/statistics",
+    operation_id="get_titan_arena_statistics",
+    response_model=EventStatistics,
+)
+async def get_statistics(event_id: str, session: SessionDep) -> dict[str, Any]:
+    """Kills credited per entry and bets per creature, from the event's confirmed game logs."""
+    event = await event_svc.get_event(session, event_id)
+    return await svc.statistics(session, event)
+
+
+@router.get(
+    "/v1/events/{event_id}/titan-arena/final-rules",
+    operation_id="get_final_rules",
+    response_model=FinalRulesRead,
+)
+async def get_final_rules(event_id: str, session: SessionDep) -> dict[str, Any]:
+    """The finalists' answers and the final's rules version."""
+    event = await event_svc.get_event(session, event_id)
+    return await svc.final_rules(session, event)
+
+
+@router.post(
+    "/v1/events/{event_id}/titan-arena/final-rules",
+    operation_id="choose_final_rules",
+    response_model=FinalRulesRead,
+)
+async def choose_final_rules(
+    request: Request, event_id: str, body: FinalRulesIn, session: SessionDep, principal: MaybePrincipal
+) -> dict[str, Any]:
+    """A finalist opts in (or out) of the Colossal Arena rules for the final."""
+    if principal is None:
+        raise Unauthorized("a finalist's entry token or the organizer's token is required")
+    organizer = principal.kind == "admin" or (
+        principal.kind == "organizer" and principal.event_id == event_id
+    )
+    if organizer:
+        if body.entry_id is None:
+            raise InvalidInput("name the finalist", [Problem(("entry_id",), "is required for the organizer")])
+        entry_id = body.entry_id
+    elif principal.kind == "entry" and principal.event_id == event_id:
+        assert principal.entry_id is not None
+        if body.entry_id is not None and body.entry_id != principal.entry_id:
+            raise Forbidden("an entry answers only for itself")
+        entry_id = principal.entry_id
+    else:
+        raise Forbidden("this token belongs to another event")
+    event = await lock_event(session, event_id)
+    out = await svc.choose_final_rules(session, event, entry_id, body.colossal)
+    await commit(request, session)
+    return out

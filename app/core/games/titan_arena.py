@@ -1,0 +1,576 @@
+"""Titan: The Arena at the WBC: the game-log adjudicator, log statistics and the HMW-P event's pure
+helpers (titan-arena.md; seed 000; formats.md "Heats"; api.md ``POST /v1/adjudicate/titan-arena``).
+
+The adjudicator ("The in-game tie-break"): scores decide places. Players tied on score are split by
+the WBC rule — most points in bets on the last creature to die, then the one before, back to the
+first death — then by the original rule (the player who made the last play ranks first) where the
+log records it, then by a seeded die. With ``tie_rule: "last_play"`` the original rule comes first
+and the dice after it. Every adjacent pair of a tied group gets a record naming what split it.
+
+The event ("HMW-P"): seeding is the heats stage's standings (placement points [1], so points are
+wins, then the chain seconds → points behind in seconds → points behind overall → fewest heats →
+dice); ``semifinal_field``, ``table_count``, ``snake_deal``, ``final_seats`` and ``final_places``
+are the semifinal / final rules of titan-arena.md sections 3–5.
+
+Rulings where the spec is silent:
+- A log is ``{variant?, players, scores, deaths, bets, last_play?, tie_rule?, creatures?, seed?}``.
+  ``players`` are names, 3–5 of them (the game's seats), distinct. ``scores`` is an object
+  ``{player: score}`` naming every player (a name not seated is an error), or a list in
+  ``players`` order.
+- In a match (``adjudicate_match``) the log's ``players`` are the match's seats in seat order
+  (players[0] is seat 0); the names are labels only. The dice seed is the service's
+  (event seed + match id); a ``seed`` in the log is ignored there.
+- ``variant`` is ``titan-the-arena`` (default; also ``original``) or ``colossal-arena`` (also
+  ``colossal``). Colossal Arena accepts only its eight creatures (Amazon, Cyclops, Ettin, Magus,
+  Titan, Troll, Unicorn, Wyrm), in ``creatures``, ``deaths`` and ``bets``.
+- The creatures "in the game" are ``creatures`` when the log gives them (every death and bet must
+  name one), else the eight for Colossal Arena; for the original game without ``creatures`` any
+  name is accepted (the box's creature list is not in the spec). Names match case-insensitively
+  and are reported as the game's spelling.
+- A creature may die once: a death listed twice is an error. ``killed_by`` and ``last_play``
+  must name a player. Bet points are numbers >= 0; secret bets count like open ones (they are
+  revealed at the end). Bets on creatures still alive are not part of the WBC rule.
+- Dice: ``rng.stream(seed, "titan-arena:dice:" + "|".join(sorted names))`` shuffles the still-tied
+  players; rolls are k..1 in that order. Without a seed the stateless tool uses "titan-arena".
+- Statistics per log: kills credited per player (every player listed, 0 when none), and per
+  creature the number of bets and their points (secret bets counted apart too).
+- Semifinal tables: 16 → 4 tables, 20 → 5, 25 → 5 (the spec's ruling); any other size S (it
+  shrinks when too few qualify): 5 tables from 20 up, else ceil(S/5) tables, but at least 3 tables
+  from 9 seats up (tables of 3 are then allowed) so the final seats three. Fewer than 3 semifinal
+  seats: no semifinal can be played (the heats cannot close).
+- Snake dealing: seed k goes to table k in the first pass (1..T), T..1 in the second, …; table
+  sizes follow (the first tables get the extra seats).
+- Final seats are the semifinal table winners by seeding; when fewer than 3 tables were played,
+  the best other semifinalists (by semifinal place, then seeding) fill the final to 3 seats.
+- Every place: final table by its places; then the other semifinalists by semifinal place, then
+  seeding; then everyone else who played a heat, by seeding. Entries that played no heat get no
+  place.
+- Final rules version: ``colossal-arena`` only when every finalist has said yes; a missing answer
+  counts as no (the original rules).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core import rng
+from app.core.errors import InvalidInput, Problem
+from app.core.games.registry import Adjudication, SeatOutcome
+
+ORIGINAL = "titan-the-arena"
+COLOSSAL = "colossal-arena"
+VARIANTS = {
+    "titan-the-arena": ORIGINAL,
+    "original": ORIGINAL,
+    "colossal-arena": COLOSSAL,
+    "colossal": COLOSSAL,
+}
+COLOSSAL_CREATURES = ("Amazon", "Cyclops", "Ettin", "Magus", "Titan", "Troll", "Unicorn", "Wyrm")
+TIE_RULES = ("wbc", "last_play")
+MIN_PLAYERS, MAX_PLAYERS = 3, 5
+DEFAULT_SEED = "titan-arena"
+
+Loc = tuple[str | int, ...]
+
+
+# --- the log -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Death:
+    creature: str
+    killed_by: str | None = None
+
+
+@dataclass(frozen=True)
+class Bet:
+    player: str
+    creature: str
+    points: float
+    secret: bool = False
+
+
+@dataclass(frozen=True)
+class GameLog:
+    variant: str
+    players: tuple[str, ...]
+    scores: dict[str, float]
+    deaths: tuple[Death, ...]
+    bets: tuple[Bet, ...]
+    last_play: str | None = None
+    tie_rule: str = "wbc"
+    creatures: tuple[str, ...] | None = None
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _name(v: Any) -> str | None:
+    return v.strip() if isinstance(v, str) and v.strip() else None
+
+
+def parse_log(data: Any, prefix: Loc = ()) -> GameLog:
+    """Check a log and return it; raise InvalidInput listing every problem (locs under ``prefix``)."""
+    problems: list[Problem] = []
+
+    def bad(loc: Loc, msg: str) -> None:
+        problems.append(Problem((*prefix, *loc), msg))
+
+    if not isinstance(data, Mapping):
+        raise InvalidInput("the game log must be an object", [Problem(prefix, "must be an object")])
+    known = {"variant", "players", "scores", "deaths", "bets", "last_play", "tie_rule", "creatures", "seed"}
+    for k in data:
+        if k not in known:
+            bad((k,), f"unknown key {k!r}")
+
+    raw_variant = data.get("variant") or ORIGINAL
+    variant = VARIANTS.get(raw_variant) if isinstance(raw_variant, str) else None
+    if variant is None:
+        bad(("variant",), f"unknown variant {raw_variant!r}; one of {ORIGINAL}, {COLOSSAL}")
+        variant = ORIGINAL
+
+    tie_rule = data.get("tie_rule") or "wbc"
+    if tie_rule not in TIE_RULES:
+        bad(("tie_rule",), f"must be one of {', '.join(TIE_RULES)}")
+        tie_rule = "wbc"
+
+    players: list[str] = []
+    raw_players = data.get("players")
+    if not isinstance(raw_players, list):
+        bad(("players",), "must be a list of player names")
+    else:
+        for i, p in enumerate(raw_players):
+            n = _name(p)
+            if n is None:
+                bad(("players", i), "must be a non-empty name")
+            elif n in players:
+                bad(("players", i), f"player {n!r} is listed twice")
+            else:
+                players.append(n)
+        if not MIN_PLAYERS <= len(raw_players) <= MAX_PLAYERS:
+            bad(
+                ("players",),
+                f"Titan: The Arena seats {MIN_PLAYERS}–{MAX_PLAYERS} players, not {len(raw_players)}",
+            )
+    seated = set(players)
+
+    # The creatures of the game: the log's list, else Colossal Arena's eight, else open.
+    allowed: dict[str, str] | None = None
+    if variant == COLOSSAL:
+        allowed = {c.casefold(): c for c in COLOSSAL_CREATURES}
+    creatures: tuple[str, ...] | None = None
+    raw_creatures = data.get("creatures")
+    if raw_creatures is not None:
+        if not isinstance(raw_creatures, list) or not raw_creatures:
+            bad(("creatures",), "must be a non-empty list of creature names")
+        else:
+            listed: dict[str, str] = {}
+            for i, c in enumerate(raw_creatures):
+                n = _name(c)
+                if n is None:
+                    bad(("creatures", i), "must be a non-empty name")
+                elif allowed is not None and n.casefold() not in allowed:
+                    bad(("creatures", i), _not_colossal(n))
+                elif n.casefold() in listed:
+                    bad(("creatures", i), f"creature {n!r} is listed twice")
+                else:
+                    listed[n.casefold()] = allowed[n.casefold()] if allowed is not None else n
+            allowed = listed
+            creatures = tuple(listed.values())
+
+    spelled: dict[str, str] = {}
+
+    def creature(v: Any, loc: Loc) -> str | None:
+        n = _name(v)
+        if n is None:
+            bad(loc, "must name a creature")
+            return None
+        if allowed is None:
+            return spelled.setdefault(n.casefold(), n)  # open list: first spelling wins
+        if n.casefold() not in allowed:
+            if variant == COLOSSAL and n.casefold() not in {c.casefold() for c in COLOSSAL_CREATURES}:
+                bad(loc, _not_colossal(n))
+            else:
+                bad(loc, f"creature {n!r} is not in this game ({', '.join(allowed.values())})")
+            return None
+        return allowed[n.casefold()]
+
+    def player(v: Any, loc: Loc, what: str) -> str | None:
+        n = _name(v)
+        if n is None:
+            bad(loc, f"{what} must name a player")
+            return None
+        if players and n not in seated:
+            bad(loc, f"{what} {n!r} is not a player of this game ({', '.join(players)})")
+            return None
+        return n
+
+    scores: dict[str, float] = {}
+    raw_scores = data.get("scores")
+    if isinstance(raw_scores, list):
+        if len(raw_scores) != len(players):
+            bad(("scores",), f"a list of scores must give one per player ({len(players)}), in players order")
+        for i, s in enumerate(raw_scores):
+            if not _is_num(s):
+                bad(("scores", i), "must be a number")
+            elif i < len(players):
+                scores[players[i]] = float(s)
+    elif isinstance(raw_scores, Mapping):
+        for k, s in raw_scores.items():
+            if k not in seated:
+                bad(("scores", k), f"a score for {k!r}, who is not a player of this game")
+            elif not _is_num(s):
+                bad(("scores", k), "must be a number")
+            else:
+                scores[k] = float(s)
+        missing = [p for p in players if p not in raw_scores]
+        if missing:
+            bad(("scores",), f"no score for {', '.join(missing)}")
+    else:
+        bad(("scores",), "must be an object {player: score} (or a list in players order)")
+
+    deaths: list[Death] = []
+    raw_deaths = data.get("deaths", [])
+    if not isinstance(raw_deaths, list):
+        bad(("deaths",), "must be a list of {creature, killed_by?} in the order the creatures died")
+        raw_deaths = []
+    dead: set[str] = set()
+    for i, d in enumerate(raw_deaths):
+        if not isinstance(d, Mapping):
+            bad(("deaths", i), "must be an object {creature, killed_by?}")
+            continue
+        for k in d:
+            if k not in ("creature", "killed_by"):
+                bad(("deaths", i, k), f"unknown key {k!r}")
+        c = creature(d.get("creature"), ("deaths", i, "creature"))
+        killer = None
+        if d.get("killed_by") is not None:
+            killer = player(d.get("killed_by"), ("deaths", i, "killed_by"), "killed_by")
+        if c is None:
+            continue
+        if c in dead:
+            bad(("deaths", i, "creature"), f"the {c} is listed as dying twice")
+            continue
+        dead.add(c)
+        deaths.append(Death(c, killer))
+
+    bets: list[Bet] = []
+    raw_bets = data.get("bets", [])
+    if not isinstance(raw_bets, list):
+        bad(("bets",), "must be a list of {player, creature, points, secret?}")
+        raw_bets = []
+    for i, b in enumerate(raw_bets):
+        if not isinstance(b, Mapping):
+            bad(("bets", i), "must be an object {player, creature, points, secret?}")
+            continue
+        for k in b:
+            if k not in ("player", "creature", "points", "secret"):
+                bad(("bets", i, k), f"unknown key {k!r}")
+        who = player(b.get("player"), ("bets", i, "player"), "the bettor")
+        c = creature(b.get("creature"), ("bets", i, "creature"))
+        pts = b.get("points")
+        points = float(pts) if isinstance(pts, int | float) and _is_num(pts) else -1.0
+        ok_pts = points >= 0
+        if not ok_pts:
+            bad(("bets", i, "points"), "must be a number >= 0")
+        secret = b.get("secret", False)
+        if not isinstance(secret, bool):
+            bad(("bets", i, "secret"), "must be true or false")
+        if who is not None and c is not None and ok_pts:
+            bets.append(Bet(who, c, points, bool(secret)))
+
+    last_play = None
+    if data.get("last_play") is not None:
+        last_play = player(data.get("last_play"), ("last_play",), "last_play")
+
+    if problems:
+        raise InvalidInput(problems[0].msg, problems)
+    return GameLog(
+        variant, tuple(players), scores, tuple(deaths), tuple(bets), last_play, tie_rule, creatures
+    )
+
+
+def _not_colossal(name: str) -> str:
+    return f"creature {name!r} is not one of Colossal Arena's eight ({', '.join(COLOSSAL_CREATURES)})"
+
+
+# --- the verdict -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class TieBreak:
+    """``order[0]`` ranks above ``order[1]``, both of the tied group ``players``, by ``decided_by``:
+    a creature's name (``rule`` "bets"), "last_play" or "dice"; ``values`` are what was compared."""
+
+    players: tuple[str, ...]
+    order: tuple[str, str]
+    score: float
+    rule: str
+    decided_by: str
+    values: dict[str, float]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "players": list(self.players),
+            "order": list(self.order),
+            "score": self.score,
+            "rule": self.rule,
+            "decided_by": self.decided_by,
+            "values": self.values,
+        }
+
+
+@dataclass(frozen=True)
+class Statistics:
+    kills: dict[str, int]
+    bets: dict[str, dict[str, float]]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kills": dict(self.kills), "bets": {c: dict(v) for c, v in self.bets.items()}}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    variant: str
+    tie_rule: str
+    places: list[tuple[str, int, float]]  # (player, place, score), best first
+    tiebreaks: list[TieBreak]
+    statistics: Statistics
+    deaths: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "tie_rule": self.tie_rule,
+            "places": [{"player": p, "place": pl, "score": s} for p, pl, s in self.places],
+            "tiebreaks": [t.as_dict() for t in self.tiebreaks],
+            "statistics": self.statistics.as_dict(),
+            "deaths": list(self.deaths),
+        }
+
+
+def statistics(log: GameLog) -> Statistics:
+    kills = {p: 0 for p in log.players}
+    for d in log.deaths:
+        if d.killed_by is not None:
+            kills[d.killed_by] += 1
+    bets: dict[str, dict[str, float]] = {}
+    for b in log.bets:
+        row = bets.setdefault(b.creature, {"bets": 0, "points": 0.0, "secret": 0})
+        row["bets"] += 1
+        row["points"] += b.points
+        row["secret"] += 1 if b.secret else 0
+    return Statistics(kills, dict(sorted(bets.items())))
+
+
+def _levels(log: GameLog) -> list[tuple[str, str]]:
+    """The tie-break levels in order: ("bets", creature) …, ("last_play", …); dice come last."""
+    bets = [("bets", d.creature) for d in reversed(log.deaths)]
+    last = [("last_play", "last_play")] if log.last_play is not None else []
+    return bets + last if log.tie_rule == "wbc" else last
+
+
+def _value(log: GameLog, level: tuple[str, str], player: str) -> float:
+    kind, what = level
+    if kind == "bets":
+        return sum((b.points for b in log.bets if b.player == player and b.creature == what), 0.0)
+    return 1.0 if player == log.last_play else 0.0
+
+
+def _split(
+    log: GameLog,
+    group: list[str],
+    level: int,
+    seed: str,
+    tied: tuple[str, ...],
+    score: float,
+    out: list[TieBreak],
+) -> list[str]:
+    """Order a still-tied group from ``level`` on; record each boundary it makes."""
+    if len(group) == 1:
+        return group
+    levels = _levels(log)
+    if level >= len(levels):
+        ids = sorted(group)
+        order = list(ids)
+        rng.stream(seed, "titan-arena:dice:" + "|".join(ids)).shuffle(order)
+        rolls = {p: float(len(order) - i) for i, p in enumerate(order)}
+        for a, b in zip(order, order[1:], strict=False):
+            out.append(TieBreak(tied, (a, b), score, "dice", "dice", {a: rolls[a], b: rolls[b]}))
+        return order
+    lv = levels[level]
+    values = {p: _value(log, lv, p) for p in group}
+    distinct = sorted(set(values.values()), reverse=True)
+    parts = [[p for p in group if values[p] == v] for v in distinct]
+    ordered = [_split(log, part, level + 1, seed, tied, score, out) for part in parts]
+    rule, name = lv if lv[0] == "bets" else ("last_play", "last_play")
+    for upper, lower in zip(ordered, ordered[1:], strict=False):
+        a, b = upper[-1], lower[0]
+        out.append(TieBreak(tied, (a, b), score, rule, name, {a: values[a], b: values[b]}))
+    return [p for part in ordered for p in part]
+
+
+def adjudicate(log: GameLog, seed: str = DEFAULT_SEED) -> Verdict:
+    """Places 1..n (every tie broken) with the record of every broken tie."""
+    by_score = sorted(set(log.scores.values()), reverse=True)
+    order: list[str] = []
+    records: list[TieBreak] = []
+    for s in by_score:
+        group = [p for p in log.players if log.scores[p] == s]
+        found: list[TieBreak] = []
+        order.extend(_split(log, group, 0, seed, tuple(group), s, found))
+        # boundaries in the order they appear in the final ranking
+        pos = {p: i for i, p in enumerate(order)}
+        records.extend(sorted(found, key=lambda t: pos[t.order[0]]))
+    places = [(p, i + 1, log.scores[p]) for i, p in enumerate(order)]
+    return Verdict(
+        log.variant, log.tie_rule, places, records, statistics(log), [d.creature for d in log.deaths]
+    )
+
+
+def adjudicate_log(data: Any, seed: str | None = None) -> Verdict:
+    """The stateless tool: parse, then adjudicate with ``seed`` (else the log's, else the default)."""
+    log = parse_log(data)
+    chosen = seed or (data.get("seed") if isinstance(data.get("seed"), str) and data.get("seed") else None)
+    return adjudicate(log, chosen or DEFAULT_SEED)
+
+
+def adjudicate_match(game_log: dict[str, Any], seats: int, seed: str) -> Adjudication:
+    """The registry seam: the log's players are the match's seats in seat order."""
+    log = parse_log(game_log, ("game_log",))
+    if len(log.players) != seats:
+        raise InvalidInput(
+            f"the log lists {len(log.players)} players but the match has {seats} seats",
+            [Problem(("game_log", "players"), f"list the {seats} seated players, in seat order")],
+        )
+    verdict = adjudicate(log, seed)
+    place_of = {p: pl for p, pl, _ in verdict.places}
+    return Adjudication(
+        outcome="played",
+        seats=[
+            SeatOutcome(seat=i, place=place_of[p], score=log.scores[p]) for i, p in enumerate(log.players)
+        ],
+        details=verdict.as_dict(),
+    )
+
+
+# --- the HMW-P event ---------------------------------------------------------------------------
+SEMIFINAL_SIZES = (16, 20, 25)
+FINAL_MIN = 3
+
+
+@dataclass(frozen=True)
+class SemifinalField:
+    seats: list[str]  # in seed order: winners first, then alternates
+    winners: list[str]
+    alternates: list[str]
+    size: int  # the target 16 / 20 / 25 before shrinking
+
+
+def semifinal_field(seeding: Sequence[str], winners: set[str], seconds: set[str]) -> SemifinalField:
+    """Section 3: the smallest of 16/20/25 holding every winner (25 at most), winners first by
+    seeding, then alternates (no win, at least one second) by seeding; shrinks when too few qualify."""
+    won = [e for e in seeding if e in winners]
+    target = next((s for s in SEMIFINAL_SIZES if s >= len(won)), SEMIFINAL_SIZES[-1])
+    taken = won[:target]
+    alternates = [e for e in seeding if e not in winners and e in seconds][: target - len(taken)]
+    return SemifinalField(taken + alternates, taken, alternates, target)
+
+
+def table_count(seats: int) -> int:
+    """How many semifinal tables ``seats`` entries fill (the spec's ruling and this module's)."""
+    if seats < FINAL_MIN:
+        return 0
+    if seats >= 20:
+        return 5
+    count = math.ceil(seats / 5)
+    return max(count, 3) if seats >= 9 else count
+
+
+def snake_deal(seeded: Sequence[str], tables: int) -> list[list[str]]:
+    """Seeds 1..T to tables 1..T, then T..1, and so on."""
+    out: list[list[str]] = [[] for _ in range(tables)]
+    for i, e in enumerate(seeded):
+        row, col = divmod(i, tables)
+        out[col if row % 2 == 0 else tables - 1 - col].append(e)
+    return out
+
+
+def final_seats(
+    tables: Sequence[Sequence[tuple[str, int | None]]], seed_rank: Mapping[str, int]
+) -> list[str]:
+    """Section 4: each semifinal table's winner (place 1; the best seed if a table shares it),
+    by seeding; filled to 3 seats with the best other semifinalists when fewer tables played."""
+    far = len(seed_rank) + 1
+    winners: list[str] = []
+    others: list[tuple[int, int, str]] = []
+    for table in tables:
+        ranked = sorted(table, key=lambda t: (t[1] or 99, seed_rank.get(t[0], far)))
+        if not ranked:
+            continue
+        winners.append(ranked[0][0])
+        others.extend((t[1] or 99, seed_rank.get(t[0], far), t[0]) for t in ranked[1:])
+    chosen = sorted(winners, key=lambda e: seed_rank.get(e, far))
+    for _, _, e in sorted(others):
+        if len(chosen) >= FINAL_MIN:
+            break
+        chosen.append(e)
+    return chosen
+
+
+def final_places(
+    final: Sequence[tuple[str, int | None]],
+    semifinal: Sequence[tuple[str, int | None]],
+    seeding: Sequence[str],
+) -> list[tuple[str, int, str]]:
+    """Section 4 "every place": (entry, place, how) — final table by its places, then the other
+    semifinalists by semifinal place then seeding, then the rest of ``seeding``."""
+    rank = {e: i for i, e in enumerate(seeding)}
+    far = len(rank) + 1
+    out: list[tuple[str, int, str]] = []
+    seen: set[str] = set()
+    for e, _ in sorted(final, key=lambda t: (t[1] or 99, rank.get(t[0], far))):
+        out.append((e, len(out) + 1, "final"))
+        seen.add(e)
+    for e, _ in sorted(semifinal, key=lambda t: (t[1] or 99, rank.get(t[0], far))):
+        if e not in seen:
+            out.append((e, len(out) + 1, "semifinal"))
+            seen.add(e)
+    for e in seeding:
+        if e not in seen:
+            out.append((e, len(out) + 1, "seeding"))
+            seen.add(e)
+    return out
+
+
+def final_version(finalists: Sequence[str], choices: Mapping[str, bool]) -> str:
+    """Section 5: Colossal Arena rules only when every finalist opted in."""
+    if finalists and all(choices.get(e) is True for e in finalists):
+        return COLOSSAL
+    return ORIGINAL
+
+
+SEEDING_CHAIN = ["seconds", "points_behind_in_seconds", "points_behind_all", "fewest_games", "dice"]
+WINS_ONLY = {"scheme": "placement", "points": [1]}
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "wbc-hmwp": {
+        "stages": [
+            {
+                "format": "heats",
+                "name": "Heats",
+                "late_entries": True,
+                "scoring": WINS_ONLY,
+                "tiebreaks": SEEDING_CHAIN,
+            },
+            {"format": "free_for_all", "name": "Semifinal", "scoring": WINS_ONLY, "tiebreaks": []},
+            {"format": "free_for_all", "name": "Final", "scoring": WINS_ONLY, "tiebreaks": []},
+        ],
+        "scoring": WINS_ONLY,
+        "tiebreaks": SEEDING_CHAIN,
+        "late_entries": True,
+        "min_entries": 3,
+        "sanctioned": False,
+        "rated": False,
+    }
+}

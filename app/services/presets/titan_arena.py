@@ -1,0 +1,252 @@
+"""The WBC Titan: The Arena event, preset ``wbc-hmwp`` (titan-arena.md "The event: HMW-P").
+
+Stages by position: 0 heats (open tables of 3–5 that the organizer creates as entries join),
+1 semifinal (winners then alternates, dealt to tables by snake seeding), 2 final (the table
+winners). The pure rules are in app/core/games/titan_arena.py; this module loads rows and calls
+them. Rulings:
+- Tables the organizer gives (heats, or an override) seat 3–5 entries; a table of one (a bye)
+  would be a free heat win and is refused too.
+- A played result must give every seat its own place ("every place must be determined"): tied
+  scores need the game log (the WBC tie-break) or explicit places.
+- The seeding, winners and alternates are recorded on the heats stage when it closes
+  (``details.seeding``, ``winners``, ``alternates``, ``semifinal_size``, ``tables``).
+- The final's rules version is kept on the final stage (``details.rules_choices``); a final
+  reported with a game log whose ``variant`` differs from that version is refused (rule 5).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import selectinload
+
+from app.core.errors import Conflict, InvalidInput, Problem, RuleViolation
+from app.core.games import titan_arena as core
+from app.core.results import Report
+from app.core.standings import StandingRow
+from app.db.models import Event, Match, Round, Stage
+from app.services.lifecycle import entries_by_id, stage_matches, stage_standings, stages_of
+from app.services.rules import RULES, EventRules
+
+PRESET = "wbc-hmwp"
+HEATS, SEMIFINAL, FINAL = 0, 1, 2
+
+
+def _confirmed_places(pairs: list[tuple[Round, Match]]) -> list[list[tuple[str, int | None]]]:
+    return [
+        [(s.entry_id, s.place) for s in sorted(m.seats, key=lambda s: s.seat)]
+        for _, m in pairs
+        if m.status == "confirmed" and m.outcome not in ("void", None)
+    ]
+
+
+async def heat_seeding(session: AsyncSession, event: Event, heats: Stage) -> dict[str, Any]:
+    """Seeding of the entries who played heats (active ones), and who won / placed second."""
+    rows = await stage_standings(session, event, heats)
+    entries = await entries_by_id(session, event.id)
+    tables = _confirmed_places(await stage_matches(session, heats))
+    winners = {e for t in tables for e, p in t if p == 1}
+    seconds = {e for t in tables for e, p in t if p == 2}
+    seeding = [r.entry_id for r in rows if r.games > 0 and entries[r.entry_id].status == "active"]
+    field = core.semifinal_field(seeding, winners, seconds)
+    return {
+        "seeding": seeding,
+        "winners": field.winners,
+        "alternates": field.alternates,
+        "semifinal": field.seats,
+        "semifinal_size": field.size,
+        "tables": core.table_count(len(field.seats)),
+    }
+
+
+class WbcHmwp(EventRules):
+    async def check_tables(
+        self, session: AsyncSession, event: Event, stage: Stage, tables: list[list[str]]
+    ) -> None:
+        problems = [
+            Problem(
+                ("tables", t), f"a heat seats {core.MIN_PLAYERS}–{core.MAX_PLAYERS} players, not {len(table)}"
+            )
+            for t, table in enumerate(tables)
+            if not core.MIN_PLAYERS <= len(table) <= core.MAX_PLAYERS
+        ]
+        if problems:
+            raise InvalidInput(problems[0].msg, problems)
+
+    async def stage_tables(
+        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
+    ) -> list[list[str]] | None:
+        if rounds or stage.index == HEATS:
+            return None
+        seeded = list(stage.details.get("entries", []))
+        if stage.index == SEMIFINAL:
+            count = core.table_count(len(seeded))
+            if count == 0:
+                raise Conflict(f"a semifinal needs at least {core.FINAL_MIN} entries; it has {len(seeded)}")
+            return core.snake_deal(seeded, count)
+        return [seeded] if len(seeded) > 1 else []
+
+    async def check_report(
+        self, session: AsyncSession, event: Event, stage: Stage, match: Match, report: Report
+    ) -> Report:
+        places = [s.place for s in report.seats]
+        if report.outcome == "played" and len(set(places)) != len(places):
+            raise RuleViolation(
+                "every place determined",
+                "tied places are not allowed: report the game log (the WBC tie-break on bets decides) "
+                "or give every seat its own place",
+            )
+        return report
+
+    async def after_confirm(self, session: AsyncSession, event: Event, stage: Stage, match: Match) -> None:
+        if stage.index != FINAL or not match.game_log:
+            return
+        finalists = list(stage.details.get("entries", []))
+        version = core.final_version(finalists, stage.details.get("rules_choices", {}))
+        logged = core.VARIANTS.get(str(match.game_log.get("variant") or core.ORIGINAL))
+        if logged != version:
+            raise RuleViolation(
+                "5", f"the final is played under the {version} rules, but the log is for {logged}"
+            )
+
+    async def stage_complete(self, session: AsyncSession, event: Event, stage: Stage) -> str | None:
+        if stage.index != HEATS:
+            return None
+        seeding = await heat_seeding(session, event, stage)
+        if len(seeding["semifinal"]) < core.FINAL_MIN:
+            return (
+                f"{len(seeding['semifinal'])} entries won or placed second in a heat; "
+                f"the semifinal needs at least {core.FINAL_MIN}"
+            )
+        return None
+
+    async def advancing(
+        self, session: AsyncSession, event: Event, closed: Stage, rows: list[StandingRow], nxt: Stage
+    ) -> list[str] | None:
+        if closed.index == HEATS:
+            seeding = await heat_seeding(session, event, closed)
+            closed.details = {**closed.details, **seeding}
+            return list(seeding["semifinal"])
+        if closed.index == SEMIFINAL:
+            heats = (await stages_of(session, event.id))[HEATS]
+            rank = {e: i for i, e in enumerate(heats.details.get("seeding", []))}
+            tables = _confirmed_places(await stage_matches(session, closed))
+            return core.final_seats(tables, rank)
+        return None
+
+
+RULES[PRESET] = WbcHmwp()
+
+
+# --- services behind app/api/titan_arena.py ----------------------------------------------------
+async def _stages(session: AsyncSession, event: Event) -> list[Stage]:
+    if event.preset != PRESET:
+        raise Conflict(f"event {event.id} is not a {PRESET} event")
+    return await stages_of(session, event.id)
+
+
+async def final_rules(session: AsyncSession, event: Event) -> dict[str, Any]:
+    stages = await _stages(session, event)
+    final = stages[FINAL] if len(stages) > FINAL else None
+    finalists = list(final.details.get("entries", [])) if final is not None else []
+    choices = dict(final.details.get("rules_choices", {})) if final is not None else {}
+    return {
+        "finalists": finalists,
+        "choices": choices,
+        "version": core.final_version(finalists, choices),
+        "open": final is not None and final.status == "active",
+    }
+
+
+async def choose_final_rules(
+    session: AsyncSession, event: Event, entry_id: str, colossal: bool
+) -> dict[str, Any]:
+    stages = await _stages(session, event)
+    final = stages[FINAL] if len(stages) > FINAL else None
+    if final is None or final.status != "active":
+        raise Conflict("the final is not being played: its rules are chosen once the finalists are known")
+    finalists = list(final.details.get("entries", []))
+    if entry_id not in finalists:
+        raise InvalidInput(
+            f"entry {entry_id} is not a finalist",
+            [Problem(("entry_id",), "must be a finalist of this event")],
+        )
+    if any(m.status == "confirmed" for _, m in await stage_matches(session, final)):
+        raise Conflict("the final has been reported: its rules can no longer change")
+    final.details = {
+        **final.details,
+        "rules_choices": {**final.details.get("rules_choices", {}), entry_id: colossal},
+    }
+    await session.flush()
+    return await final_rules(session, event)
+
+
+async def places(session: AsyncSession, event: Event) -> dict[str, Any]:
+    """Every place (section 4), from what has been played so far."""
+    stages = await _stages(session, event)
+    entries = await entries_by_id(session, event.id)
+    if not stages:
+        return {"complete": False, "rows": []}
+    heats = stages[HEATS]
+    seeding = heats.details.get("seeding")
+    if seeding is None:
+        seeding = (await heat_seeding(session, event, heats))["seeding"]
+    semi: list[tuple[str, int | None]] = []
+    final: list[tuple[str, int | None]] = []
+    if len(stages) > SEMIFINAL:
+        semi = [s for t in _confirmed_places(await stage_matches(session, stages[SEMIFINAL])) for s in t]
+    if len(stages) > FINAL:
+        final = [s for t in _confirmed_places(await stage_matches(session, stages[FINAL])) for s in t]
+    rows = core.final_places(final, semi, seeding)
+    return {
+        "complete": event.status == "finished",
+        "rows": [
+            {"place": place, "entry_id": e, "name": entries[e].name, "decided_by": how}
+            for e, place, how in rows
+        ],
+    }
+
+
+async def statistics(session: AsyncSession, event: Event) -> dict[str, Any]:
+    """Kills credited per entry and bets per creature over the event's confirmed game logs."""
+    entries = await entries_by_id(session, event.id)
+    rows = await session.execute(
+        select(Match)
+        .where(Match.event_id == event.id, Match.status == "confirmed")
+        .options(selectinload(Match.seats))
+    )
+    kills: dict[str, int] = {}
+    bets: dict[str, dict[str, float]] = {}
+    deaths: dict[str, int] = {}
+    games = 0
+    for match in rows.scalars():
+        if not match.game_log:
+            continue
+        try:
+            log = core.parse_log(match.game_log)
+        except InvalidInput:
+            continue  # a record of another kind (not a Titan: The Arena log)
+        seats = [s.entry_id for s in sorted(match.seats, key=lambda s: s.seat)]
+        if len(seats) != len(log.players):
+            continue
+        games += 1
+        stats = core.statistics(log)
+        for i, player in enumerate(log.players):
+            kills[seats[i]] = kills.get(seats[i], 0) + stats.kills[player]
+        for creature, row in stats.bets.items():
+            total = bets.setdefault(creature, {"bets": 0, "points": 0.0, "secret": 0})
+            for k, v in row.items():
+                total[k] += v
+        for d in log.deaths:
+            deaths[d.creature] = deaths.get(d.creature, 0) + 1
+    return {
+        "games": games,
+        "kills": [
+            {"entry_id": e, "name": entries[e].name, "kills": n}
+            for e, n in sorted(kills.items(), key=lambda kv: (-kv[1], entries[kv[0]].name))
+        ],
+        "bets": dict(sorted(bets.items())),
+        "deaths": dict(sorted(deaths.items())),
+    }

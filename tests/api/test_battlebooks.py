@@ -1,0 +1,452 @@
+"""BATTLEBOOKS Swiss presets (Clash, Roll Call, Secret Wars) run through HTTP, on Postgres and SQLite:
+rounds by player count, adjacent pairing with the bye to the lowest, the hero rule, packs, playoffs,
+score cards and ratings."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from app.core import rng
+from app.core.games import battlebooks as bb
+from app.core.pairing.swiss import first_round_order
+from tests.api.helpers import add_entry, assert_problem, bearer, make_event
+from tests.conftest import Api
+
+SEED = "battlebooks-seed-716f"
+NAMES = [f"P{i:02d}" for i in range(1, 18)]  # P01 is the strongest
+BOOKS = ["Wolverine", "Captain America", "Spider-Man", "Hulk", "Thor", "Storm", "Venom"]
+
+
+@dataclass
+class Sim:
+    """The event as the test plays it, with its own tally of points and differentials."""
+
+    api: Api
+    preset: str
+    eid: str
+    token: str
+    entries: dict[str, dict[str, Any]]  # id → entry read
+    points: dict[str, float] = field(default_factory=dict)
+    diff: dict[str, float] = field(default_factory=dict)
+    byes: dict[str, int] = field(default_factory=dict)
+    heroes: dict[str, dict[int, str | None]] = field(default_factory=dict)  # per entry, in the block
+    played: list[dict[str, Any]] = field(default_factory=list)  # rounds as read
+
+    def name(self, entry_id: str) -> str:
+        return str(self.entries[entry_id]["name"])
+
+
+async def create(api: Api, preset: str, n: int, **settings: Any) -> Sim:
+    body: dict[str, Any] = {"name": f"{preset} {n}", "game": "battlebooks", "preset": preset, "seed": SEED}
+    if settings:
+        body["settings"] = settings
+    event, token = await make_event(api, **body)
+    entries = {}
+    for i, name in enumerate(NAMES[:n]):
+        if preset == "battlebooks-clash":
+            chars = [BOOKS[i % len(BOOKS)], BOOKS[(i + 1 + i // len(BOOKS)) % len(BOOKS)]]
+        elif preset == "battlebooks-roll-call":
+            chars = [BOOKS[i % 3]]
+        else:
+            chars = []
+        e = await add_entry(api, event["id"], token, name, characters=chars)
+        entries[e["id"]] = e
+    return Sim(api, preset, event["id"], token, entries)
+
+
+def outcome_of(rnd: int, table: int, a: str, b: str) -> tuple[str, list[int] | None, list[int]]:
+    """Deterministic games: the stronger name wins, now and then a time-out."""
+    if (rnd + table) % 5 == 0:
+        return "timeout", None, [10, 12]
+    win_bp = 5 + (rnd * 7 + table * 3) % 15
+    lose_bp = win_bp + 1 + (rnd + table) % 9
+    places = [1, 2] if a < b else [2, 1]
+    bps = [win_bp, lose_bp] if a < b else [lose_bp, win_bp]
+    return "played", places, bps
+
+
+def pick_hero(sim: Sim, entry_id: str, game: int | None, rnd: int) -> str | None:
+    books = list(sim.entries[entry_id]["characters"])
+    if sim.preset == "battlebooks-roll-call":
+        return None if rnd % 2 == 0 else books[0]  # omitted → filled in with the one hero
+    block = sim.heroes.setdefault(entry_id, {})
+    if game == 2 and block.get(1) in books:
+        other = next(b for b in books if b != block[1])
+        return None if rnd % 2 == 0 else other  # omitted → filled in with the other book
+    return books[(rnd + len(sim.name(entry_id))) % 2]
+
+
+async def play_round(sim: Sim, rnd: dict[str, Any], index: int, total: int, block: int) -> None:
+    pos = bb.position(index, total, block)
+    game = pos.game if not pos.final and block > 1 else None
+    if game == 1:
+        sim.heroes = {}
+    for m in rnd["matches"]:
+        ids = [s["entry_id"] for s in m["seats"]]
+        if m["status"] == "bye":
+            (e,) = ids
+            sim.points[e] = sim.points.get(e, 0) + 5
+            sim.byes[e] = sim.byes.get(e, 0) + 1
+            if game is not None:
+                sim.heroes.setdefault(e, {})[game] = None
+            continue
+        outcome, places, bps = outcome_of(rnd["number"], m["table"], sim.name(ids[0]), sim.name(ids[1]))
+        seats = []
+        for i, e in enumerate(ids):
+            seat: dict[str, Any] = {"entry_id": e, "body_points": bps[i]}
+            if places:
+                seat["place"] = places[i]
+            hero = pick_hero(sim, e, game, rnd["number"])
+            if hero is not None:
+                seat["character"] = hero
+            seats.append(seat)
+        r = await sim.api.client.post(
+            f"/v1/matches/{m['id']}/result",
+            json={"outcome": outcome, "seats": seats},
+            headers=bearer(sim.token),
+        )
+        assert r.status_code == 200, r.text
+        stored = {s["entry_id"]: s for s in r.json()["seats"]}
+        for i, e in enumerate(ids):
+            hero = stored[e]["character"]
+            assert hero in sim.entries[e]["characters"]
+            if game is not None:
+                sim.heroes.setdefault(e, {})[game] = hero
+            if game == 2 and sim.heroes[e].get(1) is not None:
+                assert hero != sim.heroes[e][1]  # game 2: the other book
+            if sim.preset == "battlebooks-roll-call":
+                assert hero == sim.entries[e]["characters"][0]
+            if outcome == "timeout":
+                sim.points[e] = sim.points.get(e, 0) + 2
+            else:
+                d = abs(bps[0] - bps[1])
+                won = places is not None and places[i] == 1
+                sim.points[e] = sim.points.get(e, 0) + (5 if won else 0)
+                sim.diff[e] = sim.diff.get(e, 0) + (d if won else -d)
+    sim.played.append(rnd)
+
+
+def check_seating(sim: Sim, rnd: dict[str, Any], order: list[str]) -> None:
+    """Adjacent pairing down ``order``; the bye to the lowest-ranked with the fewest byes; every seat
+    of a pairing knows the token's first holder, drawn from the seed."""
+    fewest = min(sim.byes.get(e, 0) for e in order)
+    bye = None
+    if len(order) % 2:
+        bye = next(e for e in reversed(order) if sim.byes.get(e, 0) == fewest)
+    rest = [e for e in order if e != bye]
+    expected = [rest[i : i + 2] for i in range(0, len(rest), 2)] + ([[bye]] if bye else [])
+    assert [[s["entry_id"] for s in m["seats"]] for m in rnd["matches"]] == expected
+    for m in rnd["matches"]:
+        if m["status"] == "bye":
+            continue
+        holder = rng.stream(SEED, f"round:{rnd['number']}:table:{m['table']}:first_token").randrange(2)
+        assert [s["first_token"] for s in m["seats"]] == [i == holder for i in range(2)]
+
+
+async def standings(sim: Sim, stage: int = 0) -> list[dict[str, Any]]:
+    r = await sim.api.client.get(f"/v1/events/{sim.eid}/standings", params={"stage": stage})
+    assert r.status_code == 200, r.text
+    rows: list[dict[str, Any]] = r.json()["rows"]
+    return rows
+
+
+async def run_swiss(sim: Sim) -> list[dict[str, Any]]:
+    """Start, play every round (checking each pairing), and return the final standings of stage 0."""
+    n = len(sim.entries)
+    r = await sim.api.client.post(f"/v1/events/{sim.eid}/start", headers=bearer(sim.token))
+    assert r.status_code == 200, r.text
+    started = r.json()
+    total = bb.stage_rounds(sim.preset, n)
+    assert started["event"]["settings"]["stages"][0]["rounds"] == total
+    block = 1 if sim.preset == "battlebooks-roll-call" else 3
+    listed = (await sim.api.client.get(f"/v1/events/{sim.eid}/entries")).json()
+    sim.entries = {e["id"]: e for e in listed}
+    order = first_round_order([e["id"] for e in listed], SEED, "stage:0:round:1")
+    rnd = started["round"]
+    check_seating(sim, rnd, order)
+    for index in range(total):
+        await play_round(sim, rnd, index, total, block)
+        if index == total - 1:
+            break
+        rows = await standings(sim)
+        assert [(r["points"], r["differential"]) for r in rows] == sorted(
+            ((r["points"], r["differential"]) for r in rows), reverse=True
+        )  # by score, then differential
+        r = await sim.api.client.post(f"/v1/events/{sim.eid}/rounds", headers=bearer(sim.token))
+        assert r.status_code == 201, r.text
+        rnd = r.json()
+        check_seating(sim, rnd, [row["entry_id"] for row in rows])
+    refused = await sim.api.client.post(f"/v1/events/{sim.eid}/rounds", headers=bearer(sim.token))
+    assert f"all {total} rounds" in assert_problem(refused, 409)["detail"]
+    rows = await standings(sim)
+    assert {r["entry_id"]: (r["points"], r["differential"]) for r in rows} == {
+        e: (sim.points.get(e, 0), sim.diff.get(e, 0)) for e in sim.entries
+    }
+    return rows
+
+
+async def check_scorecards(sim: Sim, rows: list[dict[str, Any]]) -> None:
+    total = len(sim.played)
+    for row in rows[:1] + rows[-1:]:
+        url = f"/v1/events/{sim.eid}/entries/{row['entry_id']}/scorecard"
+        card = (await sim.api.client.get(url)).json()
+        assert (card["total_points"], card["total_differential"]) == (row["points"], row["differential"])
+        stage0 = [g for g in card["games"] if g["stage"] == 0]
+        assert len(stage0) == total and stage0[-1]["final"] and card["final_battle"]["round"] == total
+        running = 0.0
+        for g in stage0:
+            running += g["points"]
+            assert g["total_points"] == running
+            assert g["minutes"] == (None if g["final"] else 15)
+        if sim.preset != "battlebooks-roll-call":
+            assert len(card["rounds"]) == (total - 1) // 3
+            for rs in card["rounds"]:
+                games = [g for g in stage0 if g["game_round"] == rs["game_round"]]
+                assert len(games) == 3 and rs["points"] == sum(g["points"] for g in games)
+            assert (
+                card["total_points"]
+                == sum(rs["points"] for rs in card["rounds"]) + (card["final_battle"]["points"])
+            )
+        else:
+            assert card["rounds"] == [] and [g["label"] for g in stage0[:2]] == ["Game 1", "Game 2"]
+        text = (await sim.api.client.get(url, headers={"Accept": "text/csv"})).text
+        lines = list(csv.DictReader(io.StringIO(text)))
+        assert len(lines) == len(card["games"])
+        assert float(lines[-1]["total_points"]) == card["games"][-1]["total_points"]
+
+
+async def finish(sim: Sim, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    tied = [
+        r["entry_id"]
+        for r in rows
+        if (r["points"], r["differential"]) == (rows[0]["points"], rows[0]["differential"])
+    ]
+    r = await sim.api.client.post(f"/v1/events/{sim.eid}/advance", headers=bearer(sim.token))
+    assert r.status_code == 200, r.text
+    out: dict[str, Any] = r.json()
+    if sim.preset == "battlebooks-roll-call" or len(tied) == 1:
+        assert out["event"]["status"] == "finished"
+    else:  # the one-game playoff among those still tied on points and differential
+        assert out["stage"] == 1
+        assert sorted(s["entry_id"] for s in out["round"]["matches"][0]["seats"]) == sorted(tied)
+    return out
+
+
+@pytest.mark.parametrize("preset", ["battlebooks-clash", "battlebooks-roll-call", "battlebooks-secret-wars"])
+@pytest.mark.parametrize("players", [8, 9, 17])
+async def test_preset_end_to_end(api: Api, preset: str, players: int) -> None:
+    sim = await create(api, preset, players, rated=False)  # ratings: see the test below (faster)
+    if preset == "battlebooks-secret-wars":
+        assert all(e["characters"] == [] for e in sim.entries.values())  # nothing to see before start
+    rows = await run_swiss(sim)
+    if preset == "battlebooks-secret-wars":
+        packs = [tuple(e["characters"]) for e in sim.entries.values()]
+        assert len({frozenset(p) for p in packs}) == players  # all distinct
+        assert all(len(set(p)) == 2 and set(p) <= set(bb.SAMPLE_CATALOG) for p in packs)
+    if players % 2:
+        assert sum(sim.byes.values()) == len(sim.played)
+        assert max(sim.byes.values()) - min(sim.byes.get(e, 0) for e in sim.entries) <= 1
+    await check_scorecards(sim, rows)
+    await finish(sim, rows)
+
+
+async def test_playoff_when_still_tied_and_played_with_either_book(api: Api) -> None:
+    sim = await create(api, "battlebooks-clash", 8)
+    r = await api.client.post(f"/v1/events/{sim.eid}/start", headers=bearer(sim.token))
+    rnd = r.json()["round"]
+    for k in range(7):  # every game a time-out: everyone 14/0, all tied
+        for m in rnd["matches"]:
+            seats = [
+                {"entry_id": s["entry_id"], "character": sim.entries[s["entry_id"]]["characters"][k % 3 % 2]}
+                for s in m["seats"]
+            ]
+            if k % 3 == 1:
+                seats = [{"entry_id": s["entry_id"]} for s in m["seats"]]  # game 2: filled in
+            res = await api.client.post(
+                f"/v1/matches/{m['id']}/result",
+                json={"outcome": "timeout", "seats": seats},
+                headers=bearer(sim.token),
+            )
+            assert res.status_code == 200, res.text
+        if k < 6:
+            rnd = (await api.client.post(f"/v1/events/{sim.eid}/rounds", headers=bearer(sim.token))).json()
+    rows = await standings(sim)
+    assert {(r["points"], r["differential"], r["rank"]) for r in rows} == {(14, 0, 1)}
+    out = await finish(sim, rows)
+    playoff = out["round"]["matches"][0]
+    first = playoff["seats"][0]["entry_id"]
+    books = sim.entries[first]["characters"]
+    seats = [
+        {"entry_id": s["entry_id"], "place": 2, "character": sim.entries[s["entry_id"]]["characters"][1]}
+        for s in playoff["seats"]
+    ]
+    seats[0] = {"entry_id": first, "place": 1, "character": books[1]}
+    res = await api.client.post(
+        f"/v1/matches/{playoff['id']}/result", json={"seats": seats}, headers=bearer(sim.token)
+    )
+    assert res.status_code == 200, res.text
+    done = (await api.client.post(f"/v1/events/{sim.eid}/advance", headers=bearer(sim.token))).json()
+    assert done["event"]["status"] == "finished"
+    assert (await standings(sim, 1))[0]["entry_id"] == first
+
+
+async def test_hero_rule_violations_are_rejected_and_nothing_written(api: Api) -> None:
+    sim = await create(api, "battlebooks-clash", 8)
+    rnd = (await api.client.post(f"/v1/events/{sim.eid}/start", headers=bearer(sim.token))).json()["round"]
+    m = rnd["matches"][0]
+    a, b = (s["entry_id"] for s in m["seats"])
+    books_a, books_b = sim.entries[a]["characters"], sim.entries[b]["characters"]
+    url = f"/v1/matches/{m['id']}/result"
+
+    async def post(seats: list[dict[str, Any]], match_url: str = url) -> Any:
+        return await api.client.post(match_url, json={"seats": seats}, headers=bearer(sim.token))
+
+    not_mine = next(x for x in BOOKS if x not in books_a)
+    bad = await post(
+        [
+            {"entry_id": a, "place": 1, "character": not_mine},
+            {"entry_id": b, "place": 2, "character": books_b[0]},
+        ]
+    )
+    assert assert_problem(bad, 422)["rule"] == bb.RULE_BOOK
+    unnamed = await post([{"entry_id": a, "place": 1}, {"entry_id": b, "place": 2, "character": books_b[0]}])
+    assert assert_problem(unnamed, 422)["rule"] == bb.RULE_NAMED
+    got = (await api.client.get(f"/v1/matches/{m['id']}")).json()
+    assert got["status"] == "pending" and got["result"] is None  # nothing written
+    # the seed's example: A beats B, 21 vs 29 body points → 5/+8 and 0/-8
+    ok = await post(
+        [
+            {"entry_id": a, "place": 1, "body_points": 21, "character": books_a[0]},
+            {"entry_id": b, "place": 2, "body_points": 29, "character": books_b[0]},
+        ]
+    )
+    assert ok.status_code == 200, ok.text
+    assert [(s["differential"]) for s in ok.json()["result"]["seats"]] == [8, -8]
+    for other in rnd["matches"][1:]:
+        seats = [
+            {
+                "entry_id": s["entry_id"],
+                "place": i + 1,
+                "character": sim.entries[s["entry_id"]]["characters"][0],
+            }
+            for i, s in enumerate(other["seats"])
+        ]
+        assert (await post(seats, f"/v1/matches/{other['id']}/result")).status_code == 200
+    card = (await api.client.get(f"/v1/events/{sim.eid}/entries/{a}/scorecard")).json()
+    assert card["games"][0]["score"] == "5/+8" and card["games"][0]["hero"] == books_a[0]
+    card_b = (
+        await api.client.get(f"/v1/events/{sim.eid}/entries/{b}/scorecard", params={"format": "csv"})
+    ).text
+    assert list(csv.DictReader(io.StringIO(card_b)))[0]["score"] == "0/-8"
+
+    # game 2 with the same book as game 1 is refused
+    rnd2 = (await api.client.post(f"/v1/events/{sim.eid}/rounds", headers=bearer(sim.token))).json()
+    m2 = next(x for x in rnd2["matches"] if a in [s["entry_id"] for s in x["seats"]])
+    opp = next(s["entry_id"] for s in m2["seats"] if s["entry_id"] != a)
+    seats = [{"entry_id": a, "place": 1, "character": books_a[0]}, {"entry_id": opp, "place": 2}]
+    seats.sort(key=lambda s: [x["entry_id"] for x in m2["seats"]].index(s["entry_id"]))
+    same = await post(seats, f"/v1/matches/{m2['id']}/result")
+    body = assert_problem(same, 422)
+    assert body["rule"] == bb.RULE_OTHER and books_a[1] in body["detail"]
+    assert (await api.client.get(f"/v1/matches/{m2['id']}")).json()["status"] == "pending"
+    # the organizer's correction of game 1 is checked too
+    m1 = (await api.client.get(f"/v1/matches/{m['id']}")).json()
+    fixed = await api.client.put(
+        url,
+        json={
+            "seats": [
+                {"entry_id": a, "place": 1, "character": not_mine},
+                {"entry_id": b, "place": 2, "character": books_b[0]},
+            ]
+        },
+        headers={**bearer(sim.token), "If-Match": str(m1["version"])},
+    )
+    assert assert_problem(fixed, 422)["rule"] == bb.RULE_BOOK
+
+
+async def test_start_checks(api: Api) -> None:
+    # sanctioned: fewer than 8 cannot start
+    small = await create(api, "battlebooks-clash", 7)
+    r = await api.client.post(f"/v1/events/{small.eid}/start", headers=bearer(small.token))
+    assert "sanctioned" in assert_problem(r, 409)["detail"]
+    # Clash entries bring two different books (each offender named)
+    event, token = await make_event(api, name="x", game="battlebooks", preset="battlebooks-clash", seed=SEED)
+    ids = [
+        (await add_entry(api, event["id"], token, f"Q{i}", characters=["Hulk", "Thor"][: 1 + (i > 0)]))["id"]
+        for i in range(8)
+    ]
+    r = await api.client.post(f"/v1/events/{event['id']}/start", headers=bearer(token))
+    assert [e["loc"] for e in assert_problem(r, 422)["errors"]] == [["entries", ids[0], "characters"]]
+    assert (await api.client.get(f"/v1/events/{event['id']}")).json()["status"] == "registration"
+    # rated without sanctioned is refused
+    unsanctioned = await create(api, "battlebooks-roll-call", 8, sanctioned=False)
+    r = await api.client.post(f"/v1/events/{unsanctioned.eid}/start", headers=bearer(unsanctioned.token))
+    assert assert_problem(r, 422)["errors"][0]["loc"] == ["settings", "rated"]
+    # Secret Wars: a catalog too small for the entries
+    sw = await create(api, "battlebooks-secret-wars", 8, catalog=["A", "B", "C", "D"])
+    r = await api.client.post(f"/v1/events/{sw.eid}/start", headers=bearer(sw.token))
+    body = assert_problem(r, 422)
+    assert body["errors"][0]["loc"] == ["settings", "catalog"] and "6 different packs" in body["detail"]
+    listed = (await api.client.get(f"/v1/events/{sw.eid}/entries")).json()
+    assert all(e["characters"] == [] for e in listed)  # nothing written
+    bad = await api.client.post(
+        "/v1/events",
+        json={
+            "name": "y",
+            "game": "battlebooks",
+            "preset": "battlebooks-secret-wars",
+            "settings": {"catalog": ["A"]},
+        },
+        headers=api.admin(),
+    )
+    assert assert_problem(bad, 422)["errors"][0]["loc"] == ["settings", "catalog"]
+
+
+async def _ratings(api: Api, pool: str) -> dict[str, float]:
+    r = await api.client.get(f"/v1/ratings/{pool}")
+    if r.status_code == 404:
+        return {}
+    assert r.status_code == 200, r.text
+    return {row["name"]: row["rating"] for row in r.json()["rows"]}
+
+
+async def _play_first_round(sim: Sim) -> dict[str, Any]:
+    rnd = (await sim.api.client.post(f"/v1/events/{sim.eid}/start", headers=bearer(sim.token))).json()[
+        "round"
+    ]
+    listed = (await sim.api.client.get(f"/v1/events/{sim.eid}/entries")).json()
+    sim.entries = {e["id"]: e for e in listed}
+    await play_round(sim, rnd, 0, 10, 1 if sim.preset == "battlebooks-roll-call" else 3)
+    await sim.api.drain_jobs()
+    return rnd
+
+
+async def test_ratings_move_only_for_sanctioned_presets_and_into_the_right_pool(api: Api) -> None:
+    pool = f"bb-{api.backend}"
+    rating = {"pool": pool}
+    clash = await create(api, "battlebooks-clash", 8, rating=rating)
+    rnd = await _play_first_round(clash)
+    overall = await _ratings(api, pool)
+    assert len(overall) == 8
+    for m in rnd["matches"]:
+        names = sorted(clash.name(s["entry_id"]) for s in m["seats"])
+        if outcome_of(rnd["number"], m["table"], *names)[0] == "timeout":
+            assert overall[names[0]] == overall[names[1]] == 1500  # a draw between equals
+        else:
+            assert overall[names[0]] > 1500 > overall[names[1]]
+
+    roll = await create(api, "battlebooks-roll-call", 8, rating=rating)
+    await _play_first_round(roll)
+    assert await _ratings(api, pool) == overall  # the overall pool does not move
+    heroes = {e["characters"][0] for e in roll.entries.values()}
+    per_hero = {h: await _ratings(api, f"{pool}:{h}") for h in heroes}
+    assert all(per_hero.values()) and sum(len(v) for v in per_hero.values()) == 8
+
+    unsanctioned = await create(api, "battlebooks-clash", 8, rating=rating, sanctioned=False, rated=False)
+    await _play_first_round(unsanctioned)
+    assert await _ratings(api, pool) == overall

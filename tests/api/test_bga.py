@@ -1,0 +1,401 @@
+"""Board Game Arena round robins run through HTTP (bga-round-robin.md), on Postgres and on SQLite."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from tests.api.helpers import add_entry, assert_problem, bearer, make_event
+from tests.conftest import Api
+
+SEED = "bga-seed-004"
+TWO, THREE = "bga-round-robin", "bga-round-robin-3p"
+
+
+async def setup(
+    api: Api, preset: str, names: list[str], organizer: str | None = None, **kw: Any
+) -> tuple[str, str, dict[str, dict[str, Any]]]:
+    game = "seasons" if preset == TWO else "puerto-rico"
+    event, token = await make_event(api, game=game, preset=preset, seed=SEED, **kw)
+    entries = {n: await add_entry(api, event["id"], token, n, organizer=n == organizer) for n in names}
+    return event["id"], token, entries
+
+
+async def post(api: Api, url: str, token: str, body: Any = None, status: int = 200) -> dict[str, Any]:
+    r = await api.client.post(url, json=body, headers=bearer(token))
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+async def result(api: Api, token: str, match: dict[str, Any], places: dict[str, int], **extra: Any) -> None:
+    seats = [{"entry_id": s["entry_id"], "place": places[s["entry_id"]]} for s in match["seats"]]
+    await post(api, f"/v1/matches/{match['id']}/result", token, {"seats": seats, **extra})
+
+
+def by_name_order(match: dict[str, Any]) -> dict[str, int]:
+    """The alphabetically earlier name places better."""
+    ordered = sorted(match["seats"], key=lambda s: s["name"])
+    return {s["entry_id"]: i + 1 for i, s in enumerate(ordered)}
+
+
+async def play_2p_round_robin(api: Api, eid: str, token: str, first: dict[str, Any], places: Any) -> int:
+    rnd, rounds = first, 1
+    while True:
+        for m in rnd["matches"]:
+            if m["status"] != "bye":
+                await result(api, token, m, places(m))
+        r = await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token))
+        if r.status_code == 409:
+            return rounds
+        assert r.status_code == 201, r.text
+        rnd, rounds = r.json(), rounds + 1
+
+
+async def values(api: Api, eid: str) -> dict[str, float]:
+    return {e["id"]: e["tiebreak_value"] for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()}
+
+
+async def summary(api: Api, eid: str) -> dict[str, Any]:
+    r = await api.client.get(f"/v1/events/{eid}/bga")
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+# --------------------------------------------------------------------------- 2 players
+async def test_capacity_and_cancellation_at_two_entries(api: Api) -> None:
+    eid, token, _ = await setup(api, TWO, ["Ann", "Bob", "Cy"], settings={"capacity": 3})
+    r = await api.client.post(f"/v1/events/{eid}/entries", json={"name": "Dee"}, headers=bearer(token))
+    assert "full" in assert_problem(r, 409)["detail"]
+    eid, token, _ = await setup(api, TWO, ["Ann", "Bob"])
+    started = await post(api, f"/v1/events/{eid}/start", token)
+    assert started["event"]["status"] == "cancelled" and started.get("round") is None
+    assert (await api.client.get(f"/v1/events/{eid}/rounds")).json() == []
+
+
+async def test_ten_entries_three_way_tie_final_with_withdrawal_and_forfeit(api: Api) -> None:
+    names = [f"P{i}" for i in range(10)]
+    eid, token, entries = await setup(
+        api, TWO, names, organizer="P9", settings={"final_deadline": "2026-02-28T23:45:00+09:00"}
+    )
+    ids = {n: e["id"] for n, e in entries.items()}
+    name_of = {v: k for k, v in ids.items()}
+    cycle = {("P0", "P1"), ("P1", "P2"), ("P2", "P0")}  # P0 beats P1, P1 beats P2, P2 beats P0
+
+    def places(m: dict[str, Any]) -> dict[str, int]:
+        a, b = (name_of[s["entry_id"]] for s in m["seats"])
+        a_wins = (a, b) in cycle or ((b, a) not in cycle and int(a[1]) < int(b[1]))
+        return {ids[a]: 1 if a_wins else 2, ids[b]: 2 if a_wins else 1}
+
+    started = await post(api, f"/v1/events/{eid}/start", token)
+    assert started["event"]["status"] == "running"
+    assert await play_2p_round_robin(api, eid, token, started["round"], places) == 9
+    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    assert {r["name"] for r in rows if r["rank"] == 1} == {"P0", "P1", "P2"}
+    assert rows[3]["rank"] == 4 and rows[3]["name"] == "P3"
+    tb = await values(api, eid)
+    assert sorted(tb.values()) == [float(v) for v in range(1, 11)]  # distinct values
+    assert tb[ids["P9"]] == 1.0  # the organizer plays: always the lowest value
+    tied = sorted((ids["P0"], ids["P1"], ids["P2"]), key=lambda e: -tb[e])
+    adv = await post(api, f"/v1/events/{eid}/advance", token)
+    final = adv["round"]["matches"][0]
+    assert adv["stage"] == 1 and {s["entry_id"] for s in final["seats"]} == set(tied[:2])
+    # a finalist may not withdraw someone else; the highest value withdraws itself: the third tied plays
+    tokens = {e["id"]: e["entry_token"] for e in entries.values()}
+    url = f"/v1/events/{eid}/bga/final/withdrawals"
+    assert_problem(
+        await api.client.post(url, json={"entry_id": tied[1]}, headers=bearer(tokens[tied[0]])), 403
+    )
+    out = await post(api, url, tokens[tied[0]], {"entry_id": tied[0]})
+    assert out["replacement"] == tied[2] and set(out["finalists"]) == {tied[1], tied[2]}
+    game = (await api.client.get(f"/v1/events/{eid}/rounds/{adv['round']['number']}")).json()["matches"][0]
+    assert {s["entry_id"] for s in game["seats"]} == {tied[1], tied[2]}
+    reg = f"/v1/events/{eid}/bga/final/registrations"
+    assert_problem(await api.client.post(reg, json={"entry_id": ids["P5"]}, headers=bearer(token)), 409)
+    await post(api, reg, tokens[tied[2]], {"entry_id": tied[2]})
+    closed = await post(api, f"/v1/events/{eid}/bga/final/deadline", token)
+    assert closed["forfeits"] == [tied[1]]  # never registered: forfeits the one-game final
+    assert_problem(await api.client.post(f"/v1/events/{eid}/bga/final/deadline", headers=bearer(token)), 409)
+    done = await post(api, f"/v1/events/{eid}/advance", token)
+    assert done["event"]["status"] == "finished"
+    s = await summary(api, eid)
+    assert s["winners"] == [tied[2]] and s["final"]["withdrawn"] == [tied[0]]
+
+
+async def test_both_finalists_forfeit_the_higher_value_wins(api: Api) -> None:
+    eid, token, entries = await setup(api, TWO, ["A", "B", "C"])
+    ids = {n: e["id"] for n, e in entries.items()}
+    beats = {(ids["A"], ids["B"]), (ids["B"], ids["C"]), (ids["C"], ids["A"])}
+
+    def places(m: dict[str, Any]) -> dict[str, int]:
+        a, b = (s["entry_id"] for s in m["seats"])
+        return {a: 1, b: 2} if (a, b) in beats else {a: 2, b: 1}
+
+    started = await post(api, f"/v1/events/{eid}/start", token)
+    await play_2p_round_robin(api, eid, token, started["round"], places)
+    tb = await values(api, eid)
+    adv = await post(api, f"/v1/events/{eid}/advance", token)
+    finalists = [s["entry_id"] for s in adv["round"]["matches"][0]["seats"]]
+    assert set(finalists) == set(sorted(tb, key=lambda e: -tb[e])[:2])
+    assert set((await post(api, f"/v1/events/{eid}/bga/final/deadline", token))["forfeits"]) == set(finalists)
+    await post(api, f"/v1/events/{eid}/advance", token)
+    assert (await summary(api, eid))["winners"] == [max(finalists, key=lambda e: tb[e])]
+
+
+async def test_eleven_entries_two_groups_and_an_unrated_drawn_best_of_three(api: Api) -> None:
+    names = [f"Q{i:02d}" for i in range(11)]
+    eid, token, entries = await setup(api, TWO, names)
+    started = await post(api, f"/v1/events/{eid}/start", token)
+    listed = (await api.client.get(f"/v1/events/{eid}/entries")).json()
+    groups: dict[str, list[str]] = {}
+    for e in listed:
+        groups.setdefault(e["group"], []).append(e["name"])
+    assert sorted(len(g) for g in groups.values()) == [5, 6]
+    for m in started["round"]["matches"]:  # group round robins: nobody meets the other group
+        assert len({next(e["group"] for e in listed if e["id"] == s["entry_id"]) for s in m["seats"]}) == 1
+    await play_2p_round_robin(api, eid, token, started["round"], by_name_order)
+    winners = {min(g) for g in groups.values()}
+    adv = await post(api, f"/v1/events/{eid}/advance", token)
+    game1 = adv["round"]["matches"][0]
+    assert {s["name"] for s in game1["seats"]} == winners
+    tokens = {e["id"]: e["entry_token"] for e in entries.values()}
+    for s in game1["seats"]:
+        await post(
+            api,
+            f"/v1/events/{eid}/bga/final/registrations",
+            tokens[s["entry_id"]],
+            {"entry_id": s["entry_id"]},
+        )
+    assert (await post(api, f"/v1/events/{eid}/bga/final/deadline", token))["forfeits"] == []
+    a, b = (s["entry_id"] for s in game1["seats"])
+    await result(api, token, game1, {a: 1, b: 2})
+    game2 = (await post(api, f"/v1/events/{eid}/rounds", token, status=201))["matches"][0]
+    await result(api, token, game2, {a: 2, b: 1})
+    game3 = (await post(api, f"/v1/events/{eid}/rounds", token, status=201))["matches"][0]
+    await result(api, token, game3, {a: 1, b: 1}, outcome="draw")  # 1.5–1.5: the higher value wins
+    await post(api, f"/v1/events/{eid}/advance", token)
+    tb = await values(api, eid)
+    s = await summary(api, eid)
+    assert s["final"]["best_of"] == 3 and s["final"]["rated"] is False
+    assert s["winners"] == [max((a, b), key=lambda e: tb[e])]
+    # the final is unrated; the group games rated
+    await api.drain_jobs()
+    final_ids = {game1["id"], game2["id"], game3["id"]}
+    player = next(e["player_id"] for e in listed if e["id"] == a)
+    pools = (await api.client.get(f"/v1/players/{player}/ratings")).json()
+    rated = {h["match_id"] for p in pools for h in p["history"]}
+    assert rated and not rated & final_ids
+
+
+# --------------------------------------------------------------------------- 3 players
+async def test_the_seed_head_to_head_example_end_to_end(api: Api) -> None:
+    names = ["α", "β", "γ", "x", "y"]
+    eid, token, entries = await setup(
+        api, THREE, names, settings={"stages": [{"format": "heats", "table_size": 3}], "rated": False}
+    )
+    ids = {n: e["id"] for n, e in entries.items()}
+    await post(api, f"/v1/events/{eid}/start", token)
+    games = [
+        ["α", "β", "x"],  # game 1: α 1st, β 2nd
+        ["γ", "α", "β"],  # game 2: all three tied players
+        ["β", "γ", "x"],  # game 3
+        ["x", "y", "α"],
+        ["y", "x", "γ"],
+    ]
+    for order in games:
+        rnd = await post(api, f"/v1/events/{eid}/rounds", token, {"tables": [[ids[n] for n in order]]}, 201)
+        await result(api, token, rnd["matches"][0], {ids[n]: i + 1 for i, n in enumerate(order)})
+    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    assert [r["name"] for r in rows] == ["y", "γ", "α", "β", "x"]
+    by = {r["name"]: r for r in rows}
+    assert by["α"]["points"] == by["β"]["points"] == by["γ"]["points"] == 1.5
+    assert abs(by["α"]["tiebreaks"]["head_to_head"] - (1 + 2 * 0.5) / 3) < 1e-9
+    assert abs(by["β"]["tiebreaks"]["head_to_head"] - (0.5 + 2 * 0 + 1) / 4) < 1e-9
+    assert abs(by["γ"]["tiebreaks"]["head_to_head"] - (2 * 1 + 0.5) / 3) < 1e-9
+    assert by["α"]["decided_by"] == by["β"]["decided_by"] == "head_to_head"
+
+
+async def _scheduled(api: Api, eid: str, token: str) -> list[dict[str, Any]]:
+    started = await post(api, f"/v1/events/{eid}/start", token)
+    if started.get("job_id"):
+        await api.drain_jobs()
+    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()
+    assert len(rounds) == 1  # every table released at once
+    return rounds[0]["matches"]
+
+
+async def test_retroactive_violation_changes_the_winner_and_ratings(api: Api) -> None:
+    names = [f"R{i}" for i in range(7)]
+    eid, token, entries = await setup(api, THREE, names)
+    matches = await _scheduled(api, eid, token)
+    assert len(matches) == 7  # the exact design: every pair once, 3 games each
+    assert (await summary(api, eid))["warnings"] == []
+    for m in matches:
+        await result(api, token, m, by_name_order(m))
+    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    r0 = entries["R0"]["id"]
+    assert (
+        rows[0]["entry_id"] == r0
+        and rows[0]["points"] == 3
+        and rows[0]["tiebreaks"]["perfect_more_games"] == 3
+    )
+    await api.drain_jobs()
+    player = entries["R0"]["player_id"]
+    before = (await api.client.get(f"/v1/players/{player}/ratings")).json()[0]["rating"]
+    # after the games: the organizer rules R0's first game unfair
+    m = next(m for m in matches if r0 in {s["entry_id"] for s in m["seats"]})
+    current = (await api.client.get(f"/v1/matches/{m['id']}")).json()
+    body = {
+        "seats": [
+            {
+                "entry_id": s["entry_id"],
+                "place": by_name_order(m)[s["entry_id"]],
+                "violation": s["entry_id"] == r0,
+            }
+            for s in m["seats"]
+        ]
+    }
+    r = await api.client.put(
+        f"/v1/matches/{m['id']}/result",
+        json=body,
+        headers={**bearer(token), "If-Match": f'"{current["version"]}"'},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["history"][-1]["action"] == "correction"
+    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    mine = next(x for x in rows if x["entry_id"] == r0)
+    assert mine["points"] == 1.5 and rows[0]["entry_id"] != r0
+    others = {s["entry_id"] for s in m["seats"]} - {r0}
+    for e in others:  # every other player at that table scores +1 for it, whatever the game's result
+        row = next(x for x in rows if x["entry_id"] == e)
+        assert row["wins"] >= 1
+    await api.drain_jobs()
+    after = (await api.client.get(f"/v1/players/{player}/ratings")).json()[0]["rating"]
+    assert after < before
+    await post(api, f"/v1/events/{eid}/advance", token)
+    assert (await summary(api, eid))["winners"] == [rows[0]["entry_id"]]
+
+
+async def test_seventeen_entries_two_groups_ranked_together_with_the_warning(api: Api) -> None:
+    names = [f"S{i:02d}" for i in range(17)]
+    stage = {"format": "round_robin", "table_size": 3, "groups": 2, "mode": "complete", "release": "all"}
+    eid, token, entries = await setup(api, THREE, names, settings={"stages": [stage], "rated": False})
+    matches = await _scheduled(api, eid, token)
+    listed = {e["id"]: e["group"] for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()}
+    sizes = sorted([list(listed.values()).count(g) for g in set(listed.values())])
+    assert sizes == [8, 9]
+    met: set[frozenset[str]] = set()
+    for m in matches:
+        seats = [s["entry_id"] for s in m["seats"]]
+        assert len(seats) == 3 and len({listed[e] for e in seats}) == 1  # a table stays in its group
+        met |= {frozenset(p) for p in combinations(seats, 2)}
+    for a, b in combinations(listed, 2):  # every pair of a group meets
+        assert (frozenset((a, b)) in met) == (listed[a] == listed[b])
+    s = await summary(api, eid)
+    assert any("can miss first place" in w and w.startswith("group ") for w in s["warnings"])
+    for m in matches:
+        await result(api, token, m, by_name_order(m))
+    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    assert len(rows) == 17 and rows[0]["rank"] == 1 and rows[0]["name"] == "S00"
+    await post(api, f"/v1/events/{eid}/advance", token)
+    firsts = [r["entry_id"] for r in rows if r["rank"] == 1]  # undefeated in each group may share first
+    assert entries["S00"]["id"] in firsts and (await summary(api, eid))["winners"] == firsts
+
+
+async def test_table_rules_and_the_join_deadline(api: Api) -> None:
+    eid, token, entries = await setup(
+        api, THREE, ["Ann", "Bob", "Cy", "Dee"], settings={"join_deadline": "2026-11-15T23:59:00+09:00"}
+    )
+    matches = await _scheduled(api, eid, token)
+    assert len(matches) == 3
+    s = await summary(api, eid)
+    assert any("can miss first place" in w for w in s["warnings"])  # 4 players: 2 or 3 games each
+    good = {"variant": "adjusted game", "two_player_rule": "classic", "speed": "turn-based, 2 moves a day"}
+    m1, m2, m3 = matches
+    seats1 = [s["entry_id"] for s in m1["seats"]]
+    tokens = {e["id"]: e["entry_token"] for e in entries.values()}
+    url = f"/v1/matches/{m1['id']}/bga/tables"
+    wrong = {
+        "table": "t1",
+        "created_at": "2099-01-01T00:00:00Z",
+        "players": seats1,
+        "settings": {**good, "speed": "real time"},
+    }
+    out = await post(api, url, tokens[seats1[0]], wrong)
+    assert out["tables"][0]["counted"] is False and "speed" in out["tables"][0]["reasons"][0]
+    r = await api.client.post(
+        f"/v1/matches/{m1['id']}/result",
+        json={"seats": [{"entry_id": e, "place": i + 1} for i, e in enumerate(seats1)]},
+        headers=bearer(token),
+    )
+    assert "bga.table" in assert_problem(r, 422)["detail"]
+    assert (await api.client.get(f"/v1/matches/{m1['id']}")).json()["status"] == "pending"
+    assert_problem(
+        await api.client.post(
+            url, json={**wrong, "allowed": True, "table": "t9"}, headers=bearer(tokens[seats1[0]])
+        ),
+        403,
+    )
+    await post(
+        api, url, token, {**wrong, "table": "t2", "settings": good, "created_at": "2099-01-02T00:00:00Z"}
+    )
+    out = await post(
+        api, url, token, {**wrong, "table": "t3", "settings": good, "created_at": "2099-01-03T00:00:00Z"}
+    )
+    assert [t["counted"] for t in out["tables"]] == [False, True, False] and "surplus" in out["tables"][2][
+        "reasons"
+    ][0]
+    await result(api, token, m1, {e: i + 1 for i, e in enumerate(seats1)})
+    seats2 = [s["entry_id"] for s in m2["seats"]]
+    await post(
+        api,
+        f"/v1/matches/{m2['id']}/bga/tables",
+        token,
+        {**wrong, "table": "u1", "players": seats2, "settings": good},
+    )
+    # unknown match / player in the absent list: 422 and nothing written
+    bad = {"absent": {m2["id"]: ["nobody"], "no-such-match": [seats2[0]]}}
+    assert (
+        len(
+            assert_problem(
+                await api.client.post(f"/v1/events/{eid}/bga/join-deadline", json=bad, headers=bearer(token)),
+                422,
+            )["errors"]
+        )
+        == 2
+    )
+    out = await post(api, f"/v1/events/{eid}/bga/join-deadline", token, {"absent": {m2["id"]: [seats2[0]]}})
+    assert {r["match_id"]: r["violators"] for r in out["rulings"]} == {
+        m2["id"]: [seats2[0]],
+        m3["id"]: [s["entry_id"] for s in m3["seats"]],  # its table was never created
+    }
+    points: dict[str, float] = {}
+    for row in (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]:
+        points[row["entry_id"]] = row["points"]
+    expected = {e: 0.0 for e in points}
+    for i, e in enumerate(seats1):
+        expected[e] += [1, 0.5, 0][i]
+    for e in seats2:
+        expected[e] += -0.5 if e == seats2[0] else 1
+    for s_ in m3["seats"]:
+        expected[s_["entry_id"]] -= 0.5
+    assert points == expected
+    assert_problem(await api.client.post(f"/v1/events/{eid}/bga/join-deadline", headers=bearer(token)), 409)
+
+
+async def test_join_deadline_not_yet_passed(api: Api) -> None:
+    eid, token, _ = await setup(
+        api, THREE, ["Ann", "Bob", "Cy"], settings={"join_deadline": "2099-11-15T23:59:00+09:00"}
+    )
+    await _scheduled(api, eid, token)
+    r = await api.client.post(f"/v1/events/{eid}/bga/join-deadline", headers=bearer(token))
+    assert "not passed" in assert_problem(r, 409)["detail"]
+
+
+async def test_sole_first_wins_without_a_final(api: Api) -> None:
+    eid, token, entries = await setup(api, TWO, ["Ann", "Bob", "Cy"])
+    started = await post(api, f"/v1/events/{eid}/start", token)
+    await play_2p_round_robin(api, eid, token, started["round"], by_name_order)
+    done = await post(api, f"/v1/events/{eid}/advance", token)
+    assert done["event"]["status"] == "finished" and done.get("round") is None
+    s = await summary(api, eid)
+    assert s["winners"] == [entries["Ann"]["id"]] and s["final"]["finalists"] == []
