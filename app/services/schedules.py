@@ -83,7 +83,8 @@ async def schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]
 
 
 async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]:
-    """Search an N-seat round robin for a stage, then release its tables (all at once by default)."""
+    """Search an N-seat round robin for a stage — one design per group — then release its tables
+    (all at once by default; ``release: rounds`` creates round k of every group together)."""
     from app.services.lifecycle import create_round, lock_event
 
     event_id, stage_id = ctx.args["event_id"], ctx.args["stage_id"]
@@ -95,22 +96,44 @@ async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str
         if stage.details.get("schedule") is not None:
             return {"stage_id": stage_id, "already": True}
         ids = list(stage.details.get("entries", []))
+        assigned = stage.details.get("groups") or {}
         settings = dict(stage.settings)
         seed, stage_index = event.seed, stage.index
         await peek.commit()
-    design = await run_search(
-        ctx,
-        players=len(ids),
-        table_size=int(settings.get("table_size", 3)),
-        mode=str(settings.get("mode", "complete")),
-        games_per_player=settings.get("games_per_player"),
-        rounds=settings.get("release", "all") == "rounds",
-        seed=f"{seed}:stage:{stage_id}",
-        budget=float(settings.get("time_budget", DEFAULT_BUDGET)),
-    )
-    numbered = sorted(ids)
-    rng.stream(seed, f"stage:{stage_index}:seat_numbers").shuffle(numbered)
-    tables = [[numbered[s] for s in t] for t in design.tables]
+    groups: dict[str, list[str]] = {}
+    for e in ids:
+        groups.setdefault(assigned.get(e, "A"), []).append(e)
+    by_rounds = settings.get("release", "all") == "rounds"
+    tables: list[list[str]] = []
+    rounds: list[list[list[str]]] = []
+    seat_numbers: dict[str, dict[str, int]] = {}
+    reports: dict[str, Any] = {}
+    for name, members in sorted(groups.items()):
+        design = await run_search(
+            ctx,
+            players=len(members),
+            table_size=int(settings.get("table_size", 3)),
+            mode=str(settings.get("mode", "complete")),
+            games_per_player=settings.get("games_per_player"),
+            rounds=by_rounds,
+            seed=f"{seed}:stage:{stage_index}:group:{name}",
+            budget=float(settings.get("time_budget", DEFAULT_BUDGET)),
+        )
+        numbered = sorted(members)
+        rng.stream(seed, f"stage:{stage_index}:group:{name}:seat_numbers").shuffle(numbered)
+        seat_numbers[name] = {e: i for i, e in enumerate(numbered)}
+        group_tables = [[numbered[s] for s in t] for t in design.tables]
+        tables += group_tables
+        for k, indices in enumerate(design.rounds or [list(range(len(group_tables)))]):
+            if k == len(rounds):
+                rounds.append([])
+            rounds[k] += [group_tables[t] for t in indices]
+        reports[name] = design.report.as_dict()
+    if len(groups) == 1:
+        report = next(iter(reports.values()))
+    else:
+        warnings = [f"group {g}: {w}" for g, r in sorted(reports.items()) for w in r["warnings"]]
+        report = {"groups": reports, "warnings": warnings}
 
     event = await lock_event(session, event_id)
     stage = await session.get(Stage, stage_id, populate_existing=True)
@@ -119,20 +142,8 @@ async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str
         return {"stage_id": stage_id, "already": True}
     if stage.status != "active":
         raise Conflict("the stage is no longer active")
-    stage.details = {
-        **stage.details,
-        "schedule": [tables],
-        "seat_numbers": {e: i for i, e in enumerate(numbered)},
-        "report": design.report.as_dict(),
-    }
-    if design.rounds:
-        for r in design.rounds:
-            await create_round(session, event, stage, [tables[t] for t in r])
-    else:
-        await create_round(session, event, stage, tables)
+    stage.details = {**stage.details, "schedule": [tables], "seat_numbers": seat_numbers, "report": report}
+    for released in rounds if by_rounds else [tables]:
+        await create_round(session, event, stage, released)
     names = {e.id: e.name for e in [await session.get(Entry, i) for i in ids] if e is not None}
-    return {
-        "stage_id": stage_id,
-        "tables": [[names.get(e, e) for e in t] for t in tables],
-        "report": design.report.as_dict(),
-    }
+    return {"stage_id": stage_id, "tables": [[names.get(e, e) for e in t] for t in tables], "report": report}

@@ -50,7 +50,7 @@ Rulings where the spec is silent:
   (``PUT``) is a ruling and is not re-checked against them.
 - Large 3-player fields: the organizer sets ``groups`` on the stage (e.g. PATCH before the start);
   each group gets its own design (players numbered by the event seed per group), every table of every
-  group is released at once whatever ``release`` says, and the stage's one standings rank all groups
+  group is released at once (``release: rounds`` would give round k of every group together), and the stage's one standings rank all groups
   together (no playoff). The schedule report lists each group's warnings prefixed "group X: ".
 - Deadlines are closed by the organizer (no clock in the core); ``join_deadline`` / ``final_deadline``
   in the settings, when given, make an early close a 409.

@@ -5,35 +5,30 @@ are listed in ``app.core.games.bga``.
   the stages by entry count (one round robin and a one-game final up to 10; two groups and a
   best-of-3 unrated final from 11); ``advancing`` names the finalists (withdrawals replaced). Organizer
   actions: a finalist's withdrawal, final registration and closing its deadline (forfeits).
-- ``bga-round-robin-3p``: ``stage_tables`` schedules each group of a split field with the design engine
-  (a single group uses the general schedule job); ``check_report`` refuses the result of a match whose
+- ``bga-round-robin-3p``: the general schedule job designs each group of a split field (players
+  numbered per group by the event seed); ``check_report`` refuses the result of a match whose
   recorded BGA tables all fail the table rules. Organizer actions: recording a match's BGA tables and
   closing the join deadline (violations).
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core import rng
 from app.core.errors import Conflict, Forbidden, InvalidInput, NotFound, Problem, RuleViolation
 from app.core.games import bga as core
-from app.core.pairing.designs import search_design
 from app.core.results import Report
 from app.core.standings import StandingRow
 from app.db.base import utcnow
-from app.db.models import Entry, Event, Match, Round, Stage
+from app.db.models import Entry, Event, Match, Stage
 from app.services import lifecycle
 from app.services.rules import RULES, EventRules
 
 TWO_P = "bga-round-robin"
 THREE_P = "bga-round-robin-3p"
-GROUP_SEARCH_BUDGET = 5.0  # seconds per group; the constructions and greedy searches finish far sooner
 
 
 # --------------------------------------------------------------------------- 2 players
@@ -211,43 +206,6 @@ def _groups_of(details: dict[str, Any]) -> dict[str, list[str]]:
 
 
 class ThreePlayer(EventRules):
-    async def stage_tables(
-        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
-    ) -> list[list[str]] | None:
-        size = int(stage.settings.get("table_size", 2))
-        groups = _groups_of(stage.details)
-        if rounds or stage.format != "round_robin" or size <= 2 or len(groups) <= 1:
-            return None  # one group: the general schedule job
-        tables: list[list[str]] = []
-        reports: dict[str, Any] = {}
-        seat_numbers: dict[str, dict[str, int]] = {}
-        warnings: list[str] = []
-        for name, ids in sorted(groups.items()):
-            deadline = time.monotonic() + GROUP_SEARCH_BUDGET
-            design = await asyncio.to_thread(
-                search_design,
-                len(ids),
-                size,
-                str(stage.settings.get("mode", "complete")),
-                stage.settings.get("games_per_player"),
-                False,
-                f"{event.seed}:stage:{stage.id}:group:{name}",
-                should_stop=lambda d=deadline: time.monotonic() > d,  # type: ignore[misc]
-            )
-            numbered = sorted(ids)
-            rng.stream(event.seed, f"stage:{stage.index}:group:{name}:seat_numbers").shuffle(numbered)
-            seat_numbers[name] = {e: i for i, e in enumerate(numbered)}
-            tables += [[numbered[s] for s in t] for t in design.tables]
-            reports[name] = design.report.as_dict()
-            warnings += [f"group {name}: {w}" for w in design.report.warnings]
-        stage.details = {
-            **stage.details,
-            "schedule": [tables],
-            "seat_numbers": seat_numbers,
-            "report": {"groups": reports, "warnings": warnings},
-        }
-        return tables
-
     async def check_report(
         self, session: AsyncSession, event: Event, stage: Stage, match: Match, report: Report
     ) -> Report:
