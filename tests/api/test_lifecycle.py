@@ -10,6 +10,7 @@ import pytest
 
 from app.core import rng
 from app.core.lifecycle import draw_tiebreak_values
+from app.core.pairing.designs import search_design
 from app.core.pairing.swiss import first_round_order
 from tests.api.helpers import add_entry, assert_problem, bearer, make_event
 from tests.conftest import Api
@@ -422,6 +423,12 @@ async def test_three_seat_round_robin_schedule_job(api: Api) -> None:
             for j in range(i + 1, 3):
                 pairs[frozenset((ids[i], ids[j]))] = pairs.get(frozenset((ids[i], ids[j])), 0) + 1
     assert len(pairs) == 21 and set(pairs.values()) == {1}
+    # the schedule re-derives from the seed: the design, then players numbered by the seed
+    design = search_design(7, 3, "complete", None, False, f"{SEED}:stage:0:group:A")
+    numbered = sorted(e["id"] for e in entries.values())
+    rng.stream(SEED, "stage:0:group:A:seat_numbers").shuffle(numbered)
+    expected = [[numbered[s] for s in t] for t in design.tables]
+    assert [[s["entry_id"] for s in m["seats"]] for m in rounds[0]["matches"]] == expected
 
 
 async def test_idempotent_report(api: Api) -> None:
