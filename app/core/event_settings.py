@@ -110,6 +110,7 @@ RATING_KEYS: dict[str, Check] = {
     "period": _one_of("game", "event"),
     "start": _num,
     "per_character": _bool,
+    "pools": _one_of("overall", "character", "both"),
 }
 
 TOP_KEYS: dict[str, Check] = {

@@ -227,6 +227,9 @@ class RatingPool(Base):
     character: Mapped[str | None] = mapped_column(String(100))
     settings: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    # the high-water mark of the pool's history: its last row's seq and match (ratings jobs)
+    last_seq: Mapped[int | None] = mapped_column(Integer)
+    last_match_id: Mapped[str | None] = mapped_column(String(36))
     created_at: Mapped[datetime] = _created()
 
 
@@ -246,22 +249,21 @@ class Rating(Base):
 
 
 class RatingHistory(Base):
+    """One rated seat of one game in a pool, in rating order (``seq``). Derived data, rewritten by a
+    recompute: no foreign keys (their per-row triggers doubled the rewrite; migration 0003)."""
+
     __tablename__ = "rating_history"
 
     id: Mapped[str] = id_column()
-    pool_key: Mapped[str] = mapped_column(ForeignKey("rating_pools.key", ondelete="CASCADE"), nullable=False)
-    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), nullable=False)
-    match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id", ondelete="SET NULL"))
+    pool_key: Mapped[str] = mapped_column(String(128), nullable=False)
+    player_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    match_id: Mapped[str | None] = mapped_column(String(36))
     seq: Mapped[int] = mapped_column(Integer, nullable=False)
     before: Mapped[float] = mapped_column(Float, nullable=False)
     after: Mapped[float] = mapped_column(Float, nullable=False)
     created_at: Mapped[datetime] = _created()
 
-    __table_args__ = (
-        Index("ix_rating_history_player_id_pool_key", "player_id", "pool_key", "seq"),
-        Index("ix_rating_history_pool_key_seq", "pool_key", "seq"),
-        Index("ix_rating_history_match_id", "match_id"),
-    )
+    __table_args__ = (Index("ix_rating_history_player_id_pool_key", "player_id", "pool_key", "seq"),)
 
 
 class Job(Base):

@@ -12,21 +12,24 @@ time) alone when it corrects a result.
 
 Which matches rate: ``Match.status == "confirmed"`` in an event whose settings have ``rated: true``
 and that rates into the pool (core ``pool_plan``); per-character pools take the matches where a seat
-played that character. Players come from ``Entry.player_id``.
+played that character. Players come from ``Entry.player_id``. Matches of a stage whose settings say
+``rated: false`` do not rate (the BGA best-of-3 final). A game with a violation rates every violator
+below every non-violator (they score so: formats.md "Violations"), whatever places were reported.
 
 The two jobs, both one transaction holding the pool's row lock (``UPDATE … version + 1`` then
 ``SELECT … FOR UPDATE``: on Postgres two jobs on one pool serialize, on SQLite the write lock is taken
 up front), so running twice, or after being killed midway, leaves exactly a clean recompute's state:
 
-* ``ratings_update`` (incremental, de-duplicated per pool): the high-water mark is the match of the
-  pool's last history row (highest ``seq``); it rates, in order, the pool's confirmed matches that sort
-  after it and have no history yet, from the stored ratings. It falls back to a full recompute when
+* ``ratings_update`` (incremental, de-duplicated per pool): the high-water mark is the pool's last
+  history row (``RatingPool.last_seq`` / ``last_match_id``, kept by both jobs); it rates, in order, the
+  pool's confirmed matches that sort after that match and have no history yet, from the stored ratings. It falls back to a full recompute when
   the history is not a clean prefix: the mark's match is gone or no longer confirmed, a candidate is
   already in the history, there is no history yet, or the pool rates by ``period: "event"`` (ruling:
   an event's snapshot lives in the history, and rebuilding it is what the recompute does anyway).
 * ``ratings_recompute``: deletes the pool's history and ratings and rates every game again from the
-  players' starting ratings (``Rating.start_rating``, else the pool's start). Streams the rows and
-  writes with COPY on Postgres, executemany on SQLite.
+  players' starting ratings (``Rating.start_rating``, else the pool's start). Streams the rows through
+  a server-side cursor and writes with COPY on Postgres (history in player-index order), executemany
+  on SQLite. ``rating_history`` is derived data without foreign keys (migration 0003).
 
 Rulings where the spec is silent:
 * ``enqueue_rating_update`` sends a match that is already in a pool's history (a correction or a
@@ -37,15 +40,19 @@ Rulings where the spec is silent:
   settings or a player's starting rating enqueues a recompute of that pool.
 * History seq numbers count the pool's history rows from 0 in rating order, so the incremental path
   and a recompute write identical rows.
+* The incremental job detects an inconsistent history it can see (its mark's match gone, unconfirmed
+  or no longer rated; a new match already rated); a corrected result of a match already rated is
+  caught where it is reported, by ``enqueue_rating_update``, which queues the recompute.
 """
 
 from __future__ import annotations
 
 import base64
+import struct
 import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, func, insert, or_, select, update
@@ -54,7 +61,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core import ratings as core
 from app.core.errors import InvalidInput, NotFound, Problem
 from app.db.base import utcnow
-from app.db.models import Entry, Event, Job, Match, Player, Rating, RatingHistory, RatingPool, Seat
+from app.db.models import (
+    Entry,
+    Event,
+    Job,
+    Match,
+    Player,
+    Rating,
+    RatingHistory,
+    RatingPool,
+    Round,
+    Seat,
+    Stage,
+)
 from app.jobs import JobContext, create_job
 
 UPDATE_KIND = "ratings_update"
@@ -82,6 +101,7 @@ class Sources:
     overall: list[str]
     by_character: list[str]
     character: str | None
+    unrated_stages: tuple[str, ...] = ()  # stages with ``rated: false`` (e.g. a BGA best-of-3 final)
 
     @property
     def event_ids(self) -> list[str]:
@@ -108,7 +128,13 @@ async def pool_sources(session: AsyncSession, pool: str) -> Sources:
         elif plan.character_base is not None and pool.startswith(plan.character_base + ":"):
             by_char.append(eid)
             character = pool[len(plan.character_base) + 1 :]
-    return Sources(overall, by_char, character)
+    unrated: tuple[str, ...] = ()
+    if overall or by_char:
+        rows = await session.execute(
+            select(Stage.id, Stage.settings).where(Stage.event_id.in_(overall + by_char))
+        )
+        unrated = tuple(sorted(sid for sid, st in rows if (st or {}).get("rated") is False))
+    return Sources(overall, by_char, character, unrated)
 
 
 async def get_pool(session: AsyncSession, pool: str) -> RatingPool:
@@ -142,25 +168,28 @@ async def _ensure_pool(
         await session.execute(sqlite_insert(RatingPool).values(**values).on_conflict_do_nothing())
 
 
-async def _last_history(session: AsyncSession, pool: str) -> tuple[int, str | None] | None:
+async def _watermark(session: AsyncSession, pool: str) -> tuple[int, Match | None] | None:
+    """The pool's high-water mark: its last history row's seq and that row's match (kept on the
+    pool row by both jobs), or None when the pool has no history."""
     row = (
         await session.execute(
-            select(RatingHistory.seq, RatingHistory.match_id)
-            .where(RatingHistory.pool_key == pool)
-            .order_by(RatingHistory.seq.desc())
-            .limit(1)
+            select(RatingPool.last_seq, RatingPool.last_match_id).where(RatingPool.key == pool)
         )
     ).one_or_none()
-    return None if row is None else (row.seq, row.match_id)
-
-
-async def _watermark(session: AsyncSession, pool: str) -> tuple[int, Match | None] | None:
-    last = await _last_history(session, pool)
-    if last is None:
+    if row is None or row.last_seq is None:
         return None
-    seq, match_id = last
-    match = await session.get(Match, match_id) if match_id is not None else None
-    return seq, match
+    match = await session.get(Match, row.last_match_id) if row.last_match_id is not None else None
+    return row.last_seq, match
+
+
+def _history_pools_stmt(match_id: str) -> Any:
+    """The pools holding a match's history, found through its players' rows (indexed by player)."""
+    players = select(Entry.player_id).join(Seat, Seat.entry_id == Entry.id).where(Seat.match_id == match_id)
+    return (
+        select(RatingHistory.pool_key)
+        .where(RatingHistory.player_id.in_(players), RatingHistory.match_id == match_id)
+        .distinct()
+    )
 
 
 async def match_pools(session: AsyncSession, match_id: str) -> list[str]:
@@ -174,11 +203,7 @@ async def match_pools(session: AsyncSession, match_id: str) -> list[str]:
         if plan is not None:
             chars = (await session.execute(select(Seat.character).where(Seat.match_id == match_id))).scalars()
             keys = plan.keys_for(list(chars))
-    had = (
-        await session.execute(
-            select(RatingHistory.pool_key).where(RatingHistory.match_id == match_id).distinct()
-        )
-    ).scalars()
+    had = (await session.execute(_history_pools_stmt(match_id))).scalars()
     for k in had:
         if k not in keys:
             keys.append(k)
@@ -213,13 +238,7 @@ async def enqueue_rating_update(session: AsyncSession, match_id: str) -> list[Jo
                 if key not in current:
                     await _ensure_pool(session, key, event.game_key, c, seed)
                     current.append(key)
-    had = set(
-        (
-            await session.execute(
-                select(RatingHistory.pool_key).where(RatingHistory.match_id == match_id).distinct()
-            )
-        ).scalars()
-    )
+    had = set((await session.execute(_history_pools_stmt(match_id))).scalars())
     jobs: list[Job] = []
     for pool in current + sorted(had - set(current)):
         recompute = pool in had
@@ -261,12 +280,17 @@ def _games_stmt(sources: Sources, after: datetime | None = None) -> Any:
             Seat.place,
             Seat.character,
             _order_col().label("k"),
+            Seat.violation,
         )
         .join(Seat, Seat.match_id == Match.id)
         .join(Entry, Entry.id == Seat.entry_id)
         .where(Match.event_id.in_(sources.event_ids), Match.status == "confirmed")
         .order_by(_order_col(), Match.id, Seat.seat)
     )
+    if sources.unrated_stages:
+        stmt = stmt.where(
+            Match.round_id.not_in(select(Round.id).where(Round.stage_id.in_(sources.unrated_stages)))
+        )
     if after is not None:
         stmt = stmt.where(or_(Match.reported_at >= after, Match.reported_at.is_(None)))
     return stmt
@@ -279,6 +303,10 @@ async def _stream_rows(session: AsyncSession, stmt: Any) -> AsyncIterator[Sequen
         raw = await conn.get_raw_connection()
         apg = raw.driver_connection
         assert apg is not None
+        # Sort in memory and plan for reading every row (a cursor plans for the first 10% otherwise);
+        # SET LOCAL lasts until this transaction ends.
+        await apg.execute("SET LOCAL work_mem = '256MB'")
+        await apg.execute("SET LOCAL cursor_tuple_fraction = 1.0")
         compiled = stmt.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
         params = compiled.construct_params()
         # asyncpg wants positional $n parameters in the order the compiler lists them
@@ -293,6 +321,9 @@ async def _stream_rows(session: AsyncSession, stmt: Any) -> AsyncIterator[Sequen
     result = await session.stream(stmt.execution_options(yield_per=CHUNK))
     async for part in result.partitions(CHUNK):
         yield [tuple(r) for r in part]
+
+
+_UNRATED_2P = core.NEVER_RATED | {"forfeit"}
 
 
 class _Builder:
@@ -340,17 +371,49 @@ class _Builder:
             self._carry = rows[cut:]
             rows = rows[:cut]
         out: list[core.StreamGame] = []
+        append = out.append
         start = 0
         n = len(rows)
+        char_events = self.char_events
+        plain = not self.cfg.rate_forfeits
+        draws = core.DRAW_OUTCOMES
+        player = self.player
+        match_ids = self.match_ids
         while start < n:
+            first = rows[start]
+            mid = first[0]
             end = start + 1
-            mid = rows[start][0]
             while end < n and rows[end][0] == mid:
                 end += 1
             self.matches_seen += 1
-            g = self._game(rows[start:end])
-            if g is not None:
-                out.append(g)
+            if (
+                end - start == 2
+                and plain
+                and first[1] not in char_events
+                and not first[7]
+                and not rows[start + 1][7]
+            ):
+                # the common case spelled out: two seats, overall pool, no violation
+                second = rows[start + 1]
+                outcome = first[2]
+                pa, pb = first[4], second[4]
+                if outcome in draws or (outcome not in _UNRATED_2P and pa is not None and pb is not None):
+                    gi = len(match_ids)
+                    match_ids.append(mid)
+                    append(
+                        (
+                            gi,
+                            first[1],
+                            (player(first[3]), player(second[3])),
+                            (pa, pb),
+                            None,
+                            outcome in draws,
+                        )
+                    )
+            else:
+                g = self._game(rows[start:end])
+                if g is not None:
+                    append(g)
             start = end
         return out
 
@@ -361,6 +424,8 @@ class _Builder:
             places: list[Any] = [first[4], seats[1][4]]
         else:
             places = [s[4] for s in seats]
+        if any(s[7] for s in seats):  # violators rank below everyone else at the table, as they score
+            places = [2 if s[7] else 1 for s in seats]
         if not core.rateable(outcome, len(seats), places, self.cfg):
             return None
         mask: list[bool] | None = None
@@ -388,15 +453,97 @@ def _id_factory() -> Iterator[str]:
 async def _write_history(
     session: AsyncSession, pool: str, b: _Builder, hist: core.History, first_seq: int
 ) -> None:
+    """Write the history rows in the order of the player index (player id, then seq): the index then
+    fills page after page instead of at random places, which makes a large rewrite much faster."""
     now = utcnow()
     ids = _id_factory()
     players, matches = b.players, b.match_ids
-    records = (
-        (next(ids), pool, players[p], matches[g], first_seq + i, bf, af, now)
-        for i, (g, p, bf, af) in enumerate(zip(hist.game, hist.player, hist.before, hist.after, strict=True))
-    )
+    h_game, h_player, h_before, h_after = hist.game, hist.player, hist.before, hist.after
+    buckets: list[list[int]] = [[] for _ in players]
+    for i, p in enumerate(h_player):
+        buckets[p].append(i)
+    order = (i for p in sorted(range(len(players)), key=players.__getitem__) for i in buckets[p])
     cols = ["id", "pool_key", "player_id", "match_id", "seq", "before", "after", "created_at"]
+    apg = await _asyncpg(session)
+    if apg is not None:
+        # COPY in binary format, each row packed here from pre-encoded parts: several times cheaper
+        # than asyncpg encoding every field of a record (or than formatting text rows)
+        await apg.copy_to_table(
+            "rating_history",
+            source=_binary_history(pool, players, matches, hist, order, first_seq, now),
+            columns=cols,
+            format="binary",
+        )
+        return
+    records = (
+        (
+            next(ids),
+            pool,
+            players[h_player[i]],
+            matches[h_game[i]],
+            first_seq + i,
+            h_before[i],
+            h_after[i],
+            now,
+        )
+        for i in order
+    )
     await _bulk_insert(session, RatingHistory, cols, records)
+
+
+_PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+_TAIL = struct.Struct(">iiidid")  # seq int4, before float8, after float8, each with its length
+_LEN = struct.Struct(">i")
+
+
+async def _binary_history(
+    pool: str,
+    players: list[str],
+    matches: list[str],
+    hist: core.History,
+    order: Iterable[int],
+    first_seq: int,
+    now: datetime,
+) -> AsyncIterator[bytes]:
+    """rating_history rows (id, pool_key, player_id, match_id, seq, before, after, created_at) in
+    PostgreSQL's binary COPY format."""
+    h_game, h_player, h_before, h_after = hist.game, hist.player, hist.before, hist.after
+    count = struct.pack(">h", 8)
+    pool_b = pool.encode()
+    pool_f = _LEN.pack(len(pool_b)) + pool_b
+    micros = (now - _PG_EPOCH) // timedelta(microseconds=1)
+    ts_f = struct.pack(">iq", 8, micros)
+    player_f = [_LEN.pack(len(b)) + b for b in (p.encode() for p in players)]
+    prefix = count + _LEN.pack(36) + str(uuid.uuid4())[:24].encode()
+    pack, lenpack = _TAIL.pack, _LEN.pack
+    parts: list[bytes] = [_COPY_HEADER]
+    for k, i in enumerate(order):
+        mid = matches[h_game[i]].encode()
+        parts += (
+            prefix,
+            b"%012x" % k,
+            pool_f,
+            player_f[h_player[i]],
+            lenpack(len(mid)),
+            mid,
+            pack(4, first_seq + i, 8, h_before[i], 8, h_after[i]),
+            ts_f,
+        )
+        if len(parts) >= 8 * CHUNK:
+            yield b"".join(parts)
+            parts = []
+    parts.append(b"\xff\xff")  # trailer: field count -1
+    yield b"".join(parts)
+
+
+async def _asyncpg(session: AsyncSession) -> Any:
+    """The asyncpg connection under this session's transaction, or None off Postgres."""
+    if session.bind is None or session.bind.dialect.name != "postgresql":
+        return None
+    conn = await session.connection()
+    raw = await conn.get_raw_connection()
+    return raw.driver_connection
 
 
 async def _bulk_insert(
@@ -420,6 +567,15 @@ async def _bulk_insert(
 
 
 # --------------------------------------------------------------------------- the jobs
+
+
+def _set_mark(row: RatingPool, b: _Builder, hist: core.History, before: int) -> None:
+    if len(hist):
+        row.last_seq = before + len(hist)
+        row.last_match_id = b.match_ids[hist.game[-1]]
+    elif before < 0:
+        row.last_seq = None
+        row.last_match_id = None
 
 
 async def _lock_pool(session: AsyncSession, pool: str) -> RatingPool | None:
@@ -493,6 +649,7 @@ async def recompute_pool(session: AsyncSession, pool: str, ctx: JobContext | Non
     await _bulk_insert(session, Rating, cols, rating_rows)
     await _progress(session, ctx, 0.85)
     await _write_history(session, pool, b, hist, 0)
+    _set_mark(row, b, hist, -1)
     await session.flush()
     return {"pool": pool, "mode": "recompute", "games": len(b.match_ids), "players": len(b.players)}
 
@@ -520,16 +677,20 @@ async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None =
     if not rows:
         return {"pool": pool, "mode": "incremental", "games": 0, "players": 0}
     candidates = list(dict.fromkeys(r[0] for r in rows))
+    pids = list({r[3] for r in rows})
     seen = (
         await session.execute(
             select(RatingHistory.match_id)
-            .where(RatingHistory.pool_key == pool, RatingHistory.match_id.in_(candidates))
+            .where(
+                RatingHistory.player_id.in_(pids),
+                RatingHistory.pool_key == pool,
+                RatingHistory.match_id.in_(candidates),
+            )
             .limit(1)
         )
     ).first()
     if seen is not None:
         return await recompute_pool(session, pool, ctx)
-    pids = list({r[3] for r in rows})
     initial: dict[str, tuple[float, int]] = {}
     starts: dict[str, float | None] = {}
     for pid, rating, games, start in await session.execute(
@@ -561,6 +722,7 @@ async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None =
         cols = ["pool_key", "player_id", "rating", "games", "start_rating", "updated_at"]
         await _bulk_insert(session, Rating, cols, new)
     await _write_history(session, pool, b, hist, last_seq + 1)
+    _set_mark(row, b, hist, last_seq)
     await session.flush()
     return {"pool": pool, "mode": "incremental", "games": len(b.match_ids), "players": len(b.players)}
 

@@ -247,3 +247,15 @@ async def test_default_table_size_follows_the_game(api: Api) -> None:
     assert event["settings"]["stages"][0]["table_size"] == 3
     event, _ = await make_event(api, settings={"stages": [{"format": "round_robin", "table_size": 4}]})
     assert event["settings"]["stages"][0]["table_size"] == 4
+
+
+async def test_rating_settings_are_validated(api: Api) -> None:
+    event, _ = await make_event(api, settings={"rated": True, "rating": {"pools": "character", "k": 24}})
+    assert event["settings"]["rating"] == {"pools": "character", "k": 24}
+    r = await api.client.post(
+        "/v1/events",
+        json={"name": "x", "game": "generic", "settings": {"rating": {"pools": "every", "colour": 1}}},
+        headers=api.admin(),
+    )
+    locs = {tuple(e["loc"]) for e in assert_problem(r, 422)["errors"]}
+    assert locs == {("settings", "rating", "pools"), ("settings", "rating", "colour")}
