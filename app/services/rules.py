@@ -8,8 +8,6 @@ preset name (see the modules in ``app/services/presets/``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.games.registry import Adjudicator
@@ -57,9 +55,6 @@ class EventRules:
     def adjudicator(self, event: Event, match: Match) -> Adjudicator | None:
         """The judge of a ``game_log`` reported for this match; None = the game's catalog adjudicator."""
         return None
-
-    def extra(self) -> dict[str, Any]:
-        return {}
 
 
 GENERIC = EventRules()
