@@ -12,15 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from app.api.schemas import Strict
 from app.core.games import battlebooks_royal as br
 
 router = APIRouter(tags=["battlebooks"])
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class RoyalTurn(Strict):

@@ -24,6 +24,7 @@ from fastapi import APIRouter, Request
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from app.api.deps import MaybePrincipal, Principal, SessionDep, commit, ensure_organizer
+from app.api.schemas import Strict
 from app.core.errors import Forbidden, Unauthorized
 from app.db.models import Entry
 from app.services import lifecycle
@@ -33,15 +34,11 @@ from app.services.presets import bga as svc
 router = APIRouter(tags=["bga"])
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class FinalistIn(_Strict):
+class FinalistIn(Strict):
     entry_id: str = Field(min_length=1)
 
 
-class TableIn(_Strict):
+class TableIn(Strict):
     table: str = Field(min_length=1, max_length=100, description="the BGA table id")
     created_at: AwareDatetime = Field(description="when the table was created on BGA")
     players: list[str] = Field(min_length=1, max_length=8, description="entry ids seated at the table")
@@ -52,7 +49,7 @@ class TableIn(_Strict):
     allowed: bool = Field(default=False, description="the organizer permits this table whatever its settings")
 
 
-class JoinDeadlineIn(_Strict):
+class JoinDeadlineIn(Strict):
     absent: dict[str, list[str]] = Field(
         default_factory=dict, description="per pending match id, the players who did not join its table"
     )

@@ -58,7 +58,7 @@ class PlayerRating(BaseModel):
 
 
 class StartRating(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     rating: float = Field(ge=0, le=100_000)
 
 

@@ -11,15 +11,12 @@ import secrets
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from app.api.schemas import Strict
 from app.core.games import rite_of_command as roc
 
 router = APIRouter(tags=["rite-of-command"])
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 # --- catalog ---------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi import APIRouter, Header, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -165,7 +165,9 @@ async def list_rounds(event_id: str, session: SessionDep) -> list[RoundRead]:
 
 
 @router.get("/v1/events/{event_id}/rounds/{number}", operation_id="get_round", response_model=RoundRead)
-async def get_round(event_id: str, number: int, session: SessionDep) -> RoundRead:
+async def get_round(
+    event_id: str, number: Annotated[int, Path(ge=1, le=1_000_000)], session: SessionDep
+) -> RoundRead:
     rnd = (
         await session.execute(select(Round).where(Round.event_id == event_id, Round.number == number))
     ).scalar_one_or_none()

@@ -9,7 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Request bodies: unknown fields and non-finite numbers are refused (422), never stored."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 # --- players ---------------------------------------------------------------------------------

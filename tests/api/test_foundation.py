@@ -259,3 +259,20 @@ async def test_rating_settings_are_validated(api: Api) -> None:
     )
     locs = {tuple(e["loc"]) for e in assert_problem(r, 422)["errors"]}
     assert locs == {("settings", "rating", "pools"), ("settings", "rating", "colour")}
+
+
+async def test_out_of_range_numbers_are_4xx_not_500(api: Api) -> None:
+    event, _ = await make_event(api)
+    r = await api.client.get(f"/v1/events/{event['id']}/rounds/114029077337690537984")
+    assert_problem(r, 422)
+    body = b'{"name": "x", "external_id": "y", "extra": NaN}'
+    r = await api.client.post(
+        "/v1/players", content=body, headers={**api.admin(), "Content-Type": "application/json"}
+    )
+    assert_problem(r, 422)
+    r = await api.client.post(
+        "/v1/matches/nope/result",
+        content=b'{"seats": [{"entry_id": "a", "score": Infinity}]}',
+        headers={**api.admin(), "Content-Type": "application/json"},
+    )
+    assert assert_problem(r, 422)["errors"][0]["loc"][-1] == "score"
