@@ -272,7 +272,8 @@ async def test_retroactive_violation_changes_the_winner_and_ratings(api: Api) ->
     after = (await api.client.get(f"/v1/players/{player}/ratings")).json()[0]["rating"]
     assert after < before
     await post(api, f"/v1/events/{eid}/advance", token)
-    assert (await summary(api, eid))["winners"] == [rows[0]["entry_id"]]
+    # the new first place may be shared (with a random event seed the tables fall differently)
+    assert (await summary(api, eid))["winners"] == [x["entry_id"] for x in rows if x["rank"] == 1]
 
 
 async def test_seventeen_entries_two_groups_ranked_together_with_the_warning(api: Api) -> None:
