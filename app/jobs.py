@@ -36,6 +36,15 @@ log = logging.getLogger("arbiter.jobs")
 PENDING_KEY = "arbiter_pending_jobs"
 
 
+# Progress of jobs running in this process on SQLite, where it cannot be written to the job's row
+# while the job's own transaction holds the database's one write lock (GET /v1/jobs reads it here).
+_LIVE_PROGRESS: dict[str, float] = {}
+
+
+def live_progress(job_id: str) -> float | None:
+    return _LIVE_PROGRESS.get(job_id)
+
+
 class JobContext:
     """What a job function gets besides its session: its id, its args and a progress reporter."""
 
@@ -45,13 +54,18 @@ class JobContext:
         self.args = dict(job.args)
         self.attempt = job.attempts
         self._last = 0.0
+        bind = sessionmaker.kw.get("bind")
+        self._single_writer = bind is not None and bind.dialect.name == "sqlite"
 
     async def progress(self, value: float) -> None:
-        """Record progress (0–1) in its own short transaction, at most every 1%."""
+        """Record progress (0–1) in its own short transaction, at most every 1% (in memory on SQLite)."""
         value = max(0.0, min(1.0, value))
         if value < 1.0 and value - self._last < 0.01:
             return
         self._last = value
+        if self._single_writer:
+            _LIVE_PROGRESS[self.job_id] = value
+            return
         async with self.sessionmaker() as s:
             await s.execute(
                 update(Job).where(Job.id == self.job_id, Job.status == "running").values(progress=value)
@@ -177,26 +191,35 @@ async def run_job(
 
     async with sessionmaker() as s:
         try:
-            result = await spec.fn(s, ctx)
-            await s.execute(
-                update(Job)
-                .where(Job.id == job_id)
-                .values(status="done", progress=1.0, result=result, finished_at=utcnow())
-            )
-            await s.commit()
-            return "done"
-        except DomainError as exc:
-            await s.rollback()
-            await _fail(s, job_id, exc.detail)
-            return "failed"
-        except asyncio.CancelledError:
-            # The carrier cancelled it (timeout or shutdown): leave it running; the sweep retries it.
-            raise
-        except Exception as exc:
-            await s.rollback()
-            log.exception("job %s failed", job_id)
-            await _fail(s, job_id, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")
-            return "failed"
+            return await _run(s, spec, ctx)
+        finally:
+            _LIVE_PROGRESS.pop(job_id, None)
+
+
+async def _run(s: AsyncSession, spec: JobKind, ctx: JobContext) -> str:
+    """Run the job function and record its end in the same transaction as its answer."""
+    job_id = ctx.job_id
+    try:
+        result = await spec.fn(s, ctx)
+        await s.execute(
+            update(Job)
+            .where(Job.id == job_id)
+            .values(status="done", progress=1.0, result=result, finished_at=utcnow())
+        )
+        await s.commit()
+        return "done"
+    except DomainError as exc:
+        await s.rollback()
+        await _fail(s, job_id, exc.detail)
+        return "failed"
+    except asyncio.CancelledError:
+        # The carrier cancelled it (timeout or shutdown): leave it running; the sweep retries it.
+        raise
+    except Exception as exc:
+        await s.rollback()
+        log.exception("job %s failed", job_id)
+        await _fail(s, job_id, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")
+        return "failed"
 
 
 async def _fail(s: AsyncSession, job_id: str, error: str) -> None:

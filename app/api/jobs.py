@@ -6,6 +6,7 @@ from app.api.deps import SessionDep
 from app.api.schemas import JobRead
 from app.core.errors import NotFound
 from app.db.models import Job
+from app.jobs import live_progress
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
 
@@ -15,7 +16,7 @@ def job_read(j: Job) -> JobRead:
         id=j.id,
         kind=j.kind,
         status=j.status,  # type: ignore[arg-type]
-        progress=j.progress,
+        progress=(live_progress(j.id) or j.progress) if j.status == "running" else j.progress,
         result=j.result,
         error=j.error,
         attempts=j.attempts,

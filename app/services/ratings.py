@@ -595,9 +595,7 @@ async def _lock_pool(session: AsyncSession, pool: str) -> RatingPool | None:
 
 
 async def _progress(session: AsyncSession, ctx: JobContext | None, value: float) -> None:
-    # On SQLite this transaction holds the database's write lock, which the progress write would
-    # wait for: progress is reported on Postgres only.
-    if ctx is not None and session.bind is not None and session.bind.dialect.name == "postgresql":
+    if ctx is not None:
         await ctx.progress(value)
 
 

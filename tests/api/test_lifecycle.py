@@ -467,3 +467,15 @@ async def test_concurrent_pairing_and_reports(api: Api, calls: int) -> None:
     )
     assert sorted(r.status_code for r in rs) == [201] + [409] * (calls - 1)
     assert len((await api.client.get(f"/v1/events/{eid}/rounds")).json()) == 2
+
+
+async def test_integrity_check_of_a_running_event(api: Api) -> None:
+    """The job reports progress per match while it reads; on SQLite that must not wait on its own lock."""
+    eid, token, _ = await setup_event(api, ["Ada", "Barbara", "Claude", "Dijkstra", "Edsger"])
+    rnd = (await start(api, eid, token))["round"]
+    await play_round(api, token, rnd)
+    r = await api.client.post(f"/v1/events/{eid}/integrity-check", headers=bearer(token))
+    await api.drain_jobs()
+    job = (await api.client.get(f"/v1/jobs/{r.json()['job_id']}")).json()
+    assert job["status"] == "done", job["error"]
+    assert job["result"]["ok"] is True and job["result"]["checked"]["matches"] == 3
