@@ -110,6 +110,7 @@ async def _lifecycle_read(
     out = LifecycleRead(
         event=event_read(event, await event_svc.count_entries(session, event.id)),
         stage=stage.index if stage is not None else None,
+        note=stage.details.get("note") if stage is not None else None,
     )
     if isinstance(result, Round):
         out.round = await round_read(session, result)

@@ -247,3 +247,6 @@ class LifecycleRead(BaseModel):
     stage: int | None = None
     round: RoundRead | None = None
     job_id: str | None = None
+    note: str | None = Field(
+        default=None, description="what the organizer must do before the stage can go on"
+    )

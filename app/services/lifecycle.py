@@ -429,7 +429,17 @@ async def activate_stage(
             raise Conflict(f"a series is played by 2 entries; this stage has {len(entry_ids)}")
         result = await create_round(session, event, stage, [list(entry_ids)])
     elif fmt == "playoff":
-        if len(entry_ids) > 1:
+        game = await session.get(Game, event.game_key)
+        assert game is not None
+        if len(entry_ids) > game.max_seats:
+            # More entries share first than one table of the game seats: the organizer decides how
+            # the playoff is played and creates its tables (POST …/rounds {tables}).
+            stage.details = {
+                **stage.details,
+                "note": f"{len(entry_ids)} entries tied for first; a table of {game.key} seats at most "
+                f"{game.max_seats}: create the playoff's tables explicitly",
+            }
+        elif len(entry_ids) > 1:
             result = await create_round(session, event, stage, [list(entry_ids)])
     await session.flush()
     return result

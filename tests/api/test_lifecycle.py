@@ -479,3 +479,22 @@ async def test_integrity_check_of_a_running_event(api: Api) -> None:
     job = (await api.client.get(f"/v1/jobs/{r.json()['job_id']}")).json()
     assert job["status"] == "done", job["error"]
     assert job["result"]["ok"] is True and job["result"]["checked"]["matches"] == 3
+
+
+async def test_a_playoff_wider_than_a_table_waits_for_explicit_tables(api: Api) -> None:
+    names = [f"P{i}" for i in range(10)]
+    settings = {"stages": [{"format": "swiss", "rounds": 1}, {"format": "playoff"}]}
+    eid, token, entries = await setup_event(api, names, settings=settings)
+    rnd = (await start(api, eid, token))["round"]
+    for m in rnd["matches"]:
+        await report(api, token, m, [1, 1], outcome="draw")  # ten entries share first
+    adv = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    assert adv["stage"] == 1 and adv["round"] is None  # ten do not fit one table of 2–8 seats
+    assert "create the playoff's tables explicitly" in adv["note"]
+    r = await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))
+    assert "not been created" in assert_problem(r, 409)["detail"]
+    ids = [e["id"] for e in entries.values()]
+    r = await api.client.post(
+        f"/v1/events/{eid}/rounds", json={"tables": [ids[:5], ids[5:]]}, headers=bearer(token)
+    )
+    assert r.status_code == 201 and len(r.json()["matches"]) == 2
