@@ -101,6 +101,7 @@ async def round_read(session: AsyncSession, rnd: Round) -> RoundRead:
         number=rnd.number,
         stage=stage.index,
         matches=[match_read(m, rnd, stage, names) for m in rows.scalars()],
+        pairing=(rnd.details or {}).get("pairing"),
     )
 
 

@@ -218,6 +218,11 @@ class RoundRead(BaseModel):
     number: int
     stage: int
     matches: list[MatchRead]
+    pairing: dict[str, Any] | None = Field(
+        default=None,
+        description="why a generated Swiss round is paired as it is: each pair's score gap, rank "
+        "distance, rematch flag and cost, the bye and its recipient's earlier byes",
+    )
 
 
 class StandingRowRead(BaseModel):

@@ -203,7 +203,10 @@ def _active_ids(stage: Stage, entries: dict[str, Entry]) -> list[str]:
     return [e for e in stage.details.get("entries", []) if entries[e].status == "active"]
 
 
-async def _swiss_tables(session: AsyncSession, event: Event, stage: Stage, played: int) -> list[list[str]]:
+async def _swiss_tables(
+    session: AsyncSession, event: Event, stage: Stage, played: int, explain: dict[str, Any]
+) -> list[list[str]]:
+    """The next Swiss round; ``explain`` receives why (each pair's cost parts, the bye, repeats)."""
     entries = await entries_by_id(session, event.id)
     active = _active_ids(stage, entries)
     size = int(stage.settings.get("table_size", 2))
@@ -238,11 +241,35 @@ async def _swiss_tables(session: AsyncSession, event: Event, stage: Stage, playe
         tables = [[p.first, p.second] for p in pairing.pairs]
         if pairing.bye is not None:
             tables.append([pairing.bye.entry])
+        explain.update(
+            method=pairing.method,
+            total_cost=pairing.total_cost,
+            rematches=pairing.rematches,
+            pairs=[
+                {
+                    "entries": [p.first, p.second],
+                    "score_gap": p.cost.score_gap,
+                    "rank_distance": p.cost.rank_distance,
+                    "rematch": p.cost.rematch,
+                    "cost": p.cost.total,
+                }
+                for p in pairing.pairs
+            ],
+            bye=None
+            if pairing.bye is None
+            else {"entry": pairing.bye.entry, "byes_before": pairing.bye.byes_before},
+            notes=list(pairing.notes),
+        )
         return tables
     game = await session.get(Game, event.game_key)
     assert game is not None
     seated = pair_tables(
         [TableEntry(e, rows_points.get(e, 0.0), met[e]) for e in order], size, min_seats=game.min_seats
+    )
+    explain.update(
+        method="tables",
+        total_repeat_cost=seated.total_repeat_cost,
+        tables=[{"entries": t.entries, "repeat_cost": t.repeat_cost} for t in seated.tables],
     )
     return [t.entries for t in seated.tables]
 
@@ -270,7 +297,7 @@ async def _match_winner(session: AsyncSession, match: Match, entries: dict[str, 
 
 
 async def _generated_tables(
-    session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
+    session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]
 ) -> list[list[str]]:
     fmt = stage.format
     played = len(rounds)
@@ -280,7 +307,7 @@ async def _generated_tables(
         limit = core.swiss_rounds(stage.settings, len(stage.details.get("entries", [])))
         if played >= limit:
             raise Conflict(f"all {limit} rounds of this Swiss stage are paired; advance to close the stage")
-        return await _swiss_tables(session, event, stage, played)
+        return await _swiss_tables(session, event, stage, played, explain)
     if fmt == "round_robin":
         schedule = stage.details.get("schedule")
         if schedule is None:
@@ -356,8 +383,9 @@ async def pair_next_round(
     custom = await rules_for(event).stage_tables(session, event, stage, rounds)
     if custom is not None:
         return await create_round(session, event, stage, custom)
-    generated = await _generated_tables(session, event, stage, rounds)
-    return await create_round(session, event, stage, generated)
+    explain: dict[str, Any] = {}
+    generated = await _generated_tables(session, event, stage, rounds, explain)
+    return await create_round(session, event, stage, generated, {"pairing": explain} if explain else None)
 
 
 # --------------------------------------------------------------------------- stages
@@ -395,8 +423,10 @@ async def activate_stage(
             result = await create_round(session, event, stage, custom)
     elif fmt == "swiss" or (fmt == "round_robin" and size == 2):
         if entry_ids:
+            explain: dict[str, Any] = {}
+            tables = await _generated_tables(session, event, stage, [], explain)
             result = await create_round(
-                session, event, stage, await _generated_tables(session, event, stage, [])
+                session, event, stage, tables, {"pairing": explain} if explain else None
             )
     elif fmt == "round_robin":
         result = await create_job(

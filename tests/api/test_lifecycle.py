@@ -89,6 +89,11 @@ async def test_whole_swiss_event(api: Api) -> None:
         if n < 3:
             rounds.append(await pair(api, eid, token))
     assert len(byes) == len(set(byes)) == 4  # one bye a round, never twice
+    # every generated round says why: each pair's cost parts and the bye
+    why = rounds[-1]["pairing"]
+    assert why["method"] == "matching" and why["rematches"] == 0 and len(why["pairs"]) == 4
+    assert why["bye"]["entry"] == byes[-1] and why["bye"]["byes_before"] == 0
+    assert all(set(p) >= {"score_gap", "rank_distance", "rematch", "cost"} for p in why["pairs"])
     # the fifth round is refused: the stage has 4
     assert (
         "all 4 rounds"
