@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from app.core.errors import InvalidInput, Problem
+from app.core.scoring import effective_places
 
 OUTCOMES = ("played", "draw", "timeout", "forfeit", "void")
 
@@ -53,7 +54,7 @@ class Report:
 
 def competition_places(keys: Sequence[float], higher_is_better: bool) -> list[int]:
     """Places 1, 1, 3, … from sort keys; equal keys share the better place."""
-    return [1 + sum(1 for other in keys if (other > k if higher_is_better else other < k)) for k in keys]
+    return effective_places([-k for k in keys] if higher_is_better else list(keys))
 
 
 def normalize(match_entries: Sequence[str], outcome: str | None, seats: Sequence[ReportedSeat]) -> Report:

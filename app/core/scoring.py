@@ -301,7 +301,7 @@ def game_problems(game: GameResult, loc: tuple[str | int, ...] = ()) -> list[Pro
 # --------------------------------------------------------------------------- scoring
 
 
-def _effective_places(keys: Sequence[float]) -> list[int]:
+def effective_places(keys: Sequence[float]) -> list[int]:
     """Competition ranking of sort keys (lower is better): 1 + number of seats strictly ahead."""
     if len(keys) == 2:
         a, b = keys
@@ -323,8 +323,9 @@ def _score_two_wdl(game: GameResult, config: ScoringConfig) -> ScoredGame | None
     pa, pb = a.place, b.place
     sa = float(a.score) if a.score is not None else None
     sb = float(b.score) if b.score is not None else None
-    if outcome == "draw" or outcome == "timeout":
-        places = None if pa is None or pb is None else _effective_places((pa, pb))
+    # A draw or time-out, or a played game whose two seats share the place, is a draw for both.
+    if outcome in ("draw", "timeout") or (outcome == "played" and pa is not None and pa == pb):
+        places = None if pa is None or pb is None else effective_places((pa, pb))
         return ScoredGame(
             game.match_id,
             game.round,
@@ -341,21 +342,6 @@ def _score_two_wdl(game: GameResult, config: ScoringConfig) -> ScoredGame | None
         )
     if outcome != "played" or pa is None or pb is None:
         return None
-    if pa == pb:
-        return ScoredGame(
-            game.match_id,
-            game.round,
-            outcome,
-            (a.entry_id, b.entry_id),
-            [config.draw, config.draw],
-            [0.0, 0.0],
-            [DRAW, DRAW],
-            [1, 1],
-            [1, 1],
-            [sa, sb],
-            False,
-            game.stage,
-        )
     if pa < pb:
         win_d = a.differential if a.differential is not None else b.differential
         m = abs(float(win_d)) if win_d is not None else 0.0
@@ -431,9 +417,9 @@ def _score_general(game: GameResult, config: ScoringConfig) -> ScoredGame:
     scores: list[float | None] = [float(s.score) if s.score is not None else None for s in seats]
     places: list[int] | None
     if None not in raw_places:
-        places = _effective_places(raw_places)  # type: ignore[arg-type]
+        places = effective_places(raw_places)  # type: ignore[arg-type]
     elif outcome == "played":
-        places = _effective_places([-x for x in scores])  # type: ignore[operator]
+        places = effective_places([-x for x in scores])  # type: ignore[operator]
     else:
         places = None
     scheme = config.scheme
