@@ -15,6 +15,7 @@ from app.api.deps import (
     hash_token,
 )
 from app.api.idempotency import run_idempotent
+from app.api.jobs import accepted
 from app.api.schemas import (
     EntryCreate,
     EntryCreated,
@@ -189,4 +190,4 @@ async def integrity_check(
     event = await svc.get_event(session, event_id)
     job = await svc.request_integrity_check(session, event)
     await commit(request, session)
-    return JSONResponse({"job_id": job.id}, status_code=202, headers={"Location": f"/v1/jobs/{job.id}"})
+    return accepted(job)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
+from fastapi.responses import JSONResponse
 
 from app.api.deps import SessionDep
 from app.api.schemas import JobRead
@@ -9,6 +10,11 @@ from app.db.models import Job
 from app.jobs import live_progress
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
+
+
+def accepted(job: Job) -> JSONResponse:
+    """The answer to a request whose work runs as a job: 202, its id, and where to follow it."""
+    return JSONResponse({"job_id": job.id}, status_code=202, headers={"Location": f"/v1/jobs/{job.id}"})
 
 
 def job_read(j: Job) -> JobRead:

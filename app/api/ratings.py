@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import Admin, SessionDep, commit
+from app.api.jobs import accepted
 from app.api.schemas import JobAccepted
 from app.core import ratings as core
 from app.services import ratings as svc
@@ -142,7 +143,7 @@ async def recompute(request: Request, pool: str, session: SessionDep, admin: Adm
     """Recompute a pool from its whole history in a background job (admin): 202 with the job's id."""
     (job,) = await svc.enqueue_recompute(session, [pool])
     await commit(request, session)
-    return JSONResponse({"job_id": job.id}, status_code=202, headers={"Location": f"/v1/jobs/{job.id}"})
+    return accepted(job)
 
 
 @router.put(

@@ -7,6 +7,7 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from app.api.deps import SessionDep, commit
+from app.api.jobs import accepted
 from app.api.schemas import JobAccepted, Strict
 from app.core.pairing.designs import validate_request
 from app.jobs import create_job
@@ -33,4 +34,4 @@ async def search_round_robin(request: Request, body: RoundRobinRequest, session:
     validate_request(body.players, body.table_size, body.mode, body.games_per_player)
     job = await create_job(session, "round_robin_schedule", body.model_dump())
     await commit(request, session)
-    return JSONResponse({"job_id": job.id}, status_code=202, headers={"Location": f"/v1/jobs/{job.id}"})
+    return accepted(job)
