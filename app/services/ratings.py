@@ -594,7 +594,7 @@ async def _lock_pool(session: AsyncSession, pool: str) -> RatingPool | None:
     ).scalar_one()
 
 
-async def _progress(session: AsyncSession, ctx: JobContext | None, value: float) -> None:
+async def _progress(ctx: JobContext | None, value: float) -> None:
     if ctx is not None:
         await ctx.progress(value)
 
@@ -627,12 +627,12 @@ async def recompute_pool(session: AsyncSession, pool: str, ctx: JobContext | Non
                 )
             ).scalar_one()
         )
-        await _progress(session, ctx, 0.0)
+        await _progress(ctx, 0.0)
         async for chunk in _stream_rows(session, _games_stmt(sources)):
             core.rate_stream(b.feed(chunk), cfg, state, hist)
-            await _progress(session, ctx, 0.8 * b.matches_seen / max(total, 1))
+            await _progress(ctx, 0.8 * b.matches_seen / max(total, 1))
         core.rate_stream(b.feed([], final=True), cfg, state, hist)
-    await _progress(session, ctx, 0.8)
+    await _progress(ctx, 0.8)
     await session.execute(delete(RatingHistory).where(RatingHistory.pool_key == pool))
     await session.execute(delete(Rating).where(Rating.pool_key == pool))
     now = utcnow()
@@ -645,7 +645,7 @@ async def recompute_pool(session: AsyncSession, pool: str, ctx: JobContext | Non
     ] + [(pool, pid, r, 0, r, now) for pid, r in starts.items() if pid not in rated]
     cols = ["pool_key", "player_id", "rating", "games", "start_rating", "updated_at"]
     await _bulk_insert(session, Rating, cols, rating_rows)
-    await _progress(session, ctx, 0.85)
+    await _progress(ctx, 0.85)
     await _write_history(session, pool, b, hist, 0)
     _set_mark(row, b, hist, -1)
     await session.flush()
