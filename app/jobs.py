@@ -11,6 +11,11 @@ jobs when Redis loses data, so:
   job killed midway leaves nothing half-written and simply runs again;
 - ``sweep`` (an arq cron, or a loop in-process) re-dispatches jobs stuck queued or
   running past their deadline, and fails those that used up their attempts.
+
+Each job kind (``JobKind``: its function, its time limit, its attempts) is the one source of its
+limits: ``run_job`` stops a job at its kind's ``timeout`` and sets the row's deadline from it, and
+``run_job`` and ``sweep`` both give up after the kind's ``max_attempts``. The kinds themselves are
+handed in by the entry points (``app/wiring.py``); this module knows none of them.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ from typing import Any, Protocol
 from sqlalchemy import or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.core.errors import DomainError
+from app.core.errors import DomainError, NotFound
+from app.core.vocabulary import JobStatus
 from app.db.base import utcnow
 from app.db.models import Job
 
@@ -68,7 +74,9 @@ class JobContext:
             return
         async with self.sessionmaker() as s:
             await s.execute(
-                update(Job).where(Job.id == self.job_id, Job.status == "running").values(progress=value)
+                update(Job)
+                .where(Job.id == self.job_id, Job.status == JobStatus.RUNNING)
+                .values(progress=value)
             )
             await s.commit()
 
@@ -78,9 +86,20 @@ JobFn = Callable[[AsyncSession, JobContext], Awaitable[dict[str, Any]]]
 
 @dataclass(frozen=True)
 class JobKind:
+    """A kind of job: its function, the seconds one attempt may run, and the attempts it gets."""
+
     fn: JobFn
     timeout: int = 600
     max_attempts: int = 5
+
+
+JobKinds = Mapping[str, JobKind]
+
+
+def max_attempts(kinds: JobKinds, kind: str) -> int:
+    """The kind's attempts; a kind this process does not know counts JobKind's default."""
+    spec = kinds.get(kind)
+    return spec.max_attempts if spec is not None else JobKind.max_attempts
 
 
 class Dispatcher(Protocol):
@@ -89,31 +108,21 @@ class Dispatcher(Protocol):
     async def close(self) -> None: ...
 
 
-def default_kinds() -> Mapping[str, JobKind]:
-    from app.services.job_kinds import KINDS
-
-    return KINDS
-
-
 async def create_job(
     session: AsyncSession,
     kind: str,
     args: dict[str, Any] | None = None,
     *,
     dedup_key: str | None = None,
-    kinds: Mapping[str, JobKind] | None = None,
 ) -> Job:
     """Add a job row to the caller's transaction; it is dispatched once that transaction commits.
 
     With ``dedup_key``, an unfinished job with the same key is returned instead of a new one.
     """
-    spec = (kinds or default_kinds()).get(kind)
-    if spec is None:
-        raise ValueError(f"unknown job kind {kind!r}")
     if dedup_key is not None:
         existing = (
             await session.execute(
-                select(Job).where(Job.dedup_key == dedup_key, Job.status == "queued").limit(1)
+                select(Job).where(Job.dedup_key == dedup_key, Job.status == JobStatus.QUEUED).limit(1)
             )
         ).scalar_one_or_none()
         if existing is not None:
@@ -123,10 +132,9 @@ async def create_job(
         kind=kind,
         args=args or {},
         dedup_key=dedup_key,
-        status="queued",
+        status=JobStatus.QUEUED,
         progress=0.0,
         attempts=0,
-        timeout_seconds=spec.timeout,
         enqueued_at=utcnow(),
     )
     session.add(job)
@@ -149,13 +157,22 @@ def discard_pending(session: AsyncSession) -> None:
     session.info.pop(PENDING_KEY, None)
 
 
-async def run_job(
-    sessionmaker: async_sessionmaker[AsyncSession],
-    job_id: str,
-    kinds: Mapping[str, JobKind] | None = None,
-) -> str:
-    """Claim and run one job; returns the job's status afterwards (or 'skipped')."""
-    kinds = kinds or default_kinds()
+async def get_job(session: AsyncSession, job_id: str) -> Job:
+    job = await session.get(Job, job_id)
+    if job is None:
+        raise NotFound(f"job {job_id} not found")
+    return job
+
+
+def job_progress(job: Job) -> float:
+    """A job's progress, live for a job running in this process on SQLite."""
+    if job.status == JobStatus.RUNNING:
+        return live_progress(job.id) or job.progress
+    return job.progress
+
+
+async def run_job(sessionmaker: async_sessionmaker[AsyncSession], job_id: str, kinds: JobKinds) -> str:
+    """Claim and run one job; returns the job's status afterwards (or 'skipped', 'timed out')."""
     now = utcnow()
     async with sessionmaker() as s:
         job = await s.get(Job, job_id)
@@ -164,20 +181,24 @@ async def run_job(
         spec = kinds.get(job.kind)
         if spec is None:
             await _fail(s, job_id, f"unknown job kind {job.kind!r}")
-            return "failed"
-        if job.attempts >= spec.max_attempts and job.status in ("queued", "running"):
+            return JobStatus.FAILED
+        if job.attempts >= spec.max_attempts and job.status in (JobStatus.QUEUED, JobStatus.RUNNING):
             await _fail(s, job_id, f"gave up after {job.attempts} attempts")
-            return "failed"
+            return JobStatus.FAILED
         claimed = await s.execute(
             update(Job)
             .where(
                 Job.id == job_id,
-                or_(Job.status == "queued", (Job.status == "running") & (Job.deadline_at < now)),
+                or_(
+                    Job.status == JobStatus.QUEUED,
+                    (Job.status == JobStatus.RUNNING) & (Job.deadline_at < now),
+                ),
             )
             .values(
-                status="running",
+                status=JobStatus.RUNNING,
                 attempts=Job.attempts + 1,
                 started_at=now,
+                timeout_seconds=spec.timeout,
                 deadline_at=now + timedelta(seconds=spec.timeout),
                 error=None,
             )
@@ -200,18 +221,25 @@ async def _run(s: AsyncSession, spec: JobKind, ctx: JobContext) -> str:
     """Run the job function and record its end in the same transaction as its answer."""
     job_id = ctx.job_id
     try:
-        result = await spec.fn(s, ctx)
+        async with asyncio.timeout(spec.timeout):
+            result = await spec.fn(s, ctx)
         await s.execute(
             update(Job)
             .where(Job.id == job_id)
-            .values(status="done", progress=1.0, result=result, finished_at=utcnow())
+            .values(status=JobStatus.DONE, progress=1.0, result=result, finished_at=utcnow())
         )
         await s.commit()
-        return "done"
+        return JobStatus.DONE
+    except TimeoutError:
+        # The attempt used its kind's time: the row stays running past its deadline, so the sweep
+        # retries it (or fails it once its attempts are used up), as after a crash.
+        await s.rollback()
+        log.warning("job %s ran out of its %d s; the sweep retries it", job_id, spec.timeout)
+        return "timed out"
     except DomainError as exc:
         await s.rollback()
         await _fail(s, job_id, exc.detail)
-        return "failed"
+        return JobStatus.FAILED
     except asyncio.CancelledError:
         # The carrier cancelled it (timeout or shutdown): leave it running; the sweep retries it.
         raise
@@ -219,12 +247,14 @@ async def _run(s: AsyncSession, spec: JobKind, ctx: JobContext) -> str:
         await s.rollback()
         log.exception("job %s failed", job_id)
         await _fail(s, job_id, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")
-        return "failed"
+        return JobStatus.FAILED
 
 
 async def _fail(s: AsyncSession, job_id: str, error: str) -> None:
     await s.execute(
-        update(Job).where(Job.id == job_id).values(status="failed", error=error[:4000], finished_at=utcnow())
+        update(Job)
+        .where(Job.id == job_id)
+        .values(status=JobStatus.FAILED, error=error[:4000], finished_at=utcnow())
     )
     await s.commit()
 
@@ -232,11 +262,12 @@ async def _fail(s: AsyncSession, job_id: str, error: str) -> None:
 async def sweep(
     sessionmaker: async_sessionmaker[AsyncSession],
     dispatcher: Dispatcher,
+    kinds: JobKinds,
     *,
     stale_queued_seconds: int,
-    max_attempts: int,
 ) -> list[str]:
-    """Re-dispatch jobs stuck queued or running past their deadline; fail the exhausted ones."""
+    """Re-dispatch jobs stuck queued or running past their deadline; fail those whose kind's
+    attempts are used up (a kind this process does not know counts the default attempts)."""
     now = utcnow()
     async with sessionmaker() as s:
         rows = (
@@ -244,9 +275,9 @@ async def sweep(
                 await s.execute(
                     select(Job).where(
                         or_(
-                            (Job.status == "queued")
+                            (Job.status == JobStatus.QUEUED)
                             & (Job.enqueued_at < now - timedelta(seconds=stale_queued_seconds)),
-                            (Job.status == "running") & (Job.deadline_at < now),
+                            (Job.status == JobStatus.RUNNING) & (Job.deadline_at < now),
                         )
                     )
                 )
@@ -256,8 +287,8 @@ async def sweep(
         )
         ids: list[str] = []
         for job in rows:
-            if job.attempts >= max_attempts:
-                job.status = "failed"
+            if job.attempts >= max_attempts(kinds, job.kind):
+                job.status = JobStatus.FAILED
                 job.error = f"gave up after {job.attempts} attempts"
                 job.finished_at = now
             else:
@@ -273,9 +304,7 @@ async def sweep(
 class InProcessDispatcher:
     """The embedded default: run each job as an asyncio task in this process."""
 
-    def __init__(
-        self, sessionmaker: async_sessionmaker[AsyncSession], kinds: Mapping[str, JobKind] | None = None
-    ) -> None:
+    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], kinds: JobKinds) -> None:
         self.sessionmaker = sessionmaker
         self.kinds = kinds
         self.tasks: set[asyncio.Task[str]] = set()

@@ -30,7 +30,9 @@ from app.api import (
 )
 from app.db.session import make_engine, make_sessionmaker
 from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, sweep
+from app.services.registry import Registry
 from app.settings import Settings, get_settings
+from app.wiring import build_registry
 
 log = logging.getLogger("arbiter")
 
@@ -47,8 +49,8 @@ async def _sweep_loop(app: FastAPI, settings: Settings) -> None:
             await sweep(
                 app.state.sessionmaker,
                 app.state.dispatcher,
+                app.state.registry.job_kinds,
                 stale_queued_seconds=settings.arbiter_job_stale_queued,
-                max_attempts=settings.arbiter_job_max_attempts,
             )
         except Exception:
             log.exception("sweep failed")
@@ -58,15 +60,16 @@ async def _sweep_loop(app: FastAPI, settings: Settings) -> None:
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: Settings = app.state.settings
+    registry: Registry = app.state.registry
     engine = make_engine(settings.database_url)
     app.state.engine = engine
-    app.state.sessionmaker = make_sessionmaker(engine)
+    app.state.sessionmaker = make_sessionmaker(engine, registry.session_info())
     dispatcher: Dispatcher
     sweeper: asyncio.Task[None] | None = None
     if settings.redis_url:
         dispatcher = ArqDispatcher(settings.redis_url, settings.arbiter_queue_name)
     else:
-        dispatcher = InProcessDispatcher(app.state.sessionmaker)
+        dispatcher = InProcessDispatcher(app.state.sessionmaker, registry.job_kinds)
     app.state.dispatcher = dispatcher
     if not settings.redis_url:
         sweeper = asyncio.create_task(_sweep_loop(app, settings))
@@ -81,7 +84,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await engine.dispose()
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, registry: Registry | None = None) -> FastAPI:
+    """The API. ``registry`` (formats, presets' rules, job kinds) defaults to the full one."""
     settings = settings or get_settings()
     app = FastAPI(
         title="Arbiter",
@@ -90,6 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.registry = registry or build_registry()
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

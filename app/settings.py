@@ -26,13 +26,9 @@ class Settings(BaseSettings):
     arbiter_admin_token: str | None = Field(default=None, description="bearer token of the admin")
     arbiter_cors_origins: str = Field(default="", description="comma-separated allowed origins")
     arbiter_queue_name: str = Field(default="arbiter:queue", description="arq queue name")
-    arbiter_job_timeout: int = Field(
-        default=600, description="seconds a job may run before the sweep retries it"
-    )
     arbiter_job_stale_queued: int = Field(
         default=60, description="seconds a queued job may wait before the sweep enqueues it again"
     )
-    arbiter_job_max_attempts: int = Field(default=5, description="attempts before a job is marked failed")
     arbiter_sweep_seconds: int = Field(default=30, description="interval of the stuck-job sweep")
 
     @property

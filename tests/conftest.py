@@ -22,6 +22,7 @@ from app.db.base import Base
 from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from app.settings import Settings
+from app.wiring import build_registry
 
 # Property tests are judged by their examples, not by wall-clock: a loaded 2-core CI machine must not
 # turn a slow example into a failure. The examples stay derandomized per test, so a run is repeatable.
@@ -168,4 +169,4 @@ async def pg_engine(pg_url: str) -> AsyncIterator[Any]:
 @pytest.fixture
 async def pg_sessionmaker(pg_engine: Any) -> Any:
     await clean(pg_engine)
-    return make_sessionmaker(pg_engine)
+    return make_sessionmaker(pg_engine, build_registry().session_info())

@@ -1,5 +1,5 @@
 """BATTLEBOOKS score cards (battlebooks.md "Common rules" — Score cards; the card itself is built by
-app/core/games/battlebooks.py ``score_card``).
+app/core/games/battlebooks.py ``score_card``, its games gathered by app/services/presets/battlebooks.py).
 
 ``GET /v1/events/{id}/entries/{entry_id}/scorecard``: every game of the entry in round order with the
 opponent, both heroes, who holds the initiative token first, the game score (``5/+8``), the running
@@ -21,10 +21,7 @@ from pydantic import BaseModel
 
 from app.api.deps import SessionDep
 from app.core.games import battlebooks as bb
-from app.core.lifecycle import swiss_rounds
-from app.core.scoring import score_game
-from app.services import events as event_svc
-from app.services import lifecycle
+from app.services.presets.battlebooks import ScoreCardView, score_card
 
 router = APIRouter(tags=["battlebooks"])
 
@@ -100,71 +97,16 @@ CSV_COLUMNS = (
 )
 
 
-async def build_scorecard(session: SessionDep, event_id: str, entry_id: str) -> ScoreCardRead:
-    event = await event_svc.get_event(session, event_id)
-    entry = await event_svc.get_entry(session, event_id, entry_id)
-    entries = await lifecycle.entries_by_id(session, event_id)
-    stages = await lifecycle.stages_of(session, event_id)
-    games: list[bb.CardGame] = []
-    rounds_in_stage: dict[int, int] = {}
-    block = 1
-    for stage in stages:
-        if stage.status == "pending":
-            continue
-        if stage.index == 0:
-            block = int(stage.settings.get("block", 1))
-            if stage.format == "swiss":
-                rounds_in_stage[0] = swiss_rounds(stage.settings, len(stage.details.get("entries", [])))
-        config = lifecycle.stage_config(event, stage).scoring
-        played = await lifecycle.stage_matches(session, stage)
-        order = list(dict.fromkeys(r.id for r, _ in played))
-        for rnd, match in played:
-            mine = next((s for s in match.seats if s.entry_id == entry_id), None)
-            if mine is None:
-                continue
-            other = next((s for s in match.seats if s.entry_id != entry_id), None)
-            points = differential = None
-            result = None
-            g = lifecycle.game_result(rnd, match)
-            scored = score_game(g, config) if g is not None else None
-            if scored is not None:
-                seat = next(s for s in scored.seats if s.entry_id == entry_id)
-                points, differential, result = seat.points, seat.differential, seat.result
-            games.append(
-                bb.CardGame(
-                    round=rnd.number,
-                    stage=stage.index,
-                    index=order.index(rnd.id),
-                    table=match.table,
-                    status=match.status,
-                    outcome=match.outcome,
-                    opponent_id=other.entry_id if other else None,
-                    opponent=entries[other.entry_id].name if other else None,
-                    hero=mine.character,
-                    opponent_hero=other.character if other else None,
-                    points=points,
-                    differential=differential,
-                    result=result,
-                    first_token=bool(mine.first_token),
-                )
-            )
-    settings = event.settings
-    card = bb.score_card(
-        games,
-        rounds_in_stage,
-        block,
-        settings.get("game_minutes"),
-        settings.get("final_minutes"),
-    )
-    rows = [ScoreCardGame(**vars(r)) for r in card.rows]
+def scorecard_read(view: ScoreCardView) -> ScoreCardRead:
+    card = view.card
     return ScoreCardRead(
-        event_id=event.id,
-        entry_id=entry.id,
-        name=entry.name,
-        preset=event.preset,
-        status=entry.status,
-        books=list(entry.characters or []),
-        games=rows,
+        event_id=view.event.id,
+        entry_id=view.entry.id,
+        name=view.entry.name,
+        preset=view.event.preset,
+        status=view.entry.status,
+        books=list(view.entry.characters or []),
+        games=[ScoreCardGame(**vars(r)) for r in card.rows],
         rounds=[
             ScoreCardRound(**vars(r), score=bb.score_text(r.points, r.differential) or "")
             for r in card.rounds
@@ -211,7 +153,7 @@ async def get_scorecard(
 ) -> ScoreCardRead | Response:
     """An entry's score card: every game's opponent, heroes, score/differential and running totals,
     with the round scores (JSON, or CSV with `Accept: text/csv` / `?format=csv`)."""
-    card = await build_scorecard(session, event_id, entry_id)
+    card = scorecard_read(await score_card(session, event_id, entry_id))
     wants_csv = format == "csv" or (format is None and accept is not None and "text/csv" in accept)
     if wants_csv:
         filename = f"scorecard-{entry_id}.csv"

@@ -20,15 +20,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from app.api.deps import MaybePrincipal, Principal, SessionDep, commit, ensure_organizer
+from app.api.deps import MaybePrincipal, SessionDep
 from app.api.schemas import Strict
-from app.core.errors import Forbidden, Unauthorized
-from app.db.models import Entry
-from app.services import lifecycle
-from app.services.events import get_event
+from app.core.access import Access, authorize
 from app.services.presets import bga as svc
 
 router = APIRouter(tags=["bga"])
@@ -70,24 +67,10 @@ class ActionRead(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-async def _organizer_or_entry(
-    principal: Principal | None, session: SessionDep, event_id: str, entry_id: str
-) -> None:
-    if principal is not None and principal.kind == "entry":
-        if principal.entry_id != entry_id:
-            raise Forbidden("an entry token acts only for its own entry")
-        entry = await session.get(Entry, entry_id)
-        if entry is None or entry.event_id != event_id:
-            raise Forbidden("this token does not belong to this event")
-        return
-    ensure_organizer(principal, event_id)
-
-
 @router.get("/v1/events/{event_id}/bga", operation_id="get_bga_event", response_model=BgaRead)
 async def get_bga_event(event_id: str, session: SessionDep) -> BgaRead:
     """A Board Game Arena round robin's plan, schedule warnings, final and winner(s)."""
-    event = await get_event(session, event_id)
-    return BgaRead(**await svc.summary(session, event))
+    return BgaRead(**await svc.summary(session, event_id))
 
 
 @router.post(
@@ -96,14 +79,10 @@ async def get_bga_event(event_id: str, session: SessionDep) -> BgaRead:
     response_model=ActionRead,
 )
 async def withdraw_finalist(
-    request: Request, event_id: str, body: FinalistIn, session: SessionDep, principal: MaybePrincipal
+    event_id: str, body: FinalistIn, session: SessionDep, principal: MaybePrincipal
 ) -> ActionRead:
     """Withdraw an entry from the final (the organizer, or the entry itself); the next in line replaces it."""
-    await _organizer_or_entry(principal, session, event_id, body.entry_id)
-    event = await lifecycle.lock_event(session, event_id)
-    out = await svc.withdraw_finalist(session, event, body.entry_id)
-    await commit(request, session)
-    return ActionRead(**out)
+    return ActionRead(**await svc.withdraw_finalist(session, event_id, principal, body.entry_id))
 
 
 @router.post(
@@ -112,14 +91,10 @@ async def withdraw_finalist(
     response_model=ActionRead,
 )
 async def register_finalist(
-    request: Request, event_id: str, body: FinalistIn, session: SessionDep, principal: MaybePrincipal
+    event_id: str, body: FinalistIn, session: SessionDep, principal: MaybePrincipal
 ) -> ActionRead:
     """Register a finalist for the final (the organizer, or the finalist itself)."""
-    await _organizer_or_entry(principal, session, event_id, body.entry_id)
-    event = await lifecycle.lock_event(session, event_id)
-    out = await svc.register_finalist(session, event, body.entry_id)
-    await commit(request, session)
-    return ActionRead(**out)
+    return ActionRead(**await svc.register_finalist(session, event_id, principal, body.entry_id))
 
 
 @router.post(
@@ -128,35 +103,20 @@ async def register_finalist(
     response_model=ActionRead,
 )
 async def close_final_registration(
-    request: Request, event_id: str, session: SessionDep, principal: MaybePrincipal
+    event_id: str, session: SessionDep, principal: MaybePrincipal
 ) -> ActionRead:
     """Close the final's registration (organizer): every unregistered finalist forfeits."""
-    ensure_organizer(principal, event_id)
-    event = await lifecycle.lock_event(session, event_id)
-    out = await svc.close_final_registration(session, event)
-    await commit(request, session)
-    return ActionRead(**out)
+    authorize(principal, Access.ORGANIZER, event_id=event_id)
+    return ActionRead(**await svc.close_final_registration(session, event_id))
 
 
 @router.post("/v1/matches/{match_id}/bga/tables", operation_id="record_bga_table", response_model=ActionRead)
 async def record_table(
-    request: Request, match_id: str, body: TableIn, session: SessionDep, principal: MaybePrincipal
+    match_id: str, body: TableIn, session: SessionDep, principal: MaybePrincipal
 ) -> ActionRead:
     """Record a BGA table created for a scheduled match; every table of the match is judged again
     (wrong settings, wrong players and surplus tables do not count; the oldest valid one does)."""
-    if principal is None:
-        raise Unauthorized("the organizer token or a seated entry's token is required")
-    from app.services.results import load_match
-
-    match = await load_match(session, match_id)
-    organizer = principal.kind == "admin" or (
-        principal.kind == "organizer" and principal.event_id == match.event_id
-    )
-    if not organizer and not (principal.kind == "entry" and principal.event_id == match.event_id):
-        raise Forbidden("this token does not belong to this match's event")
-    out = await svc.record_table(session, match_id, body.model_dump(), organizer, principal.entry_id)
-    await commit(request, session)
-    return ActionRead(**out)
+    return ActionRead(**await svc.record_table(session, match_id, principal, body.model_dump()))
 
 
 @router.post(
@@ -165,7 +125,6 @@ async def record_table(
     response_model=ActionRead,
 )
 async def close_join_deadline(
-    request: Request,
     event_id: str,
     session: SessionDep,
     principal: MaybePrincipal,
@@ -173,8 +132,5 @@ async def close_join_deadline(
 ) -> ActionRead:
     """Close the join deadline (organizer): players named absent, and every player of a pending match
     with no counted table, score a violation."""
-    ensure_organizer(principal, event_id)
-    event = await lifecycle.lock_event(session, event_id)
-    out = await svc.close_join_deadline(session, event, body.absent if body else {})
-    await commit(request, session)
-    return ActionRead(**out)
+    authorize(principal, Access.ORGANIZER, event_id=event_id)
+    return ActionRead(**await svc.close_join_deadline(session, event_id, body.absent if body else {}))

@@ -1,18 +1,25 @@
-"""Shared dependencies: the request's session, its commit, and auth principals."""
+"""Shared dependencies: the request's session (and its one commit) and the caller's principal.
+
+The request boundary owns the transaction: ``get_session`` commits once the route has returned
+and its answer is built — before a byte of the response is sent (``scope="function"``), so a failed
+commit answers an error, never a 2xx — then hands the jobs created in it to the queue. A route that
+raises changes nothing. Routes and services never commit.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.errors import Forbidden, PreconditionFailed, PreconditionRequired, Unauthorized
+from app.core.access import Access, Principal, authorize
+from app.core.errors import Unauthorized
+from app.core.vocabulary import Role
 from app.db.models import Entry, Event
 from app.jobs import commit_and_dispatch, discard_pending
 
@@ -21,39 +28,23 @@ async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
     async with request.app.state.sessionmaker() as session:
         try:
             yield session
-        finally:
-            # Anything not committed by the handler is rolled back, and its jobs never leave.
-            discard_pending(session)
+        except BaseException:
+            discard_pending(session)  # the change is rolled back, and its jobs never leave
+            raise
+        await commit_and_dispatch(session, request.app.state.dispatcher)
 
 
-SessionDep = Annotated[AsyncSession, Depends(get_session)]
-
-
-async def commit(request: Request, session: AsyncSession) -> None:
-    """Commit before the response is sent (so a failed commit never answers 2xx), then enqueue jobs."""
-    await commit_and_dispatch(session, request.app.state.dispatcher)
+SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
 
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-@dataclass(frozen=True)
-class Principal:
-    """Who is calling: ``admin``, the ``organizer`` of one event, or one ``entry``."""
-
-    kind: str
-    event_id: str | None = None
-    entry_id: str | None = None
-
-    @property
-    def scope(self) -> str:
-        return f"{self.kind}:{self.event_id or ''}:{self.entry_id or ''}"
-
-
 async def get_principal(
     request: Request, session: SessionDep, authorization: Annotated[str | None, Header()] = None
 ) -> Principal | None:
+    """The principal of the bearer token (None without one); an unknown token is a 401."""
     if not authorization:
         return None
     scheme, _, token = authorization.partition(" ")
@@ -62,18 +53,18 @@ async def get_principal(
     token = token.strip()
     admin = request.app.state.settings.arbiter_admin_token
     if admin and hmac.compare_digest(token, admin):
-        return Principal("admin")
+        return Principal(Role.ADMIN)
     digest = hash_token(token)
     event_id = (
         await session.execute(select(Event.id).where(Event.organizer_token_hash == digest))
     ).scalar_one_or_none()
     if event_id is not None:
-        return Principal("organizer", event_id=event_id)
+        return Principal(Role.ORGANIZER, event_id=event_id)
     row = (
         await session.execute(select(Entry.id, Entry.event_id).where(Entry.token_hash == digest))
     ).one_or_none()
     if row is not None:
-        return Principal("entry", event_id=row.event_id, entry_id=row.id)
+        return Principal(Role.ENTRY, event_id=row.event_id, entry_id=row.id)
     raise Unauthorized("unknown token")
 
 
@@ -81,37 +72,7 @@ MaybePrincipal = Annotated[Principal | None, Depends(get_principal)]
 
 
 def require_admin(principal: MaybePrincipal) -> Principal:
-    if principal is None:
-        raise Unauthorized("an admin token is required")
-    if principal.kind != "admin":
-        raise Forbidden("only the admin may do this")
-    return principal
+    return authorize(principal, Access.ADMIN)
 
 
 Admin = Annotated[Principal, Depends(require_admin)]
-
-
-def require_any(principal: MaybePrincipal) -> Principal:
-    if principal is None:
-        raise Unauthorized("a token is required")
-    return principal
-
-
-AnyPrincipal = Annotated[Principal, Depends(require_any)]
-
-
-def ensure_organizer(principal: Principal | None, event_id: str) -> Principal:
-    """The admin, or the organizer of this very event; a token never reaches outside its event."""
-    if principal is None:
-        raise Unauthorized("the organizer token of this event is required")
-    if principal.kind == "admin" or (principal.kind == "organizer" and principal.event_id == event_id):
-        return principal
-    raise Forbidden("this token does not organize this event")
-
-
-def check_if_match(if_match: str | None, version: int) -> None:
-    if if_match is None:
-        raise PreconditionRequired("If-Match with the resource's current version is required")
-    tag = if_match.strip().removeprefix("W/").strip('"')
-    if tag != str(version):
-        raise PreconditionFailed(f"version {tag} is stale; the current version is {version}")

@@ -1,3 +1,5 @@
+"""Events and their entries (api.md "Resources"): create, read, update, register, drop."""
+
 from __future__ import annotations
 
 from typing import Annotated
@@ -5,15 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
 
-from app.api.deps import (
-    Admin,
-    MaybePrincipal,
-    SessionDep,
-    check_if_match,
-    commit,
-    ensure_organizer,
-    hash_token,
-)
+from app.api.deps import Admin, MaybePrincipal, SessionDep, hash_token
 from app.api.idempotency import run_idempotent
 from app.api.jobs import accepted
 from app.api.schemas import (
@@ -27,14 +21,17 @@ from app.api.schemas import (
     EventUpdate,
     JobAccepted,
 )
-from app.core.errors import Forbidden, Unauthorized
-from app.db.models import Entry, Event
+from app.core.access import Access, authorize
+from app.core.vocabulary import EventStatus
+from app.db.models import Entry
 from app.services import events as svc
+from app.services.events import EventView
 
 router = APIRouter(prefix="/v1/events", tags=["events"])
 
 
-def event_read(e: Event, entries: int) -> EventRead:
+def event_read(view: EventView) -> EventRead:
+    e = view.event
     return EventRead(
         id=e.id,
         name=e.name,
@@ -43,9 +40,9 @@ def event_read(e: Event, entries: int) -> EventRead:
         preset=e.preset,
         settings=e.settings,
         seed_commitment=e.seed_commitment,
-        seed=e.seed if e.status == "finished" else None,
+        seed=e.seed if e.status == EventStatus.FINISHED else None,
         version=e.version,
-        entries=entries,
+        entries=view.entries,
         created_at=e.created_at,
     )
 
@@ -76,7 +73,7 @@ async def create_event(
         event = await svc.create_event(
             session, body.name, body.game, body.preset, body.settings, body.seed, hash_token(token)
         )
-        read = event_read(event, 0)
+        read = event_read(EventView(event, 0))
         headers = {"Location": f"/v1/events/{event.id}", "ETag": f'"{event.version}"'}
         return 201, EventCreated(**read.model_dump(), organizer_token=token), headers
 
@@ -90,22 +87,19 @@ async def list_events(
     cursor: str | None = None,
 ) -> EventPage:
     """Events, newest first."""
-    rows, nxt = await svc.list_events(session, limit, cursor)
-    return EventPage(
-        items=[event_read(e, await svc.count_entries(session, e.id)) for e in rows], next_cursor=nxt
-    )
+    views, nxt = await svc.list_events(session, limit, cursor)
+    return EventPage(items=[event_read(v) for v in views], next_cursor=nxt)
 
 
 @router.get("/{event_id}", operation_id="get_event", response_model=EventRead)
 async def get_event(event_id: str, session: SessionDep, response: Response) -> EventRead:
-    event = await svc.get_event(session, event_id)
-    response.headers["ETag"] = f'"{event.version}"'
-    return event_read(event, await svc.count_entries(session, event_id))
+    view = await svc.get_event_view(session, event_id)
+    response.headers["ETag"] = f'"{view.event.version}"'
+    return event_read(view)
 
 
 @router.patch("/{event_id}", operation_id="update_event", response_model=EventRead)
 async def update_event(
-    request: Request,
     event_id: str,
     body: EventUpdate,
     session: SessionDep,
@@ -114,13 +108,10 @@ async def update_event(
     if_match: Annotated[str | None, Header()] = None,
 ) -> EventRead:
     """Rename an event or replace its settings overrides (organizer; `If-Match: <version>`)."""
-    ensure_organizer(principal, event_id)
-    event = await svc.get_event(session, event_id, for_update=True)
-    check_if_match(if_match, event.version)
-    await svc.update_event(session, event, body.name, body.settings)
-    await commit(request, session)
-    response.headers["ETag"] = f'"{event.version}"'
-    return event_read(event, await svc.count_entries(session, event_id))
+    authorize(principal, Access.ORGANIZER, event_id=event_id)
+    view = await svc.update_event(session, event_id, if_match, body.name, body.settings)
+    response.headers["ETag"] = f'"{view.event.version}"'
+    return event_read(view)
 
 
 @router.post("/{event_id}/entries", operation_id="create_entry", status_code=201, response_model=EntryCreated)
@@ -128,14 +119,13 @@ async def create_entry(
     request: Request, event_id: str, body: EntryCreate, session: SessionDep, principal: MaybePrincipal
 ) -> JSONResponse:
     """Register a player (organizer). The entry token is returned once; the player reports with it."""
-    ensure_organizer(principal, event_id)
+    authorize(principal, Access.ORGANIZER, event_id=event_id)
 
     async def handler() -> tuple[int, object, dict[str, str]]:
-        event = await svc.get_event(session, event_id, for_update=True)
         token = svc.new_token()
         entry = await svc.add_entry(
             session,
-            event,
+            event_id,
             player_id=body.player_id,
             name=body.name,
             characters=body.characters,
@@ -150,7 +140,6 @@ async def create_entry(
 
 @router.get("/{event_id}/entries", operation_id="list_entries", response_model=list[EntryRead])
 async def list_entries(event_id: str, session: SessionDep) -> list[EntryRead]:
-    await svc.get_event(session, event_id)
     return [entry_read(e) for e in await svc.list_entries(session, event_id)]
 
 
@@ -161,19 +150,11 @@ async def get_entry(event_id: str, entry_id: str, session: SessionDep) -> EntryR
 
 @router.delete("/{event_id}/entries/{entry_id}", operation_id="drop_entry", response_model=EntryRead)
 async def drop_entry(
-    request: Request, event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
+    event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
 ) -> EntryRead:
     """Drop an entry (the organizer, or the entry itself). Its results stay; it is paired no more."""
-    if principal is None:
-        raise Unauthorized("the organizer's or the entry's own token is required")
-    if not (principal.kind == "entry" and principal.entry_id == entry_id):
-        ensure_organizer(principal, event_id)
-    entry = await svc.get_entry(session, event_id, entry_id)
-    if principal.kind == "entry" and principal.event_id != event_id:
-        raise Forbidden("this token belongs to another event")
-    await svc.drop_entry(session, entry)
-    await commit(request, session)
-    return entry_read(entry)
+    authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=entry_id)
+    return entry_read(await svc.drop_entry(session, event_id, entry_id))
 
 
 @router.post(
@@ -182,12 +163,7 @@ async def drop_entry(
     status_code=202,
     response_model=JobAccepted,
 )
-async def integrity_check(
-    request: Request, event_id: str, session: SessionDep, principal: MaybePrincipal
-) -> JSONResponse:
+async def integrity_check(event_id: str, session: SessionDep, principal: MaybePrincipal) -> JSONResponse:
     """Audit the event's stored data in a background job (organizer): 202 with the job's id."""
-    ensure_organizer(principal, event_id)
-    event = await svc.get_event(session, event_id)
-    job = await svc.request_integrity_check(session, event)
-    await commit(request, session)
-    return accepted(job)
+    authorize(principal, Access.ORGANIZER, event_id=event_id)
+    return accepted(await svc.request_integrity_check(session, event_id))

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy import text
 
 from app.api.deps import SessionDep
 from app.api.problems import problem
 from app.api.schemas import Health
+from app.db.session import ping as ping_database
 
 router = APIRouter(tags=["health"])
 
@@ -23,7 +23,7 @@ async def healthz() -> Health:
 async def readyz(request: Request, session: SessionDep) -> Health | JSONResponse:
     """The database and the queue are reachable."""
     try:
-        await session.execute(text("SELECT 1"))
+        await ping_database(session)
     except Exception as exc:
         return problem(503, "Not ready", f"database unreachable: {type(exc).__name__}")
     queue = "in-process"

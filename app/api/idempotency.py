@@ -1,10 +1,11 @@
 """``Idempotency-Key`` on creating and reporting POSTs (api.md "Idempotency").
 
-The first response is stored in the same transaction as the change it reports. A retry
-with the same key and the same body gets that response again; the same key with another
-body is a 409. Keys are scoped to the caller (its token) and the route, so two clients can
-never collide. Two concurrent first attempts: one commits, the other's insert conflicts on
-the key and it answers with the stored response.
+The first response is stored in the same transaction as the change it reports (the request's,
+committed by the request boundary). A retry with the same key and the same body gets that
+response again; the same key with another body is a 409. Keys are scoped to the caller (its
+token) and the route, so two clients can never collide. Two concurrent first attempts: one
+commits, the other's insert of the key conflicts, its change is rolled back and it answers with
+the stored response.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.api.deps import Principal, commit
+from app.core.access import Principal
 from app.core.errors import Conflict
 from app.db.models import IdempotencyKey
+from app.jobs import discard_pending
 
 Handler = Callable[[], Awaitable[tuple[int, Any, dict[str, str]]]]
 
@@ -49,11 +51,10 @@ async def run_idempotent(
     body: Any,
     handler: Handler,
 ) -> JSONResponse:
-    """Run ``handler`` (which changes the session but does not commit) at most once per key."""
+    """Run ``handler`` (which changes the session; the request boundary commits) at most once per key."""
     key = request.headers.get("Idempotency-Key")
     if not key:
         status, payload, headers = await handler()
-        await commit(request, session)
         return JSONResponse(jsonable_encoder(payload), status_code=status, headers=headers)
     if len(key) > 200:
         raise Conflict("Idempotency-Key is longer than 200 characters")
@@ -70,9 +71,10 @@ async def run_idempotent(
         )
     )
     try:
-        await commit(request, session)
+        await session.flush()
     except IntegrityError:
         await session.rollback()
+        discard_pending(session)
         replay = await _replay(session, scope, key, digest)
         if replay is None:
             raise

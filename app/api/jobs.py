@@ -5,9 +5,9 @@ from fastapi.responses import JSONResponse
 
 from app.api.deps import SessionDep
 from app.api.schemas import JobRead
-from app.core.errors import NotFound
 from app.db.models import Job
-from app.jobs import live_progress
+from app.jobs import get_job as load_job
+from app.jobs import job_progress
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"])
 
@@ -22,7 +22,7 @@ def job_read(j: Job) -> JobRead:
         id=j.id,
         kind=j.kind,
         status=j.status,  # type: ignore[arg-type]
-        progress=(live_progress(j.id) or j.progress) if j.status == "running" else j.progress,
+        progress=job_progress(j),
         result=j.result,
         error=j.error,
         attempts=j.attempts,
@@ -34,7 +34,4 @@ def job_read(j: Job) -> JobRead:
 @router.get("/{job_id}", operation_id="get_job", response_model=JobRead)
 async def get_job(job_id: str, session: SessionDep) -> JobRead:
     """A job's status (queued, running, done, failed), progress (0–1) and result or error."""
-    job = await session.get(Job, job_id)
-    if job is None:
-        raise NotFound(f"job {job_id} not found")
-    return job_read(job)
+    return job_read(await load_job(session, job_id))

@@ -5,10 +5,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
-from app.api.deps import AnyPrincipal, SessionDep
+from app.api.deps import MaybePrincipal, SessionDep
 from app.api.idempotency import run_idempotent
 from app.api.schemas import PlayerCreate, PlayerPage, PlayerRead
-from app.core.errors import Forbidden
+from app.core.access import Access, authorize
 from app.db.models import Player
 from app.services import players as svc
 
@@ -21,17 +21,16 @@ def player_read(p: Player) -> PlayerRead:
 
 @router.post("", operation_id="create_player", status_code=201, response_model=PlayerRead)
 async def create_player(
-    request: Request, body: PlayerCreate, session: SessionDep, principal: AnyPrincipal
+    request: Request, body: PlayerCreate, session: SessionDep, principal: MaybePrincipal
 ) -> JSONResponse:
     """Create a player (the admin, or any event's organizer)."""
-    if principal.kind not in ("admin", "organizer"):
-        raise Forbidden("only the admin or an organizer may create players")
+    who = authorize(principal, Access.ANY_ORGANIZER)
 
     async def handler() -> tuple[int, object, dict[str, str]]:
         p = await svc.create_player(session, body.name, body.external_id)
         return 201, player_read(p), {"Location": f"/v1/players/{p.id}"}
 
-    return await run_idempotent(request, session, principal, body, handler)
+    return await run_idempotent(request, session, who, body, handler)
 
 
 @router.get("", operation_id="list_players", response_model=PlayerPage)

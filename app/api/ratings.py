@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.deps import Admin, SessionDep, commit
+from app.api.deps import Admin, SessionDep
 from app.api.jobs import accepted
 from app.api.schemas import JobAccepted
 from app.core import ratings as core
@@ -139,10 +139,9 @@ async def get_player_ratings(player_id: str, session: SessionDep) -> list[Player
     status_code=202,
     response_model=JobAccepted,
 )
-async def recompute(request: Request, pool: str, session: SessionDep, admin: Admin) -> JSONResponse:
+async def recompute(pool: str, session: SessionDep, admin: Admin) -> JSONResponse:
     """Recompute a pool from its whole history in a background job (admin): 202 with the job's id."""
     (job,) = await svc.enqueue_recompute(session, [pool])
-    await commit(request, session)
     return accepted(job)
 
 
@@ -152,12 +151,11 @@ async def recompute(request: Request, pool: str, session: SessionDep, admin: Adm
     response_model=StartRatingRead,
 )
 async def set_start_rating(
-    request: Request, player_id: str, pool: str, body: StartRating, session: SessionDep, admin: Admin
+    player_id: str, pool: str, body: StartRating, session: SessionDep, admin: Admin
 ) -> StartRatingRead:
     """Set a player's starting rating in a pool (admin), e.g. importing a league's ratings. A player
     with games in the pool gets it through a recompute (``job_id``)."""
     row, job = await svc.set_start_rating(session, player_id, pool, body.rating)
-    await commit(request, session)
     return StartRatingRead(
         pool=pool,
         player_id=player_id,
@@ -180,9 +178,8 @@ async def get_settings(pool: str, session: SessionDep) -> PoolSettingsRead:
     "/v1/ratings/{pool}/settings", operation_id="put_rating_pool_settings", response_model=PoolSettingsRead
 )
 async def put_settings(
-    request: Request, pool: str, body: dict[str, Any], session: SessionDep, admin: Admin
+    pool: str, body: dict[str, Any], session: SessionDep, admin: Admin
 ) -> PoolSettingsRead:
     """Replace a pool's settings (admin; 422 lists every problem). A change queues a recompute."""
     settings, job = await svc.put_pool_settings(session, pool, body)
-    await commit(request, session)
     return PoolSettingsRead(pool=pool, settings=PoolSettings(**settings), job_id=job.id if job else None)

@@ -6,11 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
-from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import selectinload
 
-from app.api.deps import MaybePrincipal, SessionDep, check_if_match, commit, ensure_organizer
+from app.api.deps import MaybePrincipal, SessionDep
 from app.api.events import event_read
 from app.api.idempotency import run_idempotent
 from app.api.schemas import (
@@ -26,18 +23,19 @@ from app.api.schemas import (
     StandingRowRead,
     StandingsRead,
 )
-from app.core.errors import NotFound, Unauthorized
-from app.db.models import Entry, Event, Job, Match, ResultReport, Round, Stage
-from app.services import events as event_svc
+from app.core.access import Access, authorize
+from app.core.errors import Unauthorized
+from app.core.vocabulary import MatchStatus
+from app.db.models import Match, ResultHistory, Round, Stage
 from app.services import lifecycle
 from app.services import results as result_svc
+from app.services import rounds as round_svc
+from app.services import standings as standings_svc
+from app.services.events import EventView
+from app.services.results import MatchView
+from app.services.rounds import RoundView
 
 router = APIRouter(tags=["rounds"])
-
-
-async def _names(session: AsyncSession, event_id: str) -> dict[str, str]:
-    rows = await session.execute(select(Entry.id, Entry.name).where(Entry.event_id == event_id))
-    return {r.id: r.name for r in rows}
 
 
 def match_read(
@@ -46,11 +44,11 @@ def match_read(
     stage: Stage,
     names: dict[str, str],
     claims: int = 0,
-    history: list[HistoryRead] | None = None,
+    history: list[ResultHistory] | None = None,
 ) -> MatchRead:
     seats = sorted(match.seats, key=lambda s: s.seat)
     result = None
-    if match.status in ("confirmed", "bye") and match.outcome:
+    if match.status in (MatchStatus.CONFIRMED, MatchStatus.BYE) and match.outcome:
         result = MatchResultRead(
             outcome=match.outcome,
             seats=[
@@ -86,53 +84,47 @@ def match_read(
         ],
         result=result,
         claims=claims,
-        history=history,
+        history=None
+        if history is None
+        else [
+            HistoryRead(
+                action=h.action, actor=h.actor, version=h.match_version, payload=h.payload, at=h.created_at
+            )
+            for h in history
+        ],
     )
 
 
-async def round_read(session: AsyncSession, rnd: Round) -> RoundRead:
-    stage = await session.get(Stage, rnd.stage_id)
-    assert stage is not None
-    names = await _names(session, rnd.event_id)
-    rows = await session.execute(
-        select(Match).where(Match.round_id == rnd.id).options(selectinload(Match.seats)).order_by(Match.table)
-    )
+def full_match_read(view: MatchView) -> MatchRead:
+    return match_read(view.match, view.round, view.stage, view.names, view.claims, view.history)
+
+
+def round_read(view: RoundView) -> RoundRead:
     return RoundRead(
-        number=rnd.number,
-        stage=stage.index,
-        matches=[match_read(m, rnd, stage, names) for m in rows.scalars()],
-        pairing=(rnd.details or {}).get("pairing"),
+        number=view.round.number,
+        stage=view.stage.index,
+        matches=[match_read(m, view.round, view.stage, view.names) for m in view.matches],
+        pairing=(view.round.details or {}).get("pairing"),
     )
 
 
-async def _lifecycle_read(
-    session: AsyncSession, event: Event, stage: Stage | None, result: Round | Job | None
-) -> LifecycleRead:
-    out = LifecycleRead(
-        event=event_read(event, await event_svc.count_entries(session, event.id)),
-        stage=stage.index if stage is not None else None,
-        note=stage.details.get("note") if stage is not None else None,
+def lifecycle_read(progress: lifecycle.Progress) -> LifecycleRead:
+    return LifecycleRead(
+        event=event_read(EventView(progress.event, progress.entries)),
+        stage=progress.stage.index if progress.stage is not None else None,
+        note=progress.note,
+        round=round_read(progress.round) if progress.round is not None else None,
+        job_id=progress.job.id if progress.job is not None else None,
     )
-    if isinstance(result, Round):
-        out.round = await round_read(session, result)
-    elif isinstance(result, Job):
-        out.job_id = result.id
-    return out
 
 
 @router.post("/v1/events/{event_id}/start", operation_id="start_event", response_model=LifecycleRead)
-async def start_event(
-    request: Request, event_id: str, session: SessionDep, principal: MaybePrincipal
-) -> LifecycleRead:
+async def start_event(event_id: str, session: SessionDep, principal: MaybePrincipal) -> LifecycleRead:
     """Start the event (organizer): draw tie-break values, groups and the first round or schedule.
 
     A schedule search runs as a job (`job_id`)."""
-    ensure_organizer(principal, event_id)
-    event = await lifecycle.lock_event(session, event_id)
-    result = await lifecycle.start_event(session, event)
-    stage = await lifecycle.active_stage(session, event_id)
-    await commit(request, session)
-    return await _lifecycle_read(session, event, stage, result)
+    authorize(principal, Access.ORGANIZER, event_id=event_id)
+    return lifecycle_read(await lifecycle.start(session, event_id))
 
 
 @router.post(
@@ -148,61 +140,33 @@ async def create_round(
     """Pair the next round of the current stage (organizer); with `tables`, create exactly those.
 
     409 while a match of the current round is unreported."""
-    ensure_organizer(principal, event_id)
+    authorize(principal, Access.ORGANIZER, event_id=event_id)
 
     async def handler() -> tuple[int, object, dict[str, str]]:
-        event = await lifecycle.lock_event(session, event_id)
-        rnd = await lifecycle.pair_next_round(session, event, body.tables if body else None)
-        read = await round_read(session, rnd)
-        return 201, read, {"Location": f"/v1/events/{event_id}/rounds/{rnd.number}"}
+        view = await lifecycle.pair(session, event_id, body.tables if body else None)
+        return 201, round_read(view), {"Location": f"/v1/events/{event_id}/rounds/{view.round.number}"}
 
     return await run_idempotent(request, session, principal, body.model_dump() if body else {}, handler)
 
 
 @router.get("/v1/events/{event_id}/rounds", operation_id="list_rounds", response_model=list[RoundRead])
 async def list_rounds(event_id: str, session: SessionDep) -> list[RoundRead]:
-    await event_svc.get_event(session, event_id)
-    rows = await session.execute(select(Round).where(Round.event_id == event_id).order_by(Round.number))
-    return [await round_read(session, r) for r in rows.scalars()]
+    return [round_read(v) for v in await round_svc.event_rounds(session, event_id)]
 
 
 @router.get("/v1/events/{event_id}/rounds/{number}", operation_id="get_round", response_model=RoundRead)
 async def get_round(
     event_id: str, number: Annotated[int, Path(ge=1, le=1_000_000)], session: SessionDep
 ) -> RoundRead:
-    rnd = (
-        await session.execute(select(Round).where(Round.event_id == event_id, Round.number == number))
-    ).scalar_one_or_none()
-    if rnd is None:
-        raise NotFound(f"round {number} of event {event_id} not found")
-    return await round_read(session, rnd)
-
-
-async def _full_match(session: AsyncSession, match: Match) -> MatchRead:
-    rnd = await session.get(Round, match.round_id)
-    assert rnd is not None
-    stage = await session.get(Stage, rnd.stage_id)
-    assert stage is not None
-    claims = (
-        await session.execute(
-            select(func.count()).select_from(ResultReport).where(ResultReport.match_id == match.id)
-        )
-    ).scalar_one()
-    history = [
-        HistoryRead(
-            action=h.action, actor=h.actor, version=h.match_version, payload=h.payload, at=h.created_at
-        )
-        for h in await result_svc.history(session, match.id)
-    ]
-    return match_read(match, rnd, stage, await _names(session, match.event_id), int(claims), history)
+    return round_read(await round_svc.round_by_number(session, event_id, number))
 
 
 @router.get("/v1/matches/{match_id}", operation_id="get_match", response_model=MatchRead)
 async def get_match(match_id: str, session: SessionDep, response: Response) -> MatchRead:
     """A match with its seats, result and audit history; `ETag` is its version."""
-    match = await result_svc.load_match(session, match_id)
-    response.headers["ETag"] = f'"{match.version}"'
-    return await _full_match(session, match)
+    view = await result_svc.get_match(session, match_id)
+    response.headers["ETag"] = f'"{view.match.version}"'
+    return full_match_read(view)
 
 
 @router.post("/v1/matches/{match_id}/result", operation_id="report_result", response_model=MatchRead)
@@ -213,25 +177,18 @@ async def report_result(
     every seat agrees, `disputed` when they differ."""
     if principal is None:
         raise Unauthorized("the organizer's token or a seated entry's token is required")
+    who = principal
 
     async def handler() -> tuple[int, object, dict[str, str]]:
-        match = await result_svc.report(
-            session,
-            match_id,
-            principal.kind,
-            principal.entry_id,
-            principal.event_id,
-            body.model_dump(exclude_unset=True),
-        )
-        read = await _full_match(session, match)
-        return 200, read, {"ETag": f'"{match.version}"'}
+        match = await result_svc.report(session, match_id, who, body.model_dump(exclude_unset=True))
+        view = await result_svc.match_view(session, match)
+        return 200, full_match_read(view), {"ETag": f'"{match.version}"'}
 
     return await run_idempotent(request, session, principal, body, handler)
 
 
 @router.put("/v1/matches/{match_id}/result", operation_id="correct_result", response_model=MatchRead)
 async def correct_result(
-    request: Request,
     match_id: str,
     body: ResultIn,
     session: SessionDep,
@@ -240,29 +197,19 @@ async def correct_result(
     if_match: Annotated[str | None, Header()] = None,
 ) -> MatchRead:
     """Correct a result or rule on a dispute (organizer; `If-Match: <match version>`). Kept in the history."""
-    match = await result_svc.load_match(session, match_id)
-    ensure_organizer(principal, match.event_id)
-    check_if_match(if_match, match.version)
-    assert principal is not None
     match = await result_svc.correct(
-        session, match_id, match.version, body.model_dump(exclude_unset=True), principal.kind
+        session, match_id, principal, if_match, body.model_dump(exclude_unset=True)
     )
-    await commit(request, session)
     response.headers["ETag"] = f'"{match.version}"'
-    return await _full_match(session, match)
+    return full_match_read(await result_svc.match_view(session, match))
 
 
 @router.post("/v1/events/{event_id}/advance", operation_id="advance_event", response_model=LifecycleRead)
-async def advance_event(
-    request: Request, event_id: str, session: SessionDep, principal: MaybePrincipal
-) -> LifecycleRead:
+async def advance_event(event_id: str, session: SessionDep, principal: MaybePrincipal) -> LifecycleRead:
     """Close the current stage and seed the next from its standings (organizer); after the last
     stage the event is finished and its seed revealed."""
-    ensure_organizer(principal, event_id)
-    event = await lifecycle.lock_event(session, event_id)
-    stage, result = await lifecycle.advance(session, event)
-    await commit(request, session)
-    return await _lifecycle_read(session, event, stage, result)
+    authorize(principal, Access.ORGANIZER, event_id=event_id)
+    return lifecycle_read(await lifecycle.close_stage(session, event_id))
 
 
 @router.get("/v1/events/{event_id}/standings", operation_id="get_standings", response_model=StandingsRead)
@@ -275,30 +222,10 @@ async def get_standings(
     group: Annotated[str | None, Query(max_length=32)] = None,
 ) -> StandingsRead:
     """Standings computed from the stored results, with every criterion's value and `decided_by`."""
-    event = await event_svc.get_event(session, event_id)
-    stages = await lifecycle.stages_of(session, event_id)
-    chosen: Stage | None = None
-    if stage is not None:
-        chosen = next((s for s in stages if s.index == stage), None)
-        if chosen is None:
-            raise NotFound(f"stage {stage} of event {event_id} not found (it may not have started)")
-    elif stages:
-        # The active stage; once the event is over, the last stage that was played (a playoff
-        # skipped for want of a tie holds no games and is passed over).
-        started = [s for s in stages if s.status != "pending"]
-        played = {
-            r.stage_id
-            for r in (await session.execute(select(Round).where(Round.event_id == event_id))).scalars()
-        }
-        chosen = next(
-            (s for s in started if s.status == "active"),
-            next((s for s in reversed(started) if s.id in played), started[-1] if started else None),
-        )
-    rows = await lifecycle.stage_standings(session, event, chosen, group)
-    groups = chosen.details.get("groups", {}) if chosen is not None else {}
+    view = await standings_svc.event_standings(session, event_id, stage, group)
     return StandingsRead(
         event_id=event_id,
-        stage=chosen.index if chosen is not None else None,
+        stage=view.stage.index if view.stage is not None else None,
         group=group,
         rows=[
             StandingRowRead(
@@ -312,9 +239,9 @@ async def get_standings(
                 average=r.average,
                 tiebreaks=r.tiebreaks,
                 decided_by=r.decided_by,
-                group=groups.get(r.entry_id),
+                group=view.groups.get(r.entry_id),
                 status=r.status,
             )
-            for r in rows
+            for r in view.rows
         ],
     )

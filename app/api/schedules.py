@@ -2,15 +2,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from app.api.deps import SessionDep, commit
+from app.api.deps import SessionDep
 from app.api.jobs import accepted
 from app.api.schemas import JobAccepted, Strict
-from app.core.pairing.designs import validate_request
-from app.jobs import create_job
+from app.services import schedules as svc
 
 router = APIRouter(prefix="/v1/schedules", tags=["schedules"])
 
@@ -26,12 +25,9 @@ class RoundRobinRequest(Strict):
 
 
 @router.post("/round-robin", operation_id="search_round_robin", status_code=202, response_model=JobAccepted)
-async def search_round_robin(request: Request, body: RoundRobinRequest, session: SessionDep) -> JSONResponse:
+async def search_round_robin(body: RoundRobinRequest, session: SessionDep) -> JSONResponse:
     """Search a round-robin design (tables of `table_size` seats numbered from 0) in a worker.
 
     Impossible requests are a 422 at once; the job's `result` is `{tables, rounds?, report}` — the best
     design found within the time budget, with a warning when the budget cut the search short."""
-    validate_request(body.players, body.table_size, body.mode, body.games_per_player)
-    job = await create_job(session, "round_robin_schedule", body.model_dump())
-    await commit(request, session)
-    return accepted(job)
+    return accepted(await svc.request_search(session, body.model_dump()))

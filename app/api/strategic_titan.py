@@ -2,17 +2,12 @@
 
 - ``POST /v1/adjudicate/strategic-titan``: replay a whole record, no token, no state. A broken rule
   is a verdict (200 with ``valid: false`` and the violation); a malformed event is a 422.
-- ``POST /v1/matches/{id}/log``: append one event to the match's record (``Match.game_log``) —
-  the organizer of the match's event, or the entry token of an entry seated at the match. The whole
-  record is replayed with the new event; a broken rule is a 422 problem with ``rule`` and nothing is
-  stored. The first call fixes ``players`` (the seats' entry names, seat 0 first); the options of the
-  game travel in the record's first event, ``start`` (its ``options``); the record's own ``options``
-  stays ``{}``. ``If-Match`` is optional (412 when stale); ``Idempotency-Key`` is honoured.
-- ``GET /v1/matches/{id}/log``: the record and its replayed state (public, like every result).
+- ``POST /v1/matches/{id}/log`` / ``GET``: a match's record, appended event by event
+  (app/services/strategic_titan.py; a broken rule is a 422 problem with ``rule``; ``If-Match`` is
+  optional, ``Idempotency-Key`` is honoured).
 
-Only matches whose game's adjudicator is ``strategic-titan`` keep such a record (else 409), and a
-match that is a bye, void or confirmed takes no more events (409). Every rule lives in
-app/core/games/strategic_titan.py; this module loads rows, calls the core and shapes the answer.
+Every rule lives in app/core/games/strategic_titan.py; this module parses, calls the core or the
+service and shapes the answer.
 """
 
 from __future__ import annotations
@@ -22,19 +17,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.api.deps import MaybePrincipal, Principal, SessionDep, check_if_match, ensure_organizer
+from app.api.deps import MaybePrincipal, SessionDep
 from app.api.idempotency import run_idempotent
-from app.core.errors import Conflict, Forbidden, NotFound, RuleViolation, Unauthorized
 from app.core.games import strategic_titan as st
-from app.db.models import Entry, Event, Game, Match, Seat
+from app.services import strategic_titan as svc
 
 router = APIRouter(tags=["strategic-titan"])
-
-ADJUDICATOR = "strategic-titan"
-CLOSED = ("bye", "void", "confirmed")
 
 EVENT_EXAMPLES: list[Any] = [
     {"type": "start", "towers": [100, 300, 500], "options": {"titans": "double", "legion_markers": 4}},
@@ -169,52 +158,6 @@ async def adjudicate(body: AdjudicateStrategicTitan) -> StrategicTitanVerdict:
 
 
 # --- the match's record ------------------------------------------------------------------------
-async def _load(
-    session: AsyncSession, match_id: str, *, for_update: bool = False
-) -> tuple[Match, list[tuple[str, str]]]:
-    stmt = select(Match).where(Match.id == match_id)
-    if for_update:
-        stmt = stmt.with_for_update()
-    match = (await session.execute(stmt)).scalar_one_or_none()
-    if match is None:
-        raise NotFound(f"no match {match_id!r}")
-    adjudicator = (
-        await session.execute(
-            select(Game.adjudicator).join(Event, Event.game_key == Game.key).where(Event.id == match.event_id)
-        )
-    ).scalar_one_or_none()
-    if adjudicator != ADJUDICATOR:
-        raise Conflict("this match's game does not keep a Strategic Titan record")
-    seats = (
-        await session.execute(
-            select(Entry.id, Entry.name)
-            .join(Seat, Seat.entry_id == Entry.id)
-            .where(Seat.match_id == match_id)
-            .order_by(Seat.seat)
-        )
-    ).all()
-    return match, [(row.id, row.name) for row in seats]
-
-
-def _authorize(principal: Principal | None, match: Match, seats: list[tuple[str, str]]) -> Principal:
-    if principal is None:
-        raise Unauthorized("the organizer's token or a seated entry's token is required")
-    if principal.kind == "entry":
-        if principal.event_id == match.event_id and principal.entry_id in {e for e, _ in seats}:
-            return principal
-        raise Forbidden("this entry is not seated at this match")
-    return ensure_organizer(principal, match.event_id)
-
-
-def _record(match: Match, seats: list[tuple[str, str]]) -> dict[str, Any]:
-    log = match.game_log or {}
-    return {
-        "players": list(log.get("players") or [name for _, name in seats]),
-        "options": dict(log.get("options") or {}),
-        "events": list(log.get("events") or []),
-    }
-
-
 @router.post(
     "/v1/matches/{match_id}/log",
     operation_id="append_match_log",
@@ -231,41 +174,28 @@ async def append_log(
     if_match: Annotated[str | None, Header()] = None,
 ) -> JSONResponse:
     """Append one event to the match's Strategic Titan record (organizer, or an entry seated here)."""
-    match, seats = await _load(session, match_id, for_update=True)
-    who = _authorize(principal, match, seats)
     event = body.model_dump(exclude_none=True)
 
     async def handler() -> tuple[int, object, dict[str, str]]:
-        if if_match is not None:
-            check_if_match(if_match, match.version)
-        if match.status in CLOSED:
-            raise Conflict(f"the match is {match.status}; its record takes no more events")
-        record = _record(match, seats)
-        events = [*record["events"], event]
-        result = st.replay(record["players"], record["options"], events)
-        if result.violation is not None:
-            raise RuleViolation(result.violation.rule, result.violation.message)
-        match.game_log = {**record, "events": events}
-        await session.flush()
-        payload = MatchLogAppended(index=len(events) - 1, state=result.state.to_dict(), version=match.version)
-        headers = {"Location": f"/v1/matches/{match_id}/log", "ETag": f'"{match.version}"'}
+        done = await svc.append_event(session, match_id, principal, if_match, event)
+        payload = MatchLogAppended(index=done.index, state=done.state, version=done.version)
+        headers = {"Location": f"/v1/matches/{match_id}/log", "ETag": f'"{done.version}"'}
         return 201, payload, headers
 
-    return await run_idempotent(request, session, who, event, handler)
+    return await run_idempotent(request, session, principal, event, handler)
 
 
 @router.get("/v1/matches/{match_id}/log", operation_id="get_match_log", response_model=MatchLogRead)
 async def get_log(match_id: str, session: SessionDep) -> JSONResponse:
     """The match's Strategic Titan record and the state it replays to."""
-    match, seats = await _load(session, match_id)
-    record = _record(match, seats)
-    result = st.replay(record["players"], record["options"], record["events"])
+    view = await svc.read_log(session, match_id)
+    result = view.replay
     read = MatchLogRead(
-        match_id=match.id,
-        version=match.version,
-        record=MatchLogRecord(**record),
+        match_id=view.match.id,
+        version=view.match.version,
+        record=MatchLogRecord(**view.record),
         state=result.state.to_dict(),
         valid=result.valid,
         violation=ViolationRead(**result.violation.to_dict()) if result.violation else None,
     )
-    return JSONResponse(read.model_dump(mode="json"), headers={"ETag": f'"{match.version}"'})
+    return JSONResponse(read.model_dump(mode="json"), headers={"ETag": f'"{view.match.version}"'})

@@ -17,14 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.deps import MaybePrincipal, SessionDep, commit
-from app.core.errors import Forbidden, InvalidInput, Problem, Unauthorized
+from app.api.deps import MaybePrincipal, SessionDep
 from app.core.games import titan_arena as core
-from app.services import events as event_svc
-from app.services.lifecycle import lock_event
 from app.services.presets import titan_arena as svc
 
 router = APIRouter(tags=["titan-arena"])
@@ -139,8 +136,7 @@ async def adjudicate_titan_arena(body: AdjudicateTitan) -> dict[str, Any]:
 @router.get("/v1/events/{event_id}/places", operation_id="get_places", response_model=PlacesRead)
 async def get_places(event_id: str, session: SessionDep) -> dict[str, Any]:
     """Every place of a wbc-hmwp event, from what has been played so far."""
-    event = await event_svc.get_event(session, event_id)
-    return await svc.places(session, event)
+    return await svc.places(session, event_id)
 
 
 @router.get(
@@ -150,8 +146,7 @@ async def get_places(event_id: str, session: SessionDep) -> dict[str, Any]:
 )
 async def get_statistics(event_id: str, session: SessionDep) -> dict[str, Any]:
     """Kills credited per entry and bets per creature, from the event's confirmed game logs."""
-    event = await event_svc.get_event(session, event_id)
-    return await svc.statistics(session, event)
+    return await svc.statistics(session, event_id)
 
 
 @router.get(
@@ -161,8 +156,7 @@ async def get_statistics(event_id: str, session: SessionDep) -> dict[str, Any]:
 )
 async def get_final_rules(event_id: str, session: SessionDep) -> dict[str, Any]:
     """The finalists' answers and the final's rules version."""
-    event = await event_svc.get_event(session, event_id)
-    return await svc.final_rules(session, event)
+    return await svc.final_rules(session, event_id)
 
 
 @router.post(
@@ -171,26 +165,7 @@ async def get_final_rules(event_id: str, session: SessionDep) -> dict[str, Any]:
     response_model=FinalRulesRead,
 )
 async def choose_final_rules(
-    request: Request, event_id: str, body: FinalRulesIn, session: SessionDep, principal: MaybePrincipal
+    event_id: str, body: FinalRulesIn, session: SessionDep, principal: MaybePrincipal
 ) -> dict[str, Any]:
     """A finalist opts in (or out) of the Colossal Arena rules for the final."""
-    if principal is None:
-        raise Unauthorized("a finalist's entry token or the organizer's token is required")
-    organizer = principal.kind == "admin" or (
-        principal.kind == "organizer" and principal.event_id == event_id
-    )
-    if organizer:
-        if body.entry_id is None:
-            raise InvalidInput("name the finalist", [Problem(("entry_id",), "is required for the organizer")])
-        entry_id = body.entry_id
-    elif principal.kind == "entry" and principal.event_id == event_id:
-        assert principal.entry_id is not None
-        if body.entry_id is not None and body.entry_id != principal.entry_id:
-            raise Forbidden("an entry answers only for itself")
-        entry_id = principal.entry_id
-    else:
-        raise Forbidden("this token belongs to another event")
-    event = await lock_event(session, event_id)
-    out = await svc.choose_final_rules(session, event, entry_id, body.colossal)
-    await commit(request, session)
-    return out
+    return await svc.choose_final_rules(session, event_id, principal, body.entry_id, body.colossal)

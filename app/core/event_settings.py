@@ -2,25 +2,28 @@
 
 Every problem is collected and reported at once, each with its location, so an organizer
 fixes a settings document in one round trip. Unknown keys are an error, never ignored.
+
+The stored document (``Event.settings``, ``Stage.settings``) stays the JSON the client sent, filled
+and validated; services read it through ``EventSettings`` and ``StageSettings``, frozen dataclasses
+parsed here, so every knob has one type and one default (the dataclass field's).
+Rulings where the spec is silent:
+- ``best_of`` is the length of a ``series`` stage (default 3) and, in an elimination stage, the
+  games of each match (default 1); each game of a series is one match of one game.
+- ``block`` (rounds scored together) defaults to 1; ``table_size`` to the game's smallest table,
+  filled in at creation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from app.core.errors import InvalidInput, Problem
+from app.core.vocabulary import StageFormatName
 
-STAGE_FORMATS = (
-    "round_robin",
-    "swiss",
-    "single_elimination",
-    "heats",
-    "free_for_all",
-    "series",
-    "playoff",
-)
+STAGE_FORMATS = tuple(StageFormatName)
 
 Check = Callable[[Any], str | None]
 
@@ -61,8 +64,6 @@ def _odd(v: Any) -> str | None:
 
 
 def _iso_datetime(v: Any) -> str | None:
-    from datetime import datetime
-
     try:
         ok = isinstance(v, str) and datetime.fromisoformat(v).tzinfo is not None
     except ValueError:
@@ -259,3 +260,136 @@ def validate(
     if problems:
         raise InvalidInput(f"{len(problems)} problem(s) in the event settings", problems)
     return settings
+
+
+# --------------------------------------------------------------------------- typed settings
+@dataclass(frozen=True)
+class AdvanceRule:
+    """Which entries of the stage before a stage takes (formats.md "Stages"): the first ``top`` rows,
+    or every group's winner; ``fill_to`` are the sizes a preset fills its field up to."""
+
+    top: int | None = None
+    group_winners: bool = False
+    fill_to: tuple[int, ...] = ()
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any]) -> AdvanceRule:
+        return cls(
+            top=raw.get("top"),
+            group_winners=bool(raw.get("group_winners", False)),
+            fill_to=tuple(raw.get("fill_to") or ()),
+        )
+
+
+@dataclass(frozen=True)
+class StageSettings:
+    """One stage's knobs (``settings.stages[i]``), every default in one place."""
+
+    format: StageFormatName
+    name: str | None = None
+    table_size: int = 2
+    rounds: int | None = None
+    pairing: str = "matching"
+    first_round: str = "random"
+    avoid_rematches: bool = True
+    double: bool = False
+    groups: int = 1
+    group_method: str = "random"
+    method: str = "draw"
+    best_of: int = 1
+    block: int = 1
+    mode: str = "complete"
+    games_per_player: int | None = None
+    advance_per_table: int = 1
+    late_entries: bool | None = None  # None: the event's ``late_entries``
+    release: str = "all"
+    time_budget: int = 20
+    rated: bool = True
+    advance: AdvanceRule | None = None
+    # The stage's own scoring / tiebreaks / ranking_basis, over the event's (STAGE_STANDINGS_KEYS).
+    standings: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def games_per_match(self) -> int:
+        """Games each match of the stage is: ``best_of`` in an elimination; one game of a series."""
+        return 1 if self.format is StageFormatName.SERIES else self.best_of
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any]) -> StageSettings:
+        fmt = StageFormatName(raw["format"])
+        plain = {
+            k: v
+            for k, v in raw.items()
+            if k in _STAGE_FIELDS and v is not None and k not in ("format", "advance", "standings")
+        }
+        if "best_of" not in plain and fmt is StageFormatName.SERIES:
+            plain["best_of"] = 3
+        advance = raw.get("advance")
+        return cls(
+            format=fmt,
+            advance=AdvanceRule.parse(advance) if isinstance(advance, Mapping) else None,
+            standings={k: raw[k] for k in STAGE_STANDINGS_KEYS if k in raw},
+            **plain,
+        )
+
+
+_STAGE_FIELDS = frozenset(StageSettings.__dataclass_fields__)
+
+
+@dataclass(frozen=True)
+class EventSettings:
+    """An event's knobs (``Event.settings``). ``document`` is the stored document itself: the
+    standings engine and the ratings read the keys they own from it (``standings_config``,
+    ``app.core.ratings.pool_plan``)."""
+
+    stages: tuple[StageSettings, ...]
+    document: Mapping[str, Any]
+    sanctioned: bool = False
+    rated: bool = False
+    capacity: int | None = None
+    min_entries: int = 2
+    late_entries: bool = False
+    table_settings: Mapping[str, str] = field(default_factory=dict)
+    join_deadline: datetime | None = None
+    final_deadline: datetime | None = None
+    catalog: tuple[str, ...] = ()
+    game_minutes: int | None = None
+    final_minutes: int | None = None
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any]) -> EventSettings:
+        def when(key: str) -> datetime | None:
+            value = raw.get(key)
+            return datetime.fromisoformat(value) if isinstance(value, str) else None
+
+        return cls(
+            stages=tuple(StageSettings.parse(s) for s in raw.get("stages") or ()),
+            document=raw,
+            sanctioned=bool(raw.get("sanctioned", False)),
+            rated=bool(raw.get("rated", False)),
+            capacity=raw.get("capacity"),
+            min_entries=int(raw.get("min_entries", 2)),
+            late_entries=bool(raw.get("late_entries", False)),
+            table_settings=dict(raw.get("table_settings") or {}),
+            join_deadline=when("join_deadline"),
+            final_deadline=when("final_deadline"),
+            catalog=tuple(raw.get("catalog") or ()),
+            game_minutes=raw.get("game_minutes"),
+            final_minutes=raw.get("final_minutes"),
+        )
+
+    @property
+    def entries_needed(self) -> int:
+        """Active entries the event needs to start: ``min_entries``, and 8 when sanctioned."""
+        return max(self.min_entries, SANCTIONED_MINIMUM) if self.sanctioned else self.min_entries
+
+    def standings_document(self, stage: StageSettings | None) -> dict[str, Any]:
+        """The keys the standings engine reads: the event's, with the stage's own over them."""
+        out = dict(self.document)
+        if stage is not None:
+            out.update(stage.standings)
+        return out
+
+
+# A sanctioned event needs at least this many players (battlebooks.md "Common rules").
+SANCTIONED_MINIMUM = 8

@@ -18,9 +18,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from app.core import rng
+from app.core.event_settings import AdvanceRule
 
 
 def draw_tiebreak_values(entries: Sequence[tuple[str, bool]], seed: str) -> dict[str, float]:
@@ -32,9 +32,9 @@ def draw_tiebreak_values(entries: Sequence[tuple[str, bool]], seed: str) -> dict
     return {e: float(i + 1) for i, e in enumerate(ordered)}
 
 
-def swiss_rounds(stage: Mapping[str, Any], entries: int) -> int:
-    rounds = stage.get("rounds")
-    if isinstance(rounds, int) and rounds > 0:
+def swiss_rounds(rounds: int | None, entries: int) -> int:
+    """The rounds of a Swiss stage: its ``rounds`` setting, else ceil(log2(N))."""
+    if rounds is not None and rounds > 0:
         return rounds
     return max(1, math.ceil(math.log2(max(entries, 2))))
 
@@ -51,20 +51,19 @@ def _by_rank(rows: Sequence[RankedEntry]) -> list[RankedEntry]:
     return sorted(rows, key=lambda r: (r.rank, -(r.tiebreak_value or 0.0), r.entry_id))
 
 
-def select_advancing(rows: Sequence[RankedEntry], rule: Mapping[str, Any] | None) -> list[str]:
+def select_advancing(rows: Sequence[RankedEntry], rule: AdvanceRule | None) -> list[str]:
     """The entries a stage's ``advance`` rule takes from the previous stage's standings, in seed order."""
     ordered = _by_rank(rows)
-    if not rule:
+    if rule is None:
         return [r.entry_id for r in ordered]
-    if rule.get("group_winners"):
+    if rule.group_winners:
         best: dict[str | None, RankedEntry] = {}
         for r in ordered:
             best.setdefault(r.group, r)
         winners = _by_rank(list(best.values()))
         return [r.entry_id for r in winners]
-    top = rule.get("top")
-    if isinstance(top, int):
-        return [r.entry_id for r in ordered[:top]]
+    if rule.top is not None:
+        return [r.entry_id for r in ordered[: rule.top]]
     return [r.entry_id for r in ordered]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 
@@ -36,5 +36,14 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
     return create_async_engine(url, **kwargs)
 
 
-def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    return async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
+def make_sessionmaker(
+    engine: AsyncEngine, info: dict[str, Any] | None = None
+) -> async_sessionmaker[AsyncSession]:
+    """Sessions on ``engine``; each starts with a copy of ``info`` (the entry points put the registry
+    there: app/services/registry.py)."""
+    return async_sessionmaker(engine, expire_on_commit=False, autoflush=False, info=info or {})
+
+
+async def ping(session: AsyncSession) -> None:
+    """Raise unless the database answers."""
+    await session.execute(text("SELECT 1"))

@@ -3,20 +3,35 @@
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core import event_settings, presets
-from app.core.errors import Conflict, InvalidInput, NotFound, Problem
+from app.core.concurrency import check_if_match
+from app.core.errors import Conflict, InvalidInput, Problem
 from app.core.rng import commitment
 from app.core.standings import settings_problems as standings_problems
+from app.core.vocabulary import EntryStatus, EventStatus, JobKindName
 from app.db.base import utcnow
 from app.db.models import Entry, Event, Job
 from app.jobs import create_job
 from app.services.games import get_game
 from app.services.players import find_or_create_by_name, get_player
+from app.services.reads import (
+    active_stage,
+    count_entries,
+    details_of,
+    get_entry,
+    get_event,
+    lock_event,
+    set_details,
+    settings_of,
+    stage_settings,
+)
+from app.services.registry import registry_of
 
 
 def new_token() -> str:
@@ -56,7 +71,7 @@ async def create_event(
         settings=resolved,
         seed=seed,
         seed_commitment=commitment(seed),
-        status="registration",
+        status=EventStatus.REGISTRATION,
         organizer_token_hash=organizer_token_hash,
     )
     session.add(event)
@@ -64,26 +79,25 @@ async def create_event(
     return event
 
 
-async def get_event(session: AsyncSession, event_id: str, *, for_update: bool = False) -> Event:
-    stmt = select(Event).where(Event.id == event_id)
-    if for_update:
-        stmt = stmt.with_for_update()
-    event = (await session.execute(stmt)).scalar_one_or_none()
-    if event is None:
-        raise NotFound(f"event {event_id} not found")
-    return event
+@dataclass(frozen=True)
+class EventView:
+    """An event as clients read it, with its count of active entries."""
+
+    event: Event
+    entries: int
 
 
-async def count_entries(session: AsyncSession, event_id: str, active_only: bool = True) -> int:
-    stmt = select(func.count()).select_from(Entry).where(Entry.event_id == event_id)
-    if active_only:
-        stmt = stmt.where(Entry.status == "active")
-    return int((await session.execute(stmt)).scalar_one())
+async def event_view(session: AsyncSession, event: Event) -> EventView:
+    return EventView(event, await count_entries(session, event.id))
+
+
+async def get_event_view(session: AsyncSession, event_id: str) -> EventView:
+    return await event_view(session, await get_event(session, event_id))
 
 
 async def list_events(
     session: AsyncSession, limit: int, cursor: str | None
-) -> tuple[list[Event], str | None]:
+) -> tuple[list[EventView], str | None]:
     stmt = select(Event)
     if cursor:
         last = await session.get(Event, cursor)
@@ -98,25 +112,32 @@ async def list_events(
         ).scalars()
     )
     nxt = rows[limit - 1].id if len(rows) > limit else None
-    return rows[:limit], nxt
+    return [await event_view(session, e) for e in rows[:limit]], nxt
 
 
 async def update_event(
-    session: AsyncSession, event: Event, name: str | None, settings: dict[str, Any] | None
-) -> Event:
+    session: AsyncSession,
+    event_id: str,
+    if_match: str | None,
+    name: str | None,
+    settings: dict[str, Any] | None,
+) -> EventView:
+    """Rename an event or replace its settings overrides (``If-Match``: the event's version)."""
+    event = await lock_event(session, event_id)
+    check_if_match(if_match, event.version)
     if settings is not None:
-        if event.status != "registration":
+        if event.status != EventStatus.REGISTRATION:
             raise Conflict(f"settings can change only during registration; the event is {event.status}")
         event.settings = await resolve_settings(session, event.game_key, event.preset, settings)
     if name is not None:
         event.name = name.strip()
     await session.flush()
-    return event
+    return await event_view(session, event)
 
 
 async def add_entry(
     session: AsyncSession,
-    event: Event,
+    event_id: str,
     *,
     player_id: str | None,
     name: str | None,
@@ -124,19 +145,18 @@ async def add_entry(
     organizer: bool,
     token_hash: str,
 ) -> Entry:
+    event = await lock_event(session, event_id)
     stage = None
-    if event.status != "registration":
-        if event.status == "running":
-            from app.services.lifecycle import active_stage
-
+    settings = settings_of(event)
+    if event.status != EventStatus.REGISTRATION:
+        if event.status == EventStatus.RUNNING:
             stage = await active_stage(session, event.id)
-        late = stage is not None and bool(
-            stage.settings.get("late_entries", event.settings.get("late_entries"))
-        )
-        if not late:
+        if stage is None:
             raise Conflict(f"registration is closed: the event is {event.status}")
-        assert stage is not None
-        if stage.format not in ("swiss", "heats"):
+        own = stage_settings(stage).late_entries
+        if not (settings.late_entries if own is None else own):
+            raise Conflict(f"registration is closed: the event is {event.status}")
+        if not registry_of(session).format_of(stage).late_entries:
             raise Conflict(f"a {stage.format} stage cannot take a late entry: its schedule is drawn")
     player = (
         await get_player(session, player_id)
@@ -148,7 +168,7 @@ async def add_entry(
     ).scalar_one_or_none()
     if existing is not None:
         raise Conflict(f"player {player.id} is already entered in this event (entry {existing.id})")
-    capacity = event.settings.get("capacity")
+    capacity = settings.capacity
     if capacity is not None and await count_entries(session, event.id) >= capacity:
         raise Conflict(f"the event is full ({capacity} entries)")
     if len(set(characters)) != len(characters):
@@ -161,7 +181,7 @@ async def add_entry(
         name=player.name,
         characters=list(characters),
         organizer=organizer,
-        status="active",
+        status=EntryStatus.ACTIVE,
         token_hash=token_hash,
     )
     session.add(entry)
@@ -176,19 +196,14 @@ async def add_entry(
             if v is not None
         ]
         entry.tiebreak_value = min(values, default=1.0) - 1.0
-        stage.details = {**stage.details, "entries": [*stage.details.get("entries", []), entry.id]}
+        details = details_of(stage)
+        set_details(stage, replace(details, entries=(*details.entries, entry.id)))
         await session.flush()
     return entry
 
 
-async def get_entry(session: AsyncSession, event_id: str, entry_id: str) -> Entry:
-    entry = await session.get(Entry, entry_id)
-    if entry is None or entry.event_id != event_id:
-        raise NotFound(f"entry {entry_id} not found in event {event_id}")
-    return entry
-
-
 async def list_entries(session: AsyncSession, event_id: str) -> list[Entry]:
+    await get_event(session, event_id)
     return list(
         (
             await session.execute(
@@ -198,17 +213,19 @@ async def list_entries(session: AsyncSession, event_id: str) -> list[Entry]:
     )
 
 
-async def drop_entry(session: AsyncSession, entry: Entry) -> Entry:
+async def drop_entry(session: AsyncSession, event_id: str, entry_id: str) -> Entry:
     """Drop an entry: its results stay, it is paired no more."""
-    if entry.status == "dropped":
+    entry = await get_entry(session, event_id, entry_id)
+    if entry.status == EntryStatus.DROPPED:
         return entry
-    entry.status = "dropped"
+    entry.status = EntryStatus.DROPPED
     entry.dropped_at = utcnow()
     await session.flush()
     return entry
 
 
-async def request_integrity_check(session: AsyncSession, event: Event) -> Job:
+async def request_integrity_check(session: AsyncSession, event_id: str) -> Job:
+    event = await get_event(session, event_id)
     return await create_job(
-        session, "integrity_check", {"event_id": event.id}, dedup_key=f"integrity:{event.id}"
+        session, JobKindName.INTEGRITY_CHECK, {"event_id": event.id}, dedup_key=f"integrity:{event.id}"
     )

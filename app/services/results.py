@@ -11,44 +11,40 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import selectinload
 
-from app.core.errors import Conflict, Forbidden, InvalidInput, NotFound, Problem
+from app.core.access import Access, Principal, authorize
+from app.core.concurrency import check_if_match
+from app.core.errors import Conflict, InvalidInput, Problem
 from app.core.games.registry import get_adjudicator
 from app.core.results import Report, ReportedSeat, normalize
+from app.core.vocabulary import EventStatus, MatchStatus, Role, StageStatus
 from app.db.base import utcnow
-from app.db.models import Event, Game, Match, ResultHistory, ResultReport, Round, Stage
-from app.services.lifecycle import lock_event
-from app.services.rules import rules_for
-
-REPORTABLE = ("pending", "reported", "disputed")
-
-
-async def load_match(session: AsyncSession, match_id: str) -> Match:
-    row = await session.execute(select(Match).where(Match.id == match_id).options(selectinload(Match.seats)))
-    match = row.scalar_one_or_none()
-    if match is None:
-        raise NotFound(f"match {match_id} not found")
-    return match
+from app.db.models import Event, Match, ResultHistory, ResultReport, Round, Stage
+from app.services import ratings
+from app.services.reads import entry_names, game_of, load_match, lock_event, settings_of
+from app.services.registry import registry_of
 
 
-async def _context(session: AsyncSession, match_id: str) -> tuple[Event, Stage, Round, Match]:
-    """Lock the match's event (serializing every result of the event), then load the match."""
-    peek = await session.execute(select(Match.event_id).where(Match.id == match_id))
-    event_id = peek.scalar_one_or_none()
-    if event_id is None:
-        raise NotFound(f"match {match_id} not found")
-    event = await lock_event(session, event_id)
-    match = await load_match(session, match_id)
+async def _context(
+    session: AsyncSession, match_id: str, principal: Principal | None, access: Access
+) -> tuple[Event, Stage, Round, Match, Principal]:
+    """Authorize the caller on the match, lock the match's event (serializing every result of the
+    event), then load the match as it stands under the lock."""
+    peek = await load_match(session, match_id)
+    seated = {s.entry_id for s in peek.seats}
+    who = authorize(principal, access, event_id=peek.event_id, seated=seated)
+    event = await lock_event(session, peek.event_id)
+    match = await load_match(session, match_id, fresh=True)
     rnd = await session.get(Round, match.round_id)
     assert rnd is not None
     stage = await session.get(Stage, rnd.stage_id)
     assert stage is not None
-    return event, stage, rnd, match
+    return event, stage, rnd, match, who
 
 
 def _seats_in(body: dict[str, Any]) -> list[ReportedSeat]:
@@ -78,10 +74,11 @@ async def _normalized(
     verdict: dict[str, Any] | None = None
     outcome = body.get("outcome")
     if game_log is not None:
-        adjudicate = rules_for(event).adjudicator(event, match)  # a preset may judge its own records
+        # a preset may judge its own records
+        adjudicate = registry_of(session).rules_for(event).adjudicator(event, match)
         if adjudicate is None:
-            game = await session.get(Game, event.game_key)
-            if game is None or not game.adjudicator:
+            game = await game_of(session, event)
+            if not game.adjudicator:
                 raise InvalidInput(
                     "this game has no adjudicator; report places instead of a game log",
                     [Problem(("game_log",), f"game {event.game_key!r} is not adjudicated by Arbiter")],
@@ -121,7 +118,7 @@ def _apply(
         if r.character is not None:
             seat.character = r.character
     match.outcome = report.outcome
-    match.status = "confirmed"
+    match.status = MatchStatus.CONFIRMED
     # Seats may be all that changed: counting revisions on the match row makes every change of
     # the result bump the match's version (its ETag).
     match.details = {**(match.details or {}), "revision": int((match.details or {}).get("revision", 0)) + 1}
@@ -150,11 +147,9 @@ async def _after_confirm(
 ) -> None:
     """The preset's hook; then ratings follow confirmed results of rated events (incremental; a
     correction recomputes)."""
-    await rules_for(event).after_confirm(session, event, stage, match)
-    if not event.settings.get("rated"):
+    await registry_of(session).rules_for(event).after_confirm(session, event, stage, match)
+    if not settings_of(event).rated:
         return
-    from app.services import ratings
-
     if correction:
         await ratings.enqueue_recompute(session, await ratings.match_pools(session, match.id))
     else:
@@ -162,38 +157,37 @@ async def _after_confirm(
 
 
 async def report(
-    session: AsyncSession,
-    match_id: str,
-    actor_kind: str,
-    actor_entry: str | None,
-    actor_event: str | None,
-    body: dict[str, Any],
+    session: AsyncSession, match_id: str, principal: Principal | None, body: dict[str, Any]
 ) -> Match:
-    event, stage, _, match = await _context(session, match_id)
-    organizer = actor_kind == "admin" or (actor_kind == "organizer" and actor_event == event.id)
+    """A result from the organizer (final) or from a seated entry (a claim)."""
+    event, stage, _, match, principal = await _context(
+        session, match_id, principal, Access.ORGANIZER_OR_SEATED
+    )
     seated = {s.entry_id for s in match.seats}
-    if not organizer and not (actor_kind == "entry" and actor_entry in seated):
-        raise Forbidden("only the organizer or an entry seated at this match may report it")
-    if event.status != "running" or stage.status != "active":
+    organizer = principal.organizes(event.id)
+    if event.status != EventStatus.RUNNING or stage.status != StageStatus.ACTIVE:
         raise Conflict("this match's stage is closed: results can no longer be reported")
-    if match.status == "bye":
+    if match.status == MatchStatus.BYE:
         raise Conflict("a bye has no result to report")
-    if match.status == "confirmed":
+    if match.status == MatchStatus.CONFIRMED:
         raise Conflict("the result is already confirmed; the organizer corrects it with PUT and If-Match")
     normalized, verdict = await _normalized(session, event, match, body)
-    normalized = await rules_for(event).check_report(session, event, stage, match, normalized)
+    normalized = (
+        await registry_of(session).rules_for(event).check_report(session, event, stage, match, normalized)
+    )
     payload = {
         **normalized.as_dict(),
         **({"game_log": body["game_log"]} if body.get("game_log") is not None else {}),
     }
 
     if organizer:
-        action = "ruling" if match.status == "disputed" else "report"
+        action = "ruling" if match.status == MatchStatus.DISPUTED else "report"
         _apply(match, normalized, body.get("game_log"), verdict)
-        await _history(session, match, action, "organizer" if actor_kind == "organizer" else "admin", payload)
+        await _history(session, match, action, principal.actor, payload)
         await _after_confirm(session, event, stage, match, correction=False)
         return match
 
+    actor_entry = principal.entry_id
     assert actor_entry is not None
     claims = {
         c.reporter: c
@@ -208,45 +202,54 @@ async def report(
         claims[actor_entry] = mine
     else:
         mine.payload = payload
-    await _history(session, match, "claim", f"entry:{actor_entry}", payload)
+    await _history(session, match, "claim", principal.actor, payload)
     results = [Report.from_dict(c.payload).as_dict() for c in claims.values()]
     agree = all(r == results[0] for r in results)
     if not agree:
-        match.status = "disputed"
+        match.status = MatchStatus.DISPUTED
     elif set(claims) >= seated:
         first = claims[actor_entry].payload
         _apply(match, Report.from_dict(first), first.get("game_log"), verdict)
         await _history(session, match, "confirm", "players", payload)
         await _after_confirm(session, event, stage, match, correction=False)
     else:
-        match.status = "reported"
+        match.status = MatchStatus.REPORTED
     await session.flush()
     return match
 
 
 async def correct(
-    session: AsyncSession, match_id: str, version: int, body: dict[str, Any], actor: str
+    session: AsyncSession,
+    match_id: str,
+    principal: Principal | None,
+    if_match: str | None,
+    body: dict[str, Any],
 ) -> Match:
-    from app.core.errors import PreconditionFailed
-
-    event, stage, _, match = await _context(session, match_id)
-    if match.version != version:
-        raise PreconditionFailed(f"version {version} is stale; the current version is {match.version}")
-    if match.status == "bye":
+    """The organizer's correction of a result, or ruling on a dispute (``If-Match``: the match's version)."""
+    event, stage, _, match, organizer = await _context(session, match_id, principal, Access.ORGANIZER)
+    check_if_match(if_match, match.version)
+    if match.status == MatchStatus.BYE:
         raise Conflict("a bye has no result to correct")
-    if event.status == "cancelled":
+    if event.status == EventStatus.CANCELLED:
         raise Conflict("the event is cancelled")
     normalized, verdict = await _normalized(session, event, match, body)
-    normalized = await rules_for(event).check_report(session, event, stage, match, normalized)
-    was_confirmed = match.status == "confirmed"
+    normalized = (
+        await registry_of(session).rules_for(event).check_report(session, event, stage, match, normalized)
+    )
+    was_confirmed = match.status == MatchStatus.CONFIRMED
     _apply(match, normalized, body.get("game_log"), verdict)
     payload = {
         **normalized.as_dict(),
         **({"game_log": body["game_log"]} if body.get("game_log") is not None else {}),
     }
-    await _history(session, match, "correction" if was_confirmed else "ruling", actor, payload)
+    await _history(session, match, "correction" if was_confirmed else "ruling", organizer.actor, payload)
     await _after_confirm(session, event, stage, match, correction=was_confirmed)
     return match
+
+
+def organizer_of(event: Event) -> Principal:
+    """The principal a preset's organizer action reports results as (e.g. forfeits at a deadline)."""
+    return Principal(Role.ORGANIZER, event_id=event.id)
 
 
 async def history(session: AsyncSession, match_id: str) -> list[ResultHistory]:
@@ -256,3 +259,41 @@ async def history(session: AsyncSession, match_id: str) -> list[ResultHistory]:
         .order_by(ResultHistory.created_at, ResultHistory.match_version)
     )
     return list(rows.scalars())
+
+
+# --------------------------------------------------------------------------- reads
+@dataclass(frozen=True)
+class MatchView:
+    """A match as clients read it: its round and stage, the entries' names, the players' claims
+    filed so far and the audit history."""
+
+    match: Match
+    round: Round
+    stage: Stage
+    names: dict[str, str]
+    claims: int
+    history: list[ResultHistory]
+
+
+async def match_view(session: AsyncSession, match: Match) -> MatchView:
+    rnd = await session.get(Round, match.round_id)
+    assert rnd is not None
+    stage = await session.get(Stage, rnd.stage_id)
+    assert stage is not None
+    claims = (
+        await session.execute(
+            select(func.count()).select_from(ResultReport).where(ResultReport.match_id == match.id)
+        )
+    ).scalar_one()
+    return MatchView(
+        match,
+        rnd,
+        stage,
+        await entry_names(session, match.event_id),
+        int(claims),
+        await history(session, match.id),
+    )
+
+
+async def get_match(session: AsyncSession, match_id: str) -> MatchView:
+    return await match_view(session, await load_match(session, match_id))

@@ -2,8 +2,8 @@
 
 Every hook has the general engine's behaviour as its default, so a preset overrides only what
 its source document changes (a semifinal filled with alternates, a hero rule on results, a final
-between group winners, …). Presets register an ``EventRules`` instance in ``RULES`` under their
-preset name (see the modules in ``app/services/presets/``).
+between group winners, …). Each module of ``app/services/presets/`` exposes its ``RULES`` by preset
+name; ``app/wiring.py`` puts them in the registry, and ``Registry.rules_for(event)`` finds them.
 """
 
 from __future__ import annotations
@@ -58,10 +58,3 @@ class EventRules:
 
 
 GENERIC = EventRules()
-RULES: dict[str, EventRules] = {}
-
-
-def rules_for(event: Event) -> EventRules:
-    import app.services.presets  # noqa: F401  (registers the presets' rules)
-
-    return RULES.get(event.preset or "generic", GENERIC)

@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core import rng
 from app.core.errors import Conflict, NotFound
-from app.core.pairing.designs import Design, search_design
-from app.db.models import Entry, Event, Stage
-from app.jobs import JobContext
+from app.core.pairing.designs import Design, search_design, validate_request
+from app.core.stage_details import RoundRobinDetails, tables_of
+from app.core.vocabulary import JobKindName, StageStatus
+from app.db.models import Entry, Event, Job, Stage
+from app.jobs import JobContext, create_job
+from app.services.reads import details_of, lock_event, set_details, stage_settings
+from app.services.rounds import create_round
 
 DEFAULT_BUDGET = 20.0
-MAX_BUDGET = 120.0
 
 
 async def run_search(
@@ -66,6 +70,12 @@ async def run_search(
     return task.result()
 
 
+async def request_search(session: AsyncSession, request: dict[str, Any]) -> Job:
+    """The stateless tool: an impossible request is refused at once (422); the search is a job."""
+    validate_request(request["players"], request["table_size"], request["mode"], request["games_per_player"])
+    return await create_job(session, JobKindName.ROUND_ROBIN_SCHEDULE, request)
+
+
 async def schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]:
     """The stateless tool: search a design and return it with its report."""
     a = ctx.args
@@ -85,25 +95,22 @@ async def schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]
 async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]:
     """Search an N-seat round robin for a stage — one design per group — then release its tables
     (all at once by default; ``release: rounds`` creates round k of every group together)."""
-    from app.services.lifecycle import create_round, lock_event
-
     event_id, stage_id = ctx.args["event_id"], ctx.args["stage_id"]
     async with ctx.sessionmaker() as peek:  # read the inputs without holding a transaction during the search
         event = await peek.get(Event, event_id)
         stage = await peek.get(Stage, stage_id)
         if event is None or stage is None:
             raise NotFound(f"stage {stage_id} of event {event_id} not found")
-        if stage.details.get("schedule") is not None:
+        details = details_of(stage)
+        assert isinstance(details, RoundRobinDetails)
+        if details.schedule is not None:
             return {"stage_id": stage_id, "already": True}
-        ids = list(stage.details.get("entries", []))
-        assigned = stage.details.get("groups") or {}
-        settings = dict(stage.settings)
+        ids = list(details.entries)
+        groups = details.members_by_group()
+        settings = stage_settings(stage)
         seed, stage_index = event.seed, stage.index
         await peek.commit()
-    groups: dict[str, list[str]] = {}
-    for e in ids:
-        groups.setdefault(assigned.get(e, "A"), []).append(e)
-    by_rounds = settings.get("release", "all") == "rounds"
+    by_rounds = settings.release == "rounds"
     tables: list[list[str]] = []
     rounds: list[list[list[str]]] = []
     seat_numbers: dict[str, dict[str, int]] = {}
@@ -112,12 +119,12 @@ async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str
         design = await run_search(
             ctx,
             players=len(members),
-            table_size=int(settings.get("table_size", 3)),
-            mode=str(settings.get("mode", "complete")),
-            games_per_player=settings.get("games_per_player"),
+            table_size=settings.table_size,
+            mode=settings.mode,
+            games_per_player=settings.games_per_player,
             rounds=by_rounds,
             seed=f"{seed}:stage:{stage_index}:group:{name}",
-            budget=float(settings.get("time_budget", DEFAULT_BUDGET)),
+            budget=float(settings.time_budget),
         )
         numbered = sorted(members)
         rng.stream(seed, f"stage:{stage_index}:group:{name}:seat_numbers").shuffle(numbered)
@@ -138,11 +145,16 @@ async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str
     event = await lock_event(session, event_id)
     stage = await session.get(Stage, stage_id, populate_existing=True)
     assert stage is not None
-    if stage.details.get("schedule") is not None:  # another run of this job got here first
+    current = details_of(stage)
+    assert isinstance(current, RoundRobinDetails)
+    if current.schedule is not None:  # another run of this job got here first
         return {"stage_id": stage_id, "already": True}
-    if stage.status != "active":
+    if stage.status != StageStatus.ACTIVE:
         raise Conflict("the stage is no longer active")
-    stage.details = {**stage.details, "schedule": [tables], "seat_numbers": seat_numbers, "report": report}
+    set_details(
+        stage,
+        replace(current, schedule=(tables_of(tables),), seat_numbers=seat_numbers, report=report),
+    )
     for released in rounds if by_rounds else [tables]:
         await create_round(session, event, stage, released)
     names = {e.id: e.name for e in [await session.get(Entry, i) for i in ids] if e is not None}

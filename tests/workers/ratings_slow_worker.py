@@ -10,8 +10,10 @@ from typing import Any
 from arq import run_worker
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.jobs import JobContext, JobKind, default_kinds
+from app.jobs import JobContext, JobKind
+from app.services.job_kinds import KINDS
 from app.services.ratings import recompute_pool
+from app.wiring import build_registry
 from workers.main import WorkerSettings, startup
 
 
@@ -24,13 +26,13 @@ async def slow_recompute(session: AsyncSession, ctx: JobContext) -> dict[str, An
 
 
 SLOW_KINDS = {
-    **default_kinds(),
+    **KINDS,
     "slow_ratings_recompute": JobKind(fn=slow_recompute, timeout=2, max_attempts=6),
 }
 
 
 async def slow_startup(ctx: dict[str, Any]) -> None:
-    ctx["kinds"] = SLOW_KINDS
+    ctx["registry"] = build_registry().with_job_kinds(SLOW_KINDS)
     await startup(ctx)
 
 

@@ -28,9 +28,9 @@ from app.db.models import (
     Stage,
 )
 from app.jobs import ArqDispatcher, commit_and_dispatch, create_job, run_job
+from app.services.job_kinds import KINDS
 from app.services.ratings import enqueue_rating_update, recompute_pool, update_pool
 from tests.conftest import redis_url
-from tests.workers.ratings_slow_worker import SLOW_KINDS
 from tests.workers.test_worker import queue, start_worker, stop, wait_job, worker_procs  # noqa: F401
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -156,7 +156,7 @@ async def run_queued(sm: Any) -> list[str]:
         ids = list(
             (await s.execute(select(Job.id).where(Job.status == "queued").order_by(Job.created_at))).scalars()
         )
-    return [await run_job(sm, i) for i in ids]
+    return [await run_job(sm, i, KINDS) for i in ids]
 
 
 async def test_incremental_equals_recompute_on_a_random_history(pg_sessionmaker: Any) -> None:
@@ -214,7 +214,7 @@ async def test_killed_worker_mid_recompute_converges(
     settings = {"k": [[10, 40], [None, 20]]}
     async with sm() as s:
         await s.execute(update(RatingPool).where(RatingPool.key == "generic").values(settings=settings))
-        job = await create_job(s, "slow_ratings_recompute", {"pool": "generic"}, kinds=SLOW_KINDS)
+        job = await create_job(s, "slow_ratings_recompute", {"pool": "generic"})
         await commit_and_dispatch(s, ArqDispatcher(redis_url(), queue))
     first = start_worker("tests.workers.ratings_slow_worker", pg_url, queue)
     worker_procs.append(first)

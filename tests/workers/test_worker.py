@@ -25,7 +25,6 @@ from app.main import create_app
 from app.settings import Settings
 from tests.api.helpers import add_entry, bearer
 from tests.conftest import ADMIN_TOKEN, Api, redis_url
-from tests.workers.slow_worker import SLOW_KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -126,7 +125,7 @@ async def test_killed_worker_job_is_finished_by_the_sweep(
     first = start_worker("tests.workers.slow_worker", pg_url, queue)
     worker_procs.append(first)
     async with pg_sessionmaker() as s:
-        job = await create_job(s, "slow_integrity_check", {"event_id": event["id"]}, kinds=SLOW_KINDS)
+        job = await create_job(s, "slow_integrity_check", {"event_id": event["id"]})
         await commit_and_dispatch(s, ArqDispatcher(redis_url(), queue))
     running = await wait_job(pg_sessionmaker, job.id, {"running"})
     assert running.attempts == 1

@@ -1,8 +1,1 @@
-"""Preset rules of the seeds' events; importing this package registers them in app.services.rules.RULES."""
-
-from app.services.presets import (
-    battlebooks,  # noqa: F401
-    battlebooks_royal,  # noqa: F401
-    bga,  # noqa: F401
-    titan_arena,  # noqa: F401
-)
+"""Preset rules of the seeds' events: each module exposes its ``RULES`` by preset name (app/wiring.py)."""

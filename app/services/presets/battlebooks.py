@@ -7,12 +7,16 @@ rulings themselves are in app/core/games/battlebooks.py).
   from the player count (Final Battle included) unless the organizer set them.
 - ``check_report``: the hero rule on every seat's ``character`` against the entry's books and its
   other games of the same game round (filled in where the rule leaves one choice).
+
+``score_card`` gathers an entry's games for its score card (battlebooks.md "Common rules" — Score
+cards; the card itself is built by ``app.core.games.battlebooks.score_card``).
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+from dataclasses import dataclass
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -21,11 +25,25 @@ from app.core.errors import InvalidInput, Problem
 from app.core.games import battlebooks as bb
 from app.core.lifecycle import swiss_rounds
 from app.core.results import Report
+from app.core.scoring import score_game
+from app.core.vocabulary import MatchStatus, Outcome, StageFormatName, StageStatus
 from app.db.models import Entry, Event, Match, Seat, Stage
-from app.services.lifecycle import stage_rounds
-from app.services.rules import RULES, EventRules
+from app.services.reads import (
+    details_of,
+    entries_by_id,
+    game_result,
+    get_entry,
+    get_event,
+    settings_of,
+    stage_config,
+    stage_matches,
+    stage_rounds,
+    stage_settings,
+    stages_of,
+)
+from app.services.rules import EventRules
 
-HEROLESS = ("void", "forfeit")
+HEROLESS = (Outcome.VOID, Outcome.FORFEIT)
 
 
 class BattlebooksSwiss(EventRules):
@@ -33,15 +51,14 @@ class BattlebooksSwiss(EventRules):
         self.preset = preset
 
     async def before_start(self, session: AsyncSession, event: Event, entries: list[Entry]) -> None:
-        settings = event.settings
-        if settings.get("rated") and not settings.get("sanctioned"):
+        settings = settings_of(event)
+        if settings.rated and not settings.sanctioned:
             msg = "only sanctioned BATTLEBOOKS events count for the world rankings; set rated to false"
             raise InvalidInput(msg, [Problem(("settings", "rated"), msg)])
-        if settings.get("sanctioned") and len(entries) < 8:
+        if settings.sanctioned and len(entries) < settings.entries_needed:
             return  # the engine refuses it with its own message
         if self.preset == "battlebooks-secret-wars":
-            catalog = settings.get("catalog")
-            packs = bb.draw_packs(catalog if isinstance(catalog, list) else [], len(entries), event.seed)
+            packs = bb.draw_packs(list(settings.catalog), len(entries), event.seed)
             for entry, pack in zip(entries, packs, strict=True):
                 entry.characters = list(pack)
         problems = bb.registration_problems(
@@ -50,9 +67,9 @@ class BattlebooksSwiss(EventRules):
         if problems:
             what = "1 entry" if len(problems) == 1 else f"{len(problems)} entries"
             raise InvalidInput(f"{what} cannot play {self.preset}: {problems[0].msg}", problems)
-        new = copy.deepcopy(settings)
+        new = copy.deepcopy(event.settings)
         stages = new.get("stages") or []
-        if stages and stages[0].get("format") == "swiss" and "rounds" not in stages[0]:
+        if stages and stages[0].get("format") == StageFormatName.SWISS and "rounds" not in stages[0]:
             stages[0]["rounds"] = bb.stage_rounds(self.preset, len(entries))
             event.settings = new
 
@@ -87,14 +104,15 @@ class BattlebooksSwiss(EventRules):
     ) -> tuple[int | None, dict[str, dict[int, str | None]]]:
         """The match's game number in its game round (None: Final Battle / playoff: either book) and
         the seated entries' heroes in the other games of that game round."""
-        if stage.format != "swiss":
+        if stage.format != StageFormatName.SWISS:
             return None, {}
         round_ids = [r.id for r in await stage_rounds(session, stage)]
         if match.round_id not in round_ids:
             return None, {}
         index = round_ids.index(match.round_id)
-        block = int(stage.settings.get("block", bb.BLOCK))
-        total = swiss_rounds(stage.settings, len(stage.details.get("entries", [])))
+        settings = stage_settings(stage)
+        block = settings.block
+        total = swiss_rounds(settings.rounds, len(details_of(stage).entries))
         pos = bb.position(index, total, block)
         if pos.final or block == 1:
             return None, {}
@@ -106,7 +124,7 @@ class BattlebooksSwiss(EventRules):
             .where(
                 Match.round_id.in_(list(game_of)),
                 Match.id != match.id,
-                Match.status != "bye",
+                Match.status != MatchStatus.BYE,
                 Seat.entry_id.in_(ids),
             )
         )
@@ -116,5 +134,68 @@ class BattlebooksSwiss(EventRules):
         return pos.game, heroes
 
 
-for _name in bb.PRESETS:
-    RULES[_name] = BattlebooksSwiss(_name)
+RULES: dict[str, EventRules] = {name: BattlebooksSwiss(name) for name in bb.PRESETS}
+
+
+@dataclass(frozen=True)
+class ScoreCardView:
+    event: Event
+    entry: Entry
+    card: bb.ScoreCard
+
+
+async def score_card(session: AsyncSession, event_id: str, entry_id: str) -> ScoreCardView:
+    """An entry's score card: every game in round order with its opponent, heroes, first token,
+    score and running totals, the round scores and the Final Battle."""
+    event = await get_event(session, event_id)
+    entry = await get_entry(session, event_id, entry_id)
+    entries = await entries_by_id(session, event_id)
+    games: list[bb.CardGame] = []
+    rounds_in_stage: dict[int, int] = {}
+    block = 1
+    for stage in await stages_of(session, event_id):
+        if stage.status == StageStatus.PENDING:
+            continue
+        if stage.index == 0:
+            settings = stage_settings(stage)
+            block = settings.block
+            if stage.format == StageFormatName.SWISS:
+                rounds_in_stage[0] = swiss_rounds(settings.rounds, len(details_of(stage).entries))
+        config = stage_config(event, stage).scoring
+        played = await stage_matches(session, stage)
+        order = list(dict.fromkeys(r.id for r, _ in played))
+        for rnd, match in played:
+            mine = next((s for s in match.seats if s.entry_id == entry_id), None)
+            if mine is None:
+                continue
+            other = next((s for s in match.seats if s.entry_id != entry_id), None)
+            points = differential = None
+            result = None
+            g = game_result(rnd, match)
+            scored = score_game(g, config) if g is not None else None
+            if scored is not None:
+                seat = next(s for s in scored.seats if s.entry_id == entry_id)
+                points, differential, result = seat.points, seat.differential, seat.result
+            games.append(
+                bb.CardGame(
+                    round=rnd.number,
+                    stage=stage.index,
+                    index=order.index(rnd.id),
+                    table=match.table,
+                    status=match.status,
+                    outcome=match.outcome,
+                    opponent_id=other.entry_id if other else None,
+                    opponent=entries[other.entry_id].name if other else None,
+                    hero=mine.character,
+                    opponent_hero=other.character if other else None,
+                    points=points,
+                    differential=differential,
+                    result=result,
+                    first_token=bool(mine.first_token),
+                )
+            )
+    event_settings = settings_of(event)
+    card = bb.score_card(
+        games, rounds_in_stage, block, event_settings.game_minutes, event_settings.final_minutes
+    )
+    return ScoreCardView(event, entry, card)

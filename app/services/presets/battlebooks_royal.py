@@ -18,13 +18,16 @@ from app.core.errors import Conflict, RuleViolation
 from app.core.games import battlebooks_royal as core
 from app.core.games.registry import Adjudicator
 from app.core.results import Report
+from app.core.vocabulary import Outcome
 from app.db.models import Entry, Event, Match, Stage
-from app.services.rules import RULES, EventRules
+from app.services.reads import settings_of
+from app.services.rules import EventRules
 
 
 def _refuse_rankings(event: Event, what: str) -> None:
-    for key in ("sanctioned", "rated"):
-        if event.settings.get(key):
+    settings = settings_of(event)
+    for key, on in (("sanctioned", settings.sanctioned), ("rated", settings.rated)):
+        if on:
             raise RuleViolation(
                 "battlebooks/non-sanctioned",
                 f"{what} is a non-sanctioned format and never counts for world rankings: "
@@ -39,10 +42,10 @@ class LastManStanding(EventRules):
     async def check_report(
         self, session: AsyncSession, event: Event, stage: Stage, match: Match, report: Report
     ) -> Report:
-        if report.outcome == "void":
+        if report.outcome == Outcome.VOID:
             return report
         winners = [s for s in report.seats if s.place == 1]
-        if report.outcome in ("draw", "timeout") or len(winners) != 1:
+        if report.outcome in (Outcome.DRAW, Outcome.TIMEOUT) or len(winners) != 1:
             raise RuleViolation(
                 "last-man-standing/winner",
                 "an elimination game has one winner, who advances: report the winner "
@@ -67,5 +70,4 @@ class BattleRoyal(EventRules):
         return partial(core.adjudicate_match, first_token=first)
 
 
-RULES[core.LAST_MAN_STANDING] = LastManStanding()
-RULES[core.BATTLE_ROYAL] = BattleRoyal()
+RULES: dict[str, EventRules] = {core.LAST_MAN_STANDING: LastManStanding(), core.BATTLE_ROYAL: BattleRoyal()}

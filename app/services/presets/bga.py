@@ -13,19 +13,37 @@ are listed in ``app.core.games.bga``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.errors import Conflict, Forbidden, InvalidInput, NotFound, Problem, RuleViolation
+from app.core.access import Access, Principal, authorize
+from app.core.errors import Conflict, InvalidInput, NotFound, Problem, RuleViolation
 from app.core.games import bga as core
 from app.core.results import Report
+from app.core.stage_details import RoundRobinDetails
 from app.core.standings import StandingRow
+from app.core.vocabulary import EntryStatus, EventStatus, MatchStatus, Outcome, StageFormatName, StageStatus
 from app.db.base import utcnow
 from app.db.models import Entry, Event, Match, Stage
-from app.services import lifecycle
-from app.services.rules import RULES, EventRules
+from app.services import lifecycle, results
+from app.services.reads import (
+    active_stage,
+    details_of,
+    entries_by_id,
+    get_event,
+    load_match,
+    lock_event,
+    set_details,
+    settings_of,
+    stage_matches,
+    stage_settings,
+    stage_standings,
+    stages_of,
+)
+from app.services.rules import EventRules
 
 TWO_P = "bga-round-robin"
 THREE_P = "bga-round-robin-3p"
@@ -33,14 +51,15 @@ THREE_P = "bga-round-robin-3p"
 
 # --------------------------------------------------------------------------- 2 players
 async def _decision(session: AsyncSession, event: Event, rr: Stage) -> core.FinalDecision:
-    entries = await lifecycle.entries_by_id(session, event.id)
-    withdrawn = list(rr.details.get("final_withdrawals", []))
-    groups = rr.details.get("groups") or {}
+    entries = await entries_by_id(session, event.id)
+    details = details_of(rr)
+    withdrawn = list(details.extra.get("final_withdrawals", []))
+    groups = details.groups
     ranked: list[core.Ranked] = []
     names = sorted(set(groups.values())) if groups else [None]
     for g in names:
-        for r in await lifecycle.stage_standings(session, event, rr, g):
-            if entries[r.entry_id].status == "active":
+        for r in await stage_standings(session, event, rr, g):
+            if entries[r.entry_id].status == EntryStatus.ACTIVE:
                 ranked.append(core.Ranked(r.entry_id, r.rank, entries[r.entry_id].tiebreak_value, g))
     return core.final_decision(ranked, withdrawn, grouped=bool(groups))
 
@@ -48,7 +67,7 @@ async def _decision(session: AsyncSession, event: Event, rr: Stage) -> core.Fina
 class TwoPlayer(EventRules):
     async def before_start(self, session: AsyncSession, event: Event, entries: list[Entry]) -> None:
         if len(entries) <= core.CANCEL_AT:
-            event.status = "cancelled"
+            event.status = EventStatus.CANCELLED
             return
         event.settings = {
             **event.settings,
@@ -61,11 +80,9 @@ class TwoPlayer(EventRules):
         if closed.index != 0:
             return None
         decision = await _decision(session, event, closed)
-        closed.details = {
-            **closed.details,
-            "final": {"finalists": decision.finalists, "winner": decision.winner, "reason": decision.reason},
-        }
-        if nxt.format == "series" and len(decision.finalists) != 2:
+        final = {"finalists": decision.finalists, "winner": decision.winner, "reason": decision.reason}
+        set_details(closed, details_of(closed).with_extra(final=final))
+        if nxt.format == StageFormatName.SERIES and len(decision.finalists) != 2:
             raise Conflict(f"the final needs two finalists; {decision.reason}")
         return decision.finalists
 
@@ -77,14 +94,14 @@ def _require(event: Event, preset: str) -> None:
 
 async def _final_stages(session: AsyncSession, event: Event) -> tuple[Stage, Stage]:
     _require(event, TWO_P)
-    stages = await lifecycle.stages_of(session, event.id)
+    stages = await stages_of(session, event.id)
     if len(stages) < 2:
         raise Conflict("the event has not started: there is no final yet")
     return stages[0], stages[1]
 
 
 async def _final_matches(session: AsyncSession, final: Stage) -> list[Match]:
-    return [m for _, m in await lifecycle.stage_matches(session, final)]
+    return [m for _, m in await stage_matches(session, final)]
 
 
 async def _entry(session: AsyncSession, event: Event, entry_id: str) -> Entry:
@@ -96,90 +113,99 @@ async def _entry(session: AsyncSession, event: Event, entry_id: str) -> Entry:
     return entry
 
 
-async def withdraw_finalist(session: AsyncSession, event: Event, entry_id: str) -> dict[str, Any]:
-    """Record that an entry will not play the final; during the final's registration the next in
-    line takes its seat."""
+async def withdraw_finalist(
+    session: AsyncSession, event_id: str, principal: Principal | None, entry_id: str
+) -> dict[str, Any]:
+    """Record that an entry will not play the final (the organizer, or the entry itself); during the
+    final's registration the next in line takes its seat."""
+    authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=entry_id)
+    event = await lock_event(session, event_id)
     rr, final = await _final_stages(session, event)
     await _entry(session, event, entry_id)
-    if event.status != "running":
+    if event.status != EventStatus.RUNNING:
         raise Conflict(f"the event is {event.status}")
-    withdrawn = sorted(set(rr.details.get("final_withdrawals", [])) | {entry_id})
-    if rr.status == "active":
-        rr.details = {**rr.details, "final_withdrawals": withdrawn}
+    rr_details = details_of(rr)
+    withdrawn = sorted(set(rr_details.extra.get("final_withdrawals", [])) | {entry_id})
+    if rr.status == StageStatus.ACTIVE:
+        set_details(rr, rr_details.with_extra(final_withdrawals=withdrawn))
         return {"withdrawn": withdrawn, "finalists": None}
-    if final.status != "active":
+    if final.status != StageStatus.ACTIVE:
         raise Conflict("the final is over")
-    if entry_id not in final.details.get("entries", []):
+    final_details = details_of(final)
+    if entry_id not in final_details.entries:
         raise Conflict(f"entry {entry_id} is not a finalist")
     matches = await _final_matches(session, final)
-    if any(m.status != "pending" for m in matches):
+    if any(m.status != MatchStatus.PENDING for m in matches):
         raise Conflict("a game of the final has a result: a finalist who stops playing forfeits")
-    rr.details = {**rr.details, "final_withdrawals": withdrawn}
+    rr_details = rr_details.with_extra(final_withdrawals=withdrawn)
+    set_details(rr, rr_details)
     decision = await _decision(session, event, rr)
     if len(decision.finalists) != 2:
         raise Conflict(f"no one is left to take the withdrawn finalist's place ({decision.reason})")
-    staying = [e for e in final.details["entries"] if e != entry_id]
+    staying = [e for e in final_details.entries if e != entry_id]
     replacement = next(e for e in decision.finalists if e not in staying)
-    final.details = {
-        **final.details,
-        "entries": [replacement if e == entry_id else e for e in final.details["entries"]],
-        "registered": [e for e in final.details.get("registered", []) if e != entry_id],
-    }
-    rr.details = {
-        **rr.details,
-        "final": {**rr.details.get("final", {}), "finalists": final.details["entries"]},
-    }
+    finalists = [replacement if e == entry_id else e for e in final_details.entries]
+    registered = [e for e in final_details.extra.get("registered", []) if e != entry_id]
+    set_details(final, replace(final_details, entries=tuple(finalists)).with_extra(registered=registered))
+    set_details(
+        rr, rr_details.with_extra(final={**rr_details.extra.get("final", {}), "finalists": finalists})
+    )
     for m in matches:
         for seat in m.seats:
             if seat.entry_id == entry_id:
                 seat.entry_id = replacement
     await session.flush()
-    return {"withdrawn": withdrawn, "finalists": final.details["entries"], "replacement": replacement}
+    return {"withdrawn": withdrawn, "finalists": finalists, "replacement": replacement}
 
 
 async def _active_final(session: AsyncSession, event: Event) -> Stage:
     _, final = await _final_stages(session, event)
-    if final.status != "active":
+    if final.status != StageStatus.ACTIVE:
         raise Conflict("the final is not being played: no final registration is open")
-    if final.details.get("deadline_closed"):
+    if details_of(final).extra.get("deadline_closed"):
         raise Conflict("the final's registration deadline has passed")
     return final
 
 
-async def register_finalist(session: AsyncSession, event: Event, entry_id: str) -> dict[str, Any]:
+async def register_finalist(
+    session: AsyncSession, event_id: str, principal: Principal | None, entry_id: str
+) -> dict[str, Any]:
+    """Register a finalist for the final (the organizer, or the finalist itself)."""
+    authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=entry_id)
+    event = await lock_event(session, event_id)
     final = await _active_final(session, event)
     await _entry(session, event, entry_id)
-    if entry_id not in final.details.get("entries", []):
+    details = details_of(final)
+    if entry_id not in details.entries:
         raise Conflict(f"entry {entry_id} is not a finalist")
-    registered = sorted(set(final.details.get("registered", [])) | {entry_id})
-    final.details = {**final.details, "registered": registered}
+    registered = sorted(set(details.extra.get("registered", [])) | {entry_id})
+    set_details(final, details.with_extra(registered=registered))
     return {"registered": registered}
 
 
-def _deadline(event: Event, key: str, now: datetime) -> None:
-    raw = event.settings.get(key)
-    if raw and now < datetime.fromisoformat(raw):
-        raise Conflict(f"the {key.replace('_', ' ')} is {raw}; it has not passed yet")
+def _deadline(event: Event, key: str, when: datetime | None, now: datetime) -> None:
+    if when is not None and now < when:
+        raise Conflict(f"the {key.replace('_', ' ')} is {event.settings[key]}; it has not passed yet")
 
 
-async def close_final_registration(session: AsyncSession, event: Event) -> dict[str, Any]:
+async def close_final_registration(session: AsyncSession, event_id: str) -> dict[str, Any]:
     """The deadline has passed: every finalist not registered forfeits the final."""
+    event = await lock_event(session, event_id)
     final = await _active_final(session, event)
-    _deadline(event, "final_deadline", utcnow())
-    if any(m.status != "pending" for m in await _final_matches(session, final)):
+    _deadline(event, "final_deadline", settings_of(event).final_deadline, utcnow())
+    if any(m.status != MatchStatus.PENDING for m in await _final_matches(session, final)):
         raise Conflict("a game of the final already has a result; the registration deadline cannot close now")
-    finalists = list(final.details.get("entries", []))
-    registered = list(final.details.get("registered", []))
+    details = details_of(final)
+    finalists = list(details.entries)
+    registered = list(details.extra.get("registered", []))
     places = core.deadline_places(finalists, registered)
     forfeits = [f for f in finalists if f not in registered]
-    final.details = {**final.details, "deadline_closed": True, "forfeits": forfeits}
+    set_details(final, details.with_extra(deadline_closed=True, forfeits=forfeits))
     if places is None:
         return {"forfeits": []}
     place_of = dict(zip(finalists, places, strict=True))
-    from app.services import results
-
     for _ in range(10):  # a best-of-N final never needs more than N games
-        pending = [m for m in await _final_matches(session, final) if m.status == "pending"]
+        pending = [m for m in await _final_matches(session, final) if m.status == MatchStatus.PENDING]
         if not pending:
             if await lifecycle.stage_complete(session, event, final) is None:
                 break
@@ -191,18 +217,12 @@ async def close_final_registration(session: AsyncSession, event: Event) -> dict[
             for s in sorted(m.seats, key=lambda s: s.seat)
         ]
         await results.report(
-            session, m.id, "organizer", None, event.id, {"outcome": "forfeit", "seats": seats}
+            session, m.id, results.organizer_of(event), {"outcome": Outcome.FORFEIT, "seats": seats}
         )
     return {"forfeits": forfeits}
 
 
 # --------------------------------------------------------------------------- 3 players
-def _groups_of(details: dict[str, Any]) -> dict[str, list[str]]:
-    assigned = details.get("groups") or {}
-    out: dict[str, list[str]] = {}
-    for e in details.get("entries", []):
-        out.setdefault(assigned.get(e, "A"), []).append(e)
-    return out
 
 
 class ThreePlayer(EventRules):
@@ -210,7 +230,7 @@ class ThreePlayer(EventRules):
         self, session: AsyncSession, event: Event, stage: Stage, match: Match, report: Report
     ) -> Report:
         recorded = (match.details or {}).get("bga_tables") or []
-        if not recorded or report.outcome == "void" or any(s.violation for s in report.seats):
+        if not recorded or report.outcome == Outcome.VOID or any(s.violation for s in report.seats):
             return report
         if not any(t["counted"] for t in recorded):
             why = "; ".join(f"table {t['table']}: {', '.join(t['reasons'])}" for t in recorded)
@@ -223,23 +243,22 @@ class ThreePlayer(EventRules):
 
 
 async def record_table(
-    session: AsyncSession, match_id: str, body: dict[str, Any], organizer: bool, entry_id: str | None
+    session: AsyncSession, match_id: str, principal: Principal | None, body: dict[str, Any]
 ) -> dict[str, Any]:
-    """Record a BGA table created for a scheduled match and judge every table recorded for it."""
-    from app.services.results import load_match
-
+    """Record a BGA table created for a scheduled match (the organizer, or a player of the match;
+    ``allowed`` is the organizer's) and judge every table recorded for it."""
     match = await load_match(session, match_id)
-    event = await lifecycle.lock_event(session, match.event_id)
+    authorize(principal, Access.ORGANIZER_OR_EVENT_ENTRY, event_id=match.event_id)
+    event = await lock_event(session, match.event_id)
     _require(event, THREE_P)
-    match = await load_match(session, match_id)
+    match = await load_match(session, match_id, fresh=True)
     seated = [s.entry_id for s in sorted(match.seats, key=lambda s: s.seat)]
-    if not organizer and entry_id not in seated:
-        raise Forbidden("only the organizer or a player of this match may record its table")
-    if body.get("allowed") and not organizer:
-        raise Forbidden("only the organizer may allow a table that breaks the table rules")
-    if match.status == "bye":
+    authorize(principal, Access.ORGANIZER_OR_SEATED, event_id=event.id, seated=seated)
+    if body.get("allowed"):
+        authorize(principal, Access.ORGANIZER, event_id=event.id)
+    if match.status == MatchStatus.BYE:
         raise Conflict("a bye has no table")
-    if event.status != "running":
+    if event.status != EventStatus.RUNNING:
         raise Conflict(f"the event is {event.status}")
     recorded = list((match.details or {}).get("bga_tables") or [])
     if any(t["table"] == body["table"] for t in recorded):
@@ -254,9 +273,9 @@ async def record_table(
             "allowed": bool(body.get("allowed", False)),
         }
     )
-    stages = await lifecycle.stages_of(session, event.id)
+    stages = await stages_of(session, event.id)
     started = stages[0].created_at if stages else None
-    required = event.settings.get("table_settings") or {}
+    required = dict(settings_of(event).table_settings)
     verdicts = core.judge_tables(
         seated,
         required,
@@ -281,37 +300,35 @@ async def record_table(
 
 
 async def close_join_deadline(
-    session: AsyncSession, event: Event, absent: dict[str, list[str]]
+    session: AsyncSession, event_id: str, absent: dict[str, list[str]]
 ) -> dict[str, Any]:
     """The join deadline has passed: absent players and tables never created are violations."""
+    event = await lock_event(session, event_id)
     _require(event, THREE_P)
-    stage = await lifecycle.active_stage(session, event.id)
-    if event.status != "running" or stage is None or stage.format != "round_robin":
+    stage = await active_stage(session, event.id)
+    if event.status != EventStatus.RUNNING or stage is None or stage.format != StageFormatName.ROUND_ROBIN:
         raise Conflict("the join deadline closes while the round robin runs")
-    if stage.details.get("join_deadline_closed"):
+    details = details_of(stage)
+    assert isinstance(details, RoundRobinDetails)
+    if details.extra.get("join_deadline_closed"):
         raise Conflict("the join deadline has already been closed")
-    if stage.details.get("schedule") is None:
+    if details.schedule is None:
         raise Conflict("the schedule is still being searched; see its job")
-    _deadline(event, "join_deadline", utcnow())
+    _deadline(event, "join_deadline", settings_of(event).join_deadline, utcnow())
     pending = [
         core.PendingMatch(
             m.id,
             tuple(s.entry_id for s in sorted(m.seats, key=lambda s: s.seat)),
             any(t.get("counted") for t in (m.details or {}).get("bga_tables") or []),
         )
-        for _, m in await lifecycle.stage_matches(session, stage)
-        if m.status == "pending"
+        for _, m in await stage_matches(session, stage)
+        if m.status == MatchStatus.PENDING
     ]
     rulings = core.join_deadline_rulings(pending, absent)
-    stage.details = {
-        **stage.details,
-        "join_deadline_closed": True,
-        "join_rulings": [
-            {"match_id": r.match_id, "violators": list(r.violators), "reason": r.reason} for r in rulings
-        ],
-    }
-    from app.services import results
-
+    join_rulings = [
+        {"match_id": r.match_id, "violators": list(r.violators), "reason": r.reason} for r in rulings
+    ]
+    set_details(stage, details.with_extra(join_deadline_closed=True, join_rulings=join_rulings))
     for r in rulings:
         m = next(p for p in pending if p.match_id == r.match_id)
         seats = [
@@ -319,28 +336,30 @@ async def close_join_deadline(
             for e, p in zip(m.entries, r.places, strict=True)
         ]
         await results.report(
-            session, r.match_id, "organizer", None, event.id, {"outcome": "forfeit", "seats": seats}
+            session, r.match_id, results.organizer_of(event), {"outcome": Outcome.FORFEIT, "seats": seats}
         )
-    return {"rulings": stage.details["join_rulings"]}
+    return {"rulings": join_rulings}
 
 
 # --------------------------------------------------------------------------- both
-async def summary(session: AsyncSession, event: Event) -> dict[str, Any]:
+async def summary(session: AsyncSession, event_id: str) -> dict[str, Any]:
     """Where a BGA event stands: its plan, schedule warnings, the final and the winner(s)."""
+    event = await get_event(session, event_id)
     if event.preset not in (TWO_P, THREE_P):
         raise NotFound(f"event {event.id} is not a Board Game Arena round robin")
-    stages = await lifecycle.stages_of(session, event.id)
+    stages = await stages_of(session, event.id)
     out: dict[str, Any] = {"event_id": event.id, "preset": event.preset, "status": event.status}
     if not stages:
         return {**out, "stages": [], "warnings": [], "final": None, "winners": []}
     rr = stages[0]
-    report = rr.details.get("report") or {}
+    rr_details = details_of(rr)
+    report = dict(getattr(rr_details, "report", None) or {})
     out["stages"] = [
         {
             "index": s.index,
             "format": s.format,
             "status": s.status,
-            "groups": len(_groups_of(s.details)) or None,
+            "groups": len(details_of(s).members_by_group()) or None,
         }
         for s in stages
     ]
@@ -350,28 +369,29 @@ async def summary(session: AsyncSession, event: Event) -> dict[str, Any]:
     winners: list[str] = []
     if event.preset == TWO_P and len(stages) > 1:
         final = stages[1]
-        decided = rr.details.get("final") or {}
+        final_details = details_of(final)
+        final_settings = stage_settings(final)
+        decided = rr_details.extra.get("final") or {}
         out["final"] = {
             "format": final.format,
-            "best_of": int(final.settings.get("best_of", 1)),
-            "rated": final.settings.get("rated", True) is not False,
-            "finalists": final.details.get("entries") or decided.get("finalists"),
-            "registered": final.details.get("registered", []),
-            "withdrawn": rr.details.get("final_withdrawals", []),
-            "deadline_closed": bool(final.details.get("deadline_closed")),
-            "forfeits": final.details.get("forfeits", []),
+            "best_of": final_settings.best_of,
+            "rated": final_settings.rated,
+            "finalists": list(final_details.entries) or decided.get("finalists"),
+            "registered": final_details.extra.get("registered", []),
+            "withdrawn": rr_details.extra.get("final_withdrawals", []),
+            "deadline_closed": bool(final_details.extra.get("deadline_closed")),
+            "forfeits": final_details.extra.get("forfeits", []),
         }
-        if final.status == "closed":
-            if len(final.details.get("entries", [])) > 1:
-                rows = await lifecycle.stage_standings(session, event, final)
+        if final.status == StageStatus.CLOSED:
+            if len(final_details.entries) > 1:
+                rows = await stage_standings(session, event, final)
                 winners = [rows[0].entry_id] if rows else []
             elif decided.get("winner"):
                 winners = [decided["winner"]]
-    elif event.preset == THREE_P and rr.status == "closed":
-        winners = [r.entry_id for r in await lifecycle.stage_standings(session, event, rr) if r.rank == 1]
+    elif event.preset == THREE_P and rr.status == StageStatus.CLOSED:
+        winners = [r.entry_id for r in await stage_standings(session, event, rr) if r.rank == 1]
     out["winners"] = winners
     return out
 
 
-RULES[TWO_P] = TwoPlayer()
-RULES[THREE_P] = ThreePlayer()
+RULES: dict[str, EventRules] = {TWO_P: TwoPlayer(), THREE_P: ThreePlayer()}

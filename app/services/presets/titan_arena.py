@@ -22,13 +22,24 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
-from app.core.errors import Conflict, InvalidInput, Problem, RuleViolation
+from app.core.access import Access, Principal, authorize
+from app.core.errors import Conflict, Forbidden, InvalidInput, Problem, RuleViolation
 from app.core.games import titan_arena as core
 from app.core.results import Report
 from app.core.standings import StandingRow
+from app.core.vocabulary import EntryStatus, EventStatus, MatchStatus, Outcome, StageStatus
 from app.db.models import Event, Match, Round, Stage
-from app.services.lifecycle import entries_by_id, stage_matches, stage_standings, stages_of
-from app.services.rules import RULES, EventRules
+from app.services.reads import (
+    details_of,
+    entries_by_id,
+    get_event,
+    lock_event,
+    set_details,
+    stage_matches,
+    stage_standings,
+    stages_of,
+)
+from app.services.rules import EventRules
 
 PRESET = "wbc-hmwp"
 HEATS, SEMIFINAL, FINAL = 0, 1, 2
@@ -38,7 +49,7 @@ def _confirmed_places(pairs: list[tuple[Round, Match]]) -> list[list[tuple[str, 
     return [
         [(s.entry_id, s.place) for s in sorted(m.seats, key=lambda s: s.seat)]
         for _, m in pairs
-        if m.status == "confirmed" and m.outcome not in ("void", None)
+        if m.status == MatchStatus.CONFIRMED and m.outcome not in (Outcome.VOID, None)
     ]
 
 
@@ -49,7 +60,7 @@ async def heat_seeding(session: AsyncSession, event: Event, heats: Stage) -> dic
     tables = _confirmed_places(await stage_matches(session, heats))
     winners = {e for t in tables for e, p in t if p == 1}
     seconds = {e for t in tables for e, p in t if p == 2}
-    seeding = [r.entry_id for r in rows if r.games > 0 and entries[r.entry_id].status == "active"]
+    seeding = [r.entry_id for r in rows if r.games > 0 and entries[r.entry_id].status == EntryStatus.ACTIVE]
     field = core.semifinal_field(seeding, winners, seconds)
     return {
         "seeding": seeding,
@@ -80,7 +91,7 @@ class WbcHmwp(EventRules):
     ) -> list[list[str]] | None:
         if rounds or stage.index == HEATS:
             return None
-        seeded = list(stage.details.get("entries", []))
+        seeded = list(details_of(stage).entries)
         if stage.index == SEMIFINAL:
             count = core.table_count(len(seeded))
             if count == 0:
@@ -92,7 +103,7 @@ class WbcHmwp(EventRules):
         self, session: AsyncSession, event: Event, stage: Stage, match: Match, report: Report
     ) -> Report:
         places = [s.place for s in report.seats]
-        if report.outcome == "played" and len(set(places)) != len(places):
+        if report.outcome == Outcome.PLAYED and len(set(places)) != len(places):
             raise RuleViolation(
                 "every place determined",
                 "tied places are not allowed: report the game log (the WBC tie-break on bets decides) "
@@ -103,8 +114,8 @@ class WbcHmwp(EventRules):
     async def after_confirm(self, session: AsyncSession, event: Event, stage: Stage, match: Match) -> None:
         if stage.index != FINAL or not match.game_log:
             return
-        finalists = list(stage.details.get("entries", []))
-        version = core.final_version(finalists, stage.details.get("rules_choices", {}))
+        details = details_of(stage)
+        version = core.final_version(list(details.entries), details.extra.get("rules_choices", {}))
         logged = core.VARIANTS.get(str(match.game_log.get("variant") or core.ORIGINAL))
         if logged != version:
             raise RuleViolation(
@@ -127,70 +138,84 @@ class WbcHmwp(EventRules):
     ) -> list[str] | None:
         if closed.index == HEATS:
             seeding = await heat_seeding(session, event, closed)
-            closed.details = {**closed.details, **seeding}
+            set_details(closed, details_of(closed).with_extra(**seeding))
             return list(seeding["semifinal"])
         if closed.index == SEMIFINAL:
             heats = (await stages_of(session, event.id))[HEATS]
-            rank = {e: i for i, e in enumerate(heats.details.get("seeding", []))}
+            rank = {e: i for i, e in enumerate(details_of(heats).extra.get("seeding", []))}
             tables = _confirmed_places(await stage_matches(session, closed))
             return core.final_seats(tables, rank)
         return None
 
 
-RULES[PRESET] = WbcHmwp()
+RULES: dict[str, EventRules] = {PRESET: WbcHmwp()}
 
 
 # --- services behind app/api/titan_arena.py ----------------------------------------------------
 async def _stages(session: AsyncSession, event: Event) -> list[Stage]:
+    """The stages of a wbc-hmwp event (409 for an event of another preset)."""
     if event.preset != PRESET:
         raise Conflict(f"event {event.id} is not a {PRESET} event")
     return await stages_of(session, event.id)
 
 
-async def final_rules(session: AsyncSession, event: Event) -> dict[str, Any]:
-    stages = await _stages(session, event)
+async def final_rules(session: AsyncSession, event_id: str) -> dict[str, Any]:
+    """The finalists' answers and the final's rules version."""
+    stages = await _stages(session, await get_event(session, event_id))
     final = stages[FINAL] if len(stages) > FINAL else None
-    finalists = list(final.details.get("entries", [])) if final is not None else []
-    choices = dict(final.details.get("rules_choices", {})) if final is not None else {}
+    details = details_of(final) if final is not None else None
+    finalists = list(details.entries) if details is not None else []
+    choices = dict(details.extra.get("rules_choices", {})) if details is not None else {}
     return {
         "finalists": finalists,
         "choices": choices,
         "version": core.final_version(finalists, choices),
-        "open": final is not None and final.status == "active",
+        "open": final is not None and final.status == StageStatus.ACTIVE,
     }
 
 
 async def choose_final_rules(
-    session: AsyncSession, event: Event, entry_id: str, colossal: bool
+    session: AsyncSession, event_id: str, principal: Principal | None, entry_id: str | None, colossal: bool
 ) -> dict[str, Any]:
+    """A finalist opts in (or out) of the Colossal Arena rules: an entry answers for itself, the
+    organizer for the finalist it names."""
+    who = authorize(principal, Access.ORGANIZER_OR_EVENT_ENTRY, event_id=event_id)
+    if who.organizes(event_id):
+        if entry_id is None:
+            raise InvalidInput("name the finalist", [Problem(("entry_id",), "is required for the organizer")])
+    else:
+        if entry_id is not None and entry_id != who.entry_id:
+            raise Forbidden("an entry answers only for itself")
+        entry_id = who.entry_id
+    assert entry_id is not None
+    event = await lock_event(session, event_id)
     stages = await _stages(session, event)
     final = stages[FINAL] if len(stages) > FINAL else None
-    if final is None or final.status != "active":
+    if final is None or final.status != StageStatus.ACTIVE:
         raise Conflict("the final is not being played: its rules are chosen once the finalists are known")
-    finalists = list(final.details.get("entries", []))
-    if entry_id not in finalists:
+    details = details_of(final)
+    if entry_id not in details.entries:
         raise InvalidInput(
             f"entry {entry_id} is not a finalist",
             [Problem(("entry_id",), "must be a finalist of this event")],
         )
-    if any(m.status == "confirmed" for _, m in await stage_matches(session, final)):
+    if any(m.status == MatchStatus.CONFIRMED for _, m in await stage_matches(session, final)):
         raise Conflict("the final has been reported: its rules can no longer change")
-    final.details = {
-        **final.details,
-        "rules_choices": {**final.details.get("rules_choices", {}), entry_id: colossal},
-    }
+    choices = {**details.extra.get("rules_choices", {}), entry_id: colossal}
+    set_details(final, details.with_extra(rules_choices=choices))
     await session.flush()
-    return await final_rules(session, event)
+    return await final_rules(session, event_id)
 
 
-async def places(session: AsyncSession, event: Event) -> dict[str, Any]:
+async def places(session: AsyncSession, event_id: str) -> dict[str, Any]:
     """Every place (section 4), from what has been played so far."""
+    event = await get_event(session, event_id)
     stages = await _stages(session, event)
     entries = await entries_by_id(session, event.id)
     if not stages:
         return {"complete": False, "rows": []}
     heats = stages[HEATS]
-    seeding = heats.details.get("seeding")
+    seeding = details_of(heats).extra.get("seeding")
     if seeding is None:
         seeding = (await heat_seeding(session, event, heats))["seeding"]
     semi: list[tuple[str, int | None]] = []
@@ -201,7 +226,7 @@ async def places(session: AsyncSession, event: Event) -> dict[str, Any]:
         final = [s for t in _confirmed_places(await stage_matches(session, stages[FINAL])) for s in t]
     rows = core.final_places(final, semi, seeding)
     return {
-        "complete": event.status == "finished",
+        "complete": event.status == EventStatus.FINISHED,
         "rows": [
             {"place": place, "entry_id": e, "name": entries[e].name, "decided_by": how}
             for e, place, how in rows
@@ -209,12 +234,13 @@ async def places(session: AsyncSession, event: Event) -> dict[str, Any]:
     }
 
 
-async def statistics(session: AsyncSession, event: Event) -> dict[str, Any]:
+async def statistics(session: AsyncSession, event_id: str) -> dict[str, Any]:
     """Kills credited per entry and bets per creature over the event's confirmed game logs."""
+    event = await get_event(session, event_id)
     entries = await entries_by_id(session, event.id)
     rows = await session.execute(
         select(Match)
-        .where(Match.event_id == event.id, Match.status == "confirmed")
+        .where(Match.event_id == event.id, Match.status == MatchStatus.CONFIRMED)
         .options(selectinload(Match.seats))
     )
     kills: dict[str, int] = {}

@@ -1,0 +1,87 @@
+"""The words of the product as types (formats.md "Words"; api.md "Resources").
+
+Every status, outcome and format a client sees or the engine stores is one member of an enum here.
+They are ``StrEnum``s: a member *is* its string, so it is stored, compared and serialized as the
+value the HTTP contract names (``MatchStatus.CONFIRMED == "confirmed"``), and a typo is a name error
+instead of a silent mismatch.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class EventStatus(StrEnum):
+    REGISTRATION = "registration"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+class StageStatus(StrEnum):
+    PENDING = "pending"
+    ACTIVE = "active"
+    CLOSED = "closed"
+
+
+class EntryStatus(StrEnum):
+    ACTIVE = "active"
+    DROPPED = "dropped"
+    WITHDRAWN = "withdrawn"
+
+
+class MatchStatus(StrEnum):
+    PENDING = "pending"
+    REPORTED = "reported"  # some seats have claimed a result, all agreeing so far
+    DISPUTED = "disputed"  # claims differ: the organizer rules
+    CONFIRMED = "confirmed"
+    BYE = "bye"
+    VOID = "void"
+
+
+# A match that still waits for its result: a round with one of these is not over.
+OPEN_MATCH = frozenset({MatchStatus.PENDING, MatchStatus.REPORTED, MatchStatus.DISPUTED})
+
+
+class Outcome(StrEnum):
+    PLAYED = "played"
+    DRAW = "draw"
+    TIMEOUT = "timeout"
+    FORFEIT = "forfeit"
+    BYE = "bye"
+    VOID = "void"
+
+
+class StageFormatName(StrEnum):
+    ROUND_ROBIN = "round_robin"
+    SWISS = "swiss"
+    SINGLE_ELIMINATION = "single_elimination"
+    HEATS = "heats"
+    FREE_FOR_ALL = "free_for_all"
+    SERIES = "series"
+    PLAYOFF = "playoff"
+
+
+class JobStatus(StrEnum):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class JobKindName(StrEnum):
+    """Every kind of background job; each has one entry in the job-kind registry."""
+
+    INTEGRITY_CHECK = "integrity_check"
+    RATINGS_UPDATE = "ratings_update"
+    RATINGS_RECOMPUTE = "ratings_recompute"
+    ROUND_ROBIN_SCHEDULE = "round_robin_schedule"
+    STAGE_SCHEDULE = "stage_schedule"
+
+
+class Role(StrEnum):
+    """Who a bearer token speaks for (api.md "Conventions" — Auth)."""
+
+    ADMIN = "admin"
+    ORGANIZER = "organizer"
+    ENTRY = "entry"

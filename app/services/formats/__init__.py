@@ -1,0 +1,1 @@
+"""Stage formats (formats.md "Words" — Stage): one module each, behind ``base.StageFormat``."""

@@ -1,0 +1,84 @@
+"""The interface every stage format implements (formats.md "Words", "Pairing and scheduling").
+
+A format answers four questions for the lifecycle (``app/services/lifecycle.py``):
+- ``start``: what the stage creates when it opens (its first round, a schedule job, nothing);
+  ``prepare`` first adds what it draws to the stage's details (e.g. a round robin's schedule);
+- ``next_tables``: the tables of its next round, or a ``Conflict`` saying why there is none;
+- ``incomplete``: why it cannot close yet (None once it can);
+- ``entrants``: which entries of the previous stage's standings it takes (and ``needed``: whether it
+  is played at all with them).
+Two flags say how it runs: ``late_entries`` (a late entry may join it while it runs) and
+``concurrent_tables`` (the organizer may open tables while others are still being played).
+A preset's rules (``app/services/rules.py``) may still replace the tables of any round.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.errors import Conflict
+from app.core.event_settings import StageSettings
+from app.core.lifecycle import RankedEntry, select_advancing
+from app.core.stage_details import StageDetails
+from app.core.vocabulary import StageFormatName
+from app.db.models import Event, Job, Match, Round, Stage
+from app.services.reads import details_of
+from app.services.rounds import create_round
+
+
+class StageFormat:
+    name: ClassVar[StageFormatName]
+    late_entries: ClassVar[bool] = False
+    concurrent_tables: ClassVar[bool] = False
+
+    def prepare(
+        self, event: Event, stage: Stage, settings: StageSettings, details: StageDetails
+    ) -> StageDetails:
+        """The stage's details as it opens, with whatever this format draws up front."""
+        return details
+
+    async def start(self, session: AsyncSession, event: Event, stage: Stage) -> Round | Job | None:
+        """What the stage creates as it opens; by default its first generated round."""
+        return await self.first_round(session, event, stage)
+
+    async def next_tables(
+        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]
+    ) -> list[list[str]]:
+        """The next round's tables (``explain`` receives the reasons a pairing gives); Conflict if none."""
+        raise Conflict(f"a {stage.format} stage is one table; it has been created")
+
+    async def incomplete(
+        self,
+        session: AsyncSession,
+        event: Event,
+        stage: Stage,
+        rounds: list[Round],
+        matches: list[tuple[Round, Match]],
+    ) -> str | None:
+        """Why the stage cannot close yet (its open matches are checked before); None when it can."""
+        return None
+
+    def entrants(self, ranked: list[RankedEntry], settings: StageSettings) -> list[str]:
+        """The entries this stage takes from the previous stage's standings, in seed order."""
+        return select_advancing(ranked, settings.advance)
+
+    def needed(self, entrants: list[str]) -> bool:
+        """Whether the stage is played with these entrants (a playoff without a tie is skipped)."""
+        return True
+
+    async def first_round(self, session: AsyncSession, event: Event, stage: Stage) -> Round | None:
+        """The stage's first generated round (none for a stage without entries)."""
+        if not details_of(stage).entries:
+            return None
+        explain: dict[str, Any] = {}
+        tables = await self.next_tables(session, event, stage, [], explain)
+        return await create_round(session, event, stage, tables, {"pairing": explain} if explain else None)
+
+
+def one_table_incomplete(stage: Stage, rounds: list[Round]) -> str | None:
+    """A stage that is one table (free-for-all, playoff) closes once that table exists."""
+    if not rounds and len(details_of(stage).entries) > 1:
+        return "the stage's table has not been created"
+    return None

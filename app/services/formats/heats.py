@@ -1,0 +1,31 @@
+"""Heats (formats.md "Pairing and scheduling" — Heats; titan-arena.md "The event: HMW-P").
+
+Open games that entries join as they like: the stage creates nothing by itself; the organizer opens
+each heat as an explicit table (``POST …/rounds {tables}``), several may run at once, and late
+entries may join while the heats run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.errors import Conflict
+from app.core.vocabulary import StageFormatName
+from app.db.models import Event, Job, Round, Stage
+from app.services.formats.base import StageFormat
+
+
+class Heats(StageFormat):
+    name = StageFormatName.HEATS
+    late_entries = True
+    concurrent_tables = True
+
+    async def start(self, session: AsyncSession, event: Event, stage: Stage) -> Round | Job | None:
+        return None
+
+    async def next_tables(
+        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]
+    ) -> list[list[str]]:
+        raise Conflict("heats are created with explicit tables: POST {tables: [[entry_id, …], …]}")

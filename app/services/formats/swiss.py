@@ -1,0 +1,135 @@
+"""Swiss stages (formats.md "Pairing and scheduling" — Swiss, 2 seats and N seats).
+
+Round 1 is drawn from the event seed (or ordered by rating, ``first_round: rating``); every later
+round pairs by the stage's standings, avoiding rematches where it can; the bye goes to the
+lowest-ranked entry with the fewest byes. A Swiss stage plays ``rounds`` rounds (default ceil(log2 N))
+and takes late entries from its next round.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.errors import Conflict
+from app.core.lifecycle import swiss_rounds
+from app.core.pairing.swiss import SwissEntry, first_round_order, pair_swiss
+from app.core.pairing.tables import TableEntry, pair_tables
+from app.core.vocabulary import EntryStatus, MatchStatus, StageFormatName
+from app.db.models import Entry, Event, Match, Round, Stage
+from app.services.formats.base import StageFormat
+from app.services.reads import (
+    details_of,
+    entries_by_id,
+    game_of,
+    stage_matches,
+    stage_settings,
+    stage_standings,
+)
+
+
+def _active_ids(stage: Stage, entries: dict[str, Entry]) -> list[str]:
+    return [e for e in details_of(stage).entries if entries[e].status == EntryStatus.ACTIVE]
+
+
+def _limit(stage: Stage) -> int:
+    return swiss_rounds(stage_settings(stage).rounds, len(details_of(stage).entries))
+
+
+class Swiss(StageFormat):
+    name = StageFormatName.SWISS
+    late_entries = True
+
+    async def next_tables(
+        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]
+    ) -> list[list[str]]:
+        limit = _limit(stage)
+        if len(rounds) >= limit:
+            raise Conflict(f"all {limit} rounds of this Swiss stage are paired; advance to close the stage")
+        return await _swiss_tables(session, event, stage, len(rounds), explain)
+
+    async def incomplete(
+        self,
+        session: AsyncSession,
+        event: Event,
+        stage: Stage,
+        rounds: list[Round],
+        matches: list[tuple[Round, Match]],
+    ) -> str | None:
+        limit = _limit(stage)
+        if len(rounds) < limit:
+            return f"{len(rounds)} of {limit} Swiss rounds are paired"
+        return None
+
+
+async def _swiss_tables(
+    session: AsyncSession, event: Event, stage: Stage, played: int, explain: dict[str, Any]
+) -> list[list[str]]:
+    """The next Swiss round; ``explain`` receives why (each pair's cost parts, the bye, repeats)."""
+    settings = stage_settings(stage)
+    entries = await entries_by_id(session, event.id)
+    active = _active_ids(stage, entries)
+    if played == 0:
+        if settings.first_round == "rating":
+            order = sorted(active, key=lambda e: (-(entries[e].rating_at_entry or 0.0), e))
+        else:
+            order = first_round_order(active, event.seed, f"stage:{stage.index}:round:1")
+        rows_points = {e: 0.0 for e in order}
+    else:
+        rows = await stage_standings(session, event, stage)
+        rows_points = {r.entry_id: r.points for r in rows}
+        order = [r.entry_id for r in rows if r.entry_id in set(active)]
+    met: dict[str, dict[str, int]] = {e: {} for e in active}
+    byes: dict[str, int] = {e: 0 for e in active}
+    for _, match in await stage_matches(session, stage):
+        ids = [s.entry_id for s in match.seats]
+        if match.status == MatchStatus.BYE:
+            if ids[0] in byes:
+                byes[ids[0]] += 1
+            continue
+        for a in ids:
+            for b in ids:
+                if a != b and a in met:
+                    met[a][b] = met[a].get(b, 0) + 1
+    if settings.table_size == 2:
+        pairing = pair_swiss(
+            [SwissEntry(e, rows_points.get(e, 0.0), frozenset(met[e]), byes[e]) for e in order],
+            avoid_rematches=settings.avoid_rematches,
+            pairing=settings.pairing,
+        )
+        tables = [[p.first, p.second] for p in pairing.pairs]
+        if pairing.bye is not None:
+            tables.append([pairing.bye.entry])
+        explain.update(
+            method=pairing.method,
+            total_cost=pairing.total_cost,
+            rematches=pairing.rematches,
+            pairs=[
+                {
+                    "entries": [p.first, p.second],
+                    "score_gap": p.cost.score_gap,
+                    "rank_distance": p.cost.rank_distance,
+                    "rematch": p.cost.rematch,
+                    "cost": p.cost.total,
+                }
+                for p in pairing.pairs
+            ],
+            bye=None
+            if pairing.bye is None
+            else {"entry": pairing.bye.entry, "byes_before": pairing.bye.byes_before},
+            notes=list(pairing.notes),
+        )
+        return tables
+    game = await game_of(session, event)
+    seated = pair_tables(
+        [TableEntry(e, rows_points.get(e, 0.0), met[e]) for e in order],
+        settings.table_size,
+        min_seats=game.min_seats,
+    )
+    explain.update(
+        method="tables",
+        total_repeat_cost=seated.total_repeat_cost,
+        tables=[{"entries": t.entries, "repeat_cost": t.repeat_cost} for t in seated.tables],
+    )
+    return [t.entries for t in seated.tables]

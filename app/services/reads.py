@@ -1,0 +1,166 @@
+"""The reads every use case needs: an event (locked or not), its stages, entries, rounds and matches,
+a stage's standings — and the typed views of the stored settings and stage details.
+
+Every change to an event happens with the event row locked (``lock_event``: ``SELECT … FOR UPDATE``
+on Postgres; SQLite transactions take the write lock up front), so starting an event, pairing a
+round and confirming a result are serialized per event.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import selectinload
+
+from app.core.errors import NotFound
+from app.core.event_settings import EventSettings, StageSettings
+from app.core.scoring import GameResult, SeatResult
+from app.core.stage_details import StageDetails, parse_details
+from app.core.standings import EntryInfo, StandingRow, StandingsConfig, compute_standings, standings_config
+from app.core.vocabulary import EntryStatus, MatchStatus, Outcome, StageStatus
+from app.db.models import Entry, Event, Game, Match, Round, Stage
+
+
+# --------------------------------------------------------------------------- typed views
+def settings_of(event: Event) -> EventSettings:
+    return EventSettings.parse(event.settings)
+
+
+def stage_settings(stage: Stage) -> StageSettings:
+    return StageSettings.parse(stage.settings)
+
+
+def details_of(stage: Stage) -> StageDetails:
+    return parse_details(stage.format, stage.details or {})
+
+
+def set_details(stage: Stage, details: StageDetails) -> None:
+    stage.details = details.to_dict()
+
+
+# --------------------------------------------------------------------------- rows
+async def get_event(session: AsyncSession, event_id: str, *, for_update: bool = False) -> Event:
+    stmt = select(Event).where(Event.id == event_id)
+    if for_update:  # and read it as it stands under the lock, not as loaded before
+        stmt = stmt.with_for_update().execution_options(populate_existing=True)
+    event = (await session.execute(stmt)).scalar_one_or_none()
+    if event is None:
+        raise NotFound(f"event {event_id} not found")
+    return event
+
+
+async def lock_event(session: AsyncSession, event_id: str) -> Event:
+    return await get_event(session, event_id, for_update=True)
+
+
+async def game_of(session: AsyncSession, event: Event) -> Game:
+    game = await session.get(Game, event.game_key)
+    assert game is not None  # games.key is a foreign key of events
+    return game
+
+
+async def count_entries(session: AsyncSession, event_id: str, active_only: bool = True) -> int:
+    stmt = select(func.count()).select_from(Entry).where(Entry.event_id == event_id)
+    if active_only:
+        stmt = stmt.where(Entry.status == EntryStatus.ACTIVE)
+    return int((await session.execute(stmt)).scalar_one())
+
+
+async def get_entry(session: AsyncSession, event_id: str, entry_id: str) -> Entry:
+    entry = await session.get(Entry, entry_id)
+    if entry is None or entry.event_id != event_id:
+        raise NotFound(f"entry {entry_id} not found in event {event_id}")
+    return entry
+
+
+async def entries_by_id(session: AsyncSession, event_id: str) -> dict[str, Entry]:
+    rows = await session.execute(select(Entry).where(Entry.event_id == event_id))
+    return {e.id: e for e in rows.scalars()}
+
+
+async def entry_names(session: AsyncSession, event_id: str) -> dict[str, str]:
+    rows = await session.execute(select(Entry.id, Entry.name).where(Entry.event_id == event_id))
+    return {r.id: r.name for r in rows}
+
+
+async def stages_of(session: AsyncSession, event_id: str) -> list[Stage]:
+    rows = await session.execute(select(Stage).where(Stage.event_id == event_id).order_by(Stage.index))
+    return list(rows.scalars())
+
+
+async def active_stage(session: AsyncSession, event_id: str) -> Stage | None:
+    for stage in await stages_of(session, event_id):
+        if stage.status == StageStatus.ACTIVE:
+            return stage
+    return None
+
+
+async def stage_rounds(session: AsyncSession, stage: Stage) -> list[Round]:
+    rows = await session.execute(select(Round).where(Round.stage_id == stage.id).order_by(Round.number))
+    return list(rows.scalars())
+
+
+async def stage_matches(session: AsyncSession, stage: Stage) -> list[tuple[Round, Match]]:
+    """Every match of the stage with its round, in round and table order, seats loaded."""
+    rows = await session.execute(
+        select(Round, Match)
+        .join(Match, Match.round_id == Round.id)
+        .where(Round.stage_id == stage.id)
+        .options(selectinload(Match.seats))
+        .order_by(Round.number, Match.table)
+    )
+    return [(r, m) for r, m in rows.all()]
+
+
+async def load_match(session: AsyncSession, match_id: str, *, fresh: bool = False) -> Match:
+    """The match with its seats; ``fresh`` re-reads a match already loaded (e.g. once its event is
+    locked) instead of keeping the copy loaded before."""
+    stmt = select(Match).where(Match.id == match_id).options(selectinload(Match.seats))
+    if fresh:
+        stmt = stmt.execution_options(populate_existing=True)
+    row = await session.execute(stmt)
+    match = row.scalar_one_or_none()
+    if match is None:
+        raise NotFound(f"match {match_id} not found")
+    return match
+
+
+# --------------------------------------------------------------------------- standings
+def game_result(rnd: Round, match: Match) -> GameResult | None:
+    """A stored match as the standings engine's input; None while it is not final."""
+    if match.status == MatchStatus.BYE:
+        seat = match.seats[0]
+        return GameResult(match.id, rnd.number, Outcome.BYE, (SeatResult(seat.entry_id, 1, None),))
+    if match.status != MatchStatus.CONFIRMED or match.outcome is None:
+        return None
+    seats = tuple(
+        SeatResult(s.entry_id, s.place, s.score, s.differential, s.violation)
+        for s in sorted(match.seats, key=lambda s: s.seat)
+    )
+    return GameResult(match.id, rnd.number, match.outcome, seats)
+
+
+def stage_config(event: Event, stage: Stage | None) -> StandingsConfig:
+    """The event's standings settings, with the stage's own scoring / tiebreaks / basis where it sets them."""
+    own = stage_settings(stage) if stage is not None else None
+    return standings_config(settings_of(event).standings_document(own))
+
+
+async def stage_standings(
+    session: AsyncSession, event: Event, stage: Stage | None, group: str | None = None
+) -> list[StandingRow]:
+    entries = await entries_by_id(session, event.id)
+    details = details_of(stage) if stage is not None else None
+    ids = list(details.entries) if details is not None else list(entries)
+    if group is not None:
+        groups = details.groups if details is not None else {}
+        ids = [e for e in ids if groups.get(e, entries[e].group) == group]
+    wanted = set(ids)
+    games: list[GameResult] = []
+    if stage is not None:
+        for rnd, match in await stage_matches(session, stage):
+            g = game_result(rnd, match)
+            if g is not None and all(s.entry_id in wanted for s in g.seats):
+                games.append(g)
+    infos = [EntryInfo(e, entries[e].name, entries[e].tiebreak_value, entries[e].status) for e in ids]
+    return compute_standings(infos, games, stage_config(event, stage), seed=event.seed)

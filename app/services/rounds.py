@@ -1,0 +1,139 @@
+"""Rounds: creating one from its tables (generated or the organizer's, checked), and reading them.
+
+Round numbers run through the whole event (stage 2's first round follows stage 1's last). Each
+table's first token holder is drawn from the event seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import selectinload
+
+from app.core import rng
+from app.core.errors import InvalidInput, NotFound, Problem
+from app.core.vocabulary import EntryStatus, MatchStatus, Outcome
+from app.db.base import utcnow
+from app.db.models import Event, Match, Round, Seat, Stage
+from app.services.reads import details_of, entries_by_id, entry_names, game_of, get_event, stage_settings
+
+
+async def _next_round_number(session: AsyncSession, event_id: str) -> int:
+    n = await session.execute(select(func.count()).select_from(Round).where(Round.event_id == event_id))
+    return int(n.scalar_one()) + 1
+
+
+async def create_round(
+    session: AsyncSession,
+    event: Event,
+    stage: Stage,
+    tables: list[list[str]],
+    details: dict[str, Any] | None = None,
+) -> Round:
+    """One round of exactly these tables; a table of one entry is a bye."""
+    number = await _next_round_number(session, event.id)
+    rnd = Round(event_id=event.id, stage_id=stage.id, number=number, details=details or {})
+    session.add(rnd)
+    await session.flush()
+    best_of = stage_settings(stage).games_per_match
+    now = utcnow()
+    for t, table in enumerate(tables, start=1):
+        bye = len(table) == 1
+        first = (
+            0
+            if bye
+            else rng.stream(event.seed, f"round:{number}:table:{t}:first_token").randrange(len(table))
+        )
+        match = Match(
+            event_id=event.id,
+            round_id=rnd.id,
+            table=t,
+            status=MatchStatus.BYE if bye else MatchStatus.PENDING,
+            outcome=Outcome.BYE if bye else None,
+            best_of=best_of,
+            reported_at=now if bye else None,
+            details={},
+        )
+        match.seats = [
+            Seat(entry_id=e, seat=i, first_token=(i == first), place=1 if bye else None)
+            for i, e in enumerate(table)
+        ]
+        session.add(match)
+    await session.flush()
+    return rnd
+
+
+async def check_tables(
+    session: AsyncSession, event: Event, stage: Stage, tables: list[list[str]]
+) -> list[list[str]]:
+    """The organizer's tables for a round, each entry of the stage at most once, table sizes within
+    the game's limits; every problem is reported at once."""
+    game = await game_of(session, event)
+    entries = await entries_by_id(session, event.id)
+    in_stage = set(details_of(stage).entries)
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    if not tables:
+        problems.append(Problem(("tables",), "give at least one table"))
+    for t, table in enumerate(tables):
+        size = len(table)
+        if size != 1 and not game.min_seats <= size <= game.max_seats:
+            problems.append(
+                Problem(
+                    ("tables", t),
+                    f"a table of {size} is outside the {game.min_seats}–{game.max_seats} seats of {game.key}",
+                )
+            )
+        for i, entry_id in enumerate(table):
+            loc: tuple[str | int, ...] = ("tables", t, i)
+            entry = entries.get(entry_id)
+            if entry is None:
+                problems.append(Problem(loc, f"entry {entry_id} is not in this event"))
+            elif entry_id not in in_stage:
+                problems.append(Problem(loc, f"entry {entry_id} does not play in this stage"))
+            elif entry.status != EntryStatus.ACTIVE:
+                problems.append(Problem(loc, f"entry {entry_id} is {entry.status}"))
+            if entry_id in seen:
+                problems.append(Problem(loc, f"entry {entry_id} is seated twice in this round"))
+            seen.add(entry_id)
+    if problems:
+        raise InvalidInput(problems[0].msg, problems)
+    return tables
+
+
+# --------------------------------------------------------------------------- reads
+@dataclass(frozen=True)
+class RoundView:
+    """A round as clients read it: its stage, its matches with seats, and the entries' names."""
+
+    round: Round
+    stage: Stage
+    matches: list[Match]
+    names: dict[str, str]
+
+
+async def round_view(session: AsyncSession, rnd: Round) -> RoundView:
+    stage = await session.get(Stage, rnd.stage_id)
+    assert stage is not None
+    rows = await session.execute(
+        select(Match).where(Match.round_id == rnd.id).options(selectinload(Match.seats)).order_by(Match.table)
+    )
+    return RoundView(rnd, stage, list(rows.scalars()), await entry_names(session, rnd.event_id))
+
+
+async def event_rounds(session: AsyncSession, event_id: str) -> list[RoundView]:
+    await get_event(session, event_id)
+    rows = await session.execute(select(Round).where(Round.event_id == event_id).order_by(Round.number))
+    return [await round_view(session, r) for r in rows.scalars()]
+
+
+async def round_by_number(session: AsyncSession, event_id: str, number: int) -> RoundView:
+    rnd = (
+        await session.execute(select(Round).where(Round.event_id == event_id, Round.number == number))
+    ).scalar_one_or_none()
+    if rnd is None:
+        raise NotFound(f"round {number} of event {event_id} not found")
+    return await round_view(session, rnd)

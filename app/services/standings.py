@@ -1,0 +1,53 @@
+"""Which standings a client means, and computing them (api.md ``GET /v1/events/{id}/standings``).
+
+Ruling: without ``stage``, the standings are the active stage's; once the event is over, the last
+stage that was played (a playoff skipped for want of a tie holds no games and is passed over).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.errors import NotFound
+from app.core.standings import StandingRow
+from app.core.vocabulary import StageStatus
+from app.db.models import Round, Stage
+from app.services.reads import details_of, get_event, stage_standings, stages_of
+
+
+@dataclass(frozen=True)
+class StandingsView:
+    stage: Stage | None
+    group: str | None
+    rows: list[StandingRow]
+    groups: dict[str, str]  # entry → group, when the stage is split
+
+
+async def _chosen_stage(session: AsyncSession, event_id: str, index: int | None) -> Stage | None:
+    stages = await stages_of(session, event_id)
+    if index is not None:
+        chosen = next((s for s in stages if s.index == index), None)
+        if chosen is None:
+            raise NotFound(f"stage {index} of event {event_id} not found (it may not have started)")
+        return chosen
+    if not stages:
+        return None
+    started = [s for s in stages if s.status != StageStatus.PENDING]
+    played = set((await session.execute(select(Round.stage_id).where(Round.event_id == event_id))).scalars())
+    return next(
+        (s for s in started if s.status == StageStatus.ACTIVE),
+        next((s for s in reversed(started) if s.id in played), started[-1] if started else None),
+    )
+
+
+async def event_standings(
+    session: AsyncSession, event_id: str, stage_index: int | None = None, group: str | None = None
+) -> StandingsView:
+    event = await get_event(session, event_id)
+    stage = await _chosen_stage(session, event_id, stage_index)
+    rows = await stage_standings(session, event, stage, group)
+    groups = dict(details_of(stage).groups) if stage is not None else {}
+    return StandingsView(stage, group, rows, groups)
