@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.games.registry import Adjudicator
+from app.core.games.adjudication import Adjudicator
 from app.core.results import Report
 from app.core.standings import StandingRow
 from app.db.models import Entry, Event, Match, Round, Stage

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.errors import InvalidInput, Problem, RuleViolation
-from app.core.games.registry import Adjudication, SeatOutcome
+from app.core.games.adjudication import Adjudication, SeatOutcome
 from app.core.pairing.elimination import next_power_of_two
 
 LAST_MAN_STANDING = "battlebooks-last-man-standing"

@@ -58,7 +58,7 @@ from typing import Any
 
 from app.core import rng
 from app.core.errors import InvalidInput, Problem, RuleViolation
-from app.core.games.registry import Adjudication, SeatOutcome
+from app.core.games.adjudication import Adjudication, SeatOutcome
 
 ANY = "any"
 MAX_HANDS = 3

@@ -72,7 +72,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from app.core.errors import InvalidInput, Problem, RuleViolation
-from app.core.games.registry import Adjudication, SeatOutcome
+from app.core.games.adjudication import Adjudication, SeatOutcome
 
 TOWERS = (100, 200, 300, 400, 500, 600)
 START_MULLIGANS = 6

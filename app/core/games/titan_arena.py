@@ -58,7 +58,7 @@ from typing import Any
 
 from app.core import rng
 from app.core.errors import InvalidInput, Problem
-from app.core.games.registry import Adjudication, SeatOutcome
+from app.core.games.adjudication import Adjudication, SeatOutcome
 
 ORIGINAL = "titan-the-arena"
 COLOSSAL = "colossal-arena"

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.errors import Conflict, RuleViolation
 from app.core.games import battlebooks_royal as core
-from app.core.games.registry import Adjudicator
+from app.core.games.adjudication import Adjudicator
 from app.core.results import Report
 from app.core.vocabulary import Outcome
 from app.db.models import Entry, Event, Match, Stage

@@ -1,0 +1,28 @@
+"""What a game adjudicator answers (api.md ``POST /v1/matches/{id}/result`` — ``game_log``): the
+outcome and every seat's place and score, judged from the game's record, with the full verdict kept
+on the match. Each adjudicated game's module exposes ``adjudicate_match(game_log, seats, seed)``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SeatOutcome:
+    """The verdict for one seat of the match (``seat`` indexes the match's seats, from 0)."""
+
+    seat: int
+    place: int | None
+    score: float | None = None
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    outcome: str  # "played" or "draw"
+    seats: list[SeatOutcome]
+    details: dict[str, Any] = field(default_factory=dict)  # the full verdict, stored with the match
+
+
+Adjudicator = Callable[[dict[str, Any], int, str], Adjudication]
