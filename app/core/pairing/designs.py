@@ -1049,7 +1049,8 @@ def _is_int(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _validate(players: Any, table_size: Any, mode: Any, games_per_player: Any) -> None:
+def validate_request(players: Any, table_size: Any, mode: Any, games_per_player: Any = None) -> None:
+    """Raise InvalidInput for a request :func:`search_design` would refuse (checks only, no search)."""
     problems: list[Problem] = []
     if not _is_int(players) or players < 2:
         problems.append(Problem(("players",), "players must be a whole number of at least 2"))
@@ -1100,11 +1101,6 @@ def _validate(players: Any, table_size: Any, mode: Any, games_per_player: Any) -
         if n * g // k > MAX_TABLES:
             msg = f"{n * g // k} tables is more than the limit of {MAX_TABLES}"
             raise InvalidInput(msg, [Problem(("games_per_player",), msg)])
-
-
-def validate_request(players: Any, table_size: Any, mode: Any, games_per_player: Any = None) -> None:
-    """Raise InvalidInput for a request :func:`search_design` would refuse (checks only, no search)."""
-    _validate(players, table_size, mode, games_per_player)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1587,7 +1583,7 @@ def search_design(
     progress: ProgressFn | None = None,
 ) -> Design:
     """A round-robin design for ``players`` seats in tables of ``table_size`` (see the module docstring)."""
-    _validate(players, table_size, mode, games_per_player)
+    validate_request(players, table_size, mode, games_per_player)
     n, k = players, table_size
     stop = _Stopper(should_stop)
     if progress is not None:
