@@ -67,559 +67,49 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
 from app.core import rng
-from app.core.errors import InvalidInput, Problem
-
-MODES = ("complete", "games")
-MAX_PLAYERS = 256
-MAX_TABLES = 5000
-
-StopFn = Callable[[], bool]
-ProgressFn = Callable[[float], None]
-
-
-# --------------------------------------------------------------------------------------------------
-# Result types
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class GamesRange:
-    min: int
-    max: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {"min": self.min, "max": self.max}
-
-
-@dataclass(frozen=True)
-class PairMeetings:
-    min: int
-    max: int
-    histogram: dict[int, int]  # meetings -> number of pairs meeting that often
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "min": self.min,
-            "max": self.max,
-            "histogram": {str(m): c for m, c in sorted(self.histogram.items())},
-        }
-
-
-@dataclass
-class DesignReport:
-    games_per_player: GamesRange
-    pair_meetings: PairMeetings
-    exact: bool
-    warnings: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "games_per_player": self.games_per_player.as_dict(),
-            "pair_meetings": self.pair_meetings.as_dict(),
-            "exact": self.exact,
-            "warnings": list(self.warnings),
-        }
-
-
-@dataclass
-class Design:
-    tables: list[list[int]]
-    rounds: list[list[int]] | None
-    report: DesignReport
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"tables": [list(t) for t in self.tables]}
-        if self.rounds is not None:
-            out["rounds"] = [list(r) for r in self.rounds]
-        out["report"] = self.report.as_dict()
-        return out
-
-
-# --------------------------------------------------------------------------------------------------
-# Checker and bounds
-# --------------------------------------------------------------------------------------------------
-
-
-def schonheim_bound(v: int, k: int, t: int = 2) -> int:
-    """Schönheim lower bound L(v,k,t) for coverings; for t=2: ceil(v/k · ceil((v−1)/(k−1)))."""
-    if t <= 0:
-        return 1
-    if k > v:
-        raise ValueError("k must not exceed v")
-    if t > k:
-        raise ValueError("t must not exceed k")
-    inner = schonheim_bound(v - 1, k - 1, t - 1) if t > 1 else 1
-    return -(-v * inner // k)
-
-
-def known_covering_number(v: int, k: int) -> int | None:
-    """The covering number C(v,k,2) where the literature settles it (k ≤ 4), else None.
-
-    k=2: all pairs. k=3: Fort–Hedlund (1958), C(v,3,2) equals the Schönheim bound for every v.
-    k=4: Mills (1979, 1984), C(v,4,2) = L(v,4,2) + ε with ε = 1 for v ∈ {7, 9, 10} and
-    v ≡ 7, 10 (mod 12), ε = 2 for v = 19 (C(19,4,2) = 31). (Cited from the literature, not re-derived.)
-    """
-    if k > v or k < 2:
-        return None
-    if k == v:
-        return 1
-    if k == 2:
-        return v * (v - 1) // 2
-    if k == 3:
-        return schonheim_bound(v, 3)
-    if k == 4:
-        base = schonheim_bound(v, 4)
-        if v == 19:
-            return base + 2
-        if v in (7, 9, 10) or v % 12 in (7, 10):
-            return base + 1
-        return base
-    return None
-
-
-def _pair_counts(tables: Sequence[Sequence[int]], players: int) -> list[int]:
-    cnt = [0] * (players * players)
-    for t in tables:
-        for a, b in combinations(sorted(t), 2):
-            cnt[a * players + b] += 1
-    return cnt
-
-
-def check_design(tables: Sequence[Sequence[int]], players: int) -> DesignReport:
-    """Quality figures of a set of tables on ``players`` seats (0..players-1); no warnings.
-
-    Raises InvalidInput when a seat is out of range or repeated at a table.
-    """
-    problems: list[Problem] = []
-    games = [0] * players
-    for i, t in enumerate(tables):
-        if len(set(t)) != len(t):
-            problems.append(Problem(("tables", i), "a seat appears twice at this table"))
-        for s in t:
-            if not isinstance(s, int) or isinstance(s, bool) or not 0 <= s < players:
-                problems.append(Problem(("tables", i), f"seat {s!r} is not in 0..{players - 1}"))
-            else:
-                games[s] += 1
-    if problems:
-        raise InvalidInput("the tables are not a valid schedule", problems)
-    cnt = _pair_counts(tables, players)
-    hist: dict[int, int] = {}
-    for a in range(players):
-        for b in range(a + 1, players):
-            c = cnt[a * players + b]
-            hist[c] = hist.get(c, 0) + 1
-    if not hist:
-        hist = {0: 0}
-    pmin, pmax = min(hist), max(hist)
-    gmin, gmax = (min(games), max(games)) if games else (0, 0)
-    exact = gmin == gmax and pmin == pmax and pmin >= 1
-    return DesignReport(
-        games_per_player=GamesRange(gmin, gmax),
-        pair_meetings=PairMeetings(pmin, pmax, dict(sorted(hist.items()))),
-        exact=exact,
-    )
-
-
-def check_rounds(tables: Sequence[Sequence[int]], rounds: Sequence[Sequence[int]]) -> bool:
-    """True when every table is in exactly one round and no player sits twice in a round."""
-    seen: list[int] = []
-    for r in rounds:
-        players: set[int] = set()
-        for ti in r:
-            if not 0 <= ti < len(tables):
-                return False
-            seen.append(ti)
-            for p in tables[ti]:
-                if p in players:
-                    return False
-                players.add(p)
-    return sorted(seen) == list(range(len(tables)))
-
-
-# --------------------------------------------------------------------------------------------------
-# Finite fields and geometries
-# --------------------------------------------------------------------------------------------------
-
-
-def _prime_power(q: int) -> tuple[int, int] | None:
-    if q < 2:
-        return None
-    for p in range(2, q + 1):
-        if q % p == 0:
-            n, r = 0, q
-            while r % p == 0:
-                r //= p
-                n += 1
-            return (p, n) if r == 1 else None
-    return None
-
-
-class _GF:
-    """GF(p^n), elements 0..q-1 as base-p digit vectors of polynomial coefficients."""
-
-    def __init__(self, q: int) -> None:
-        pp = _prime_power(q)
-        if pp is None:
-            raise ValueError(f"{q} is not a prime power")
-        p, n = pp
-        self.q, self.p, self.n = q, p, n
-        self.add = [[self._add(a, b) for b in range(q)] for a in range(q)]
-        mod = self._irreducible()
-        self.mul = [[self._mul(a, b, mod) for b in range(q)] for a in range(q)]
-        self.neg = [next(b for b in range(q) if self.add[a][b] == 0) for a in range(q)]
-        self.inv = [0] + [next(b for b in range(1, q) if self.mul[a][b] == 1) for a in range(1, q)]
-
-    def _digits(self, a: int) -> list[int]:
-        out = []
-        for _ in range(self.n):
-            out.append(a % self.p)
-            a //= self.p
-        return out
-
-    def _num(self, d: Sequence[int]) -> int:
-        return sum(c * self.p**i for i, c in enumerate(d))
-
-    def _add(self, a: int, b: int) -> int:
-        return self._num([(x + y) % self.p for x, y in zip(self._digits(a), self._digits(b), strict=True)])
-
-    def _polymulmod(self, a: list[int], b: list[int], mod: list[int]) -> list[int]:
-        p, n = self.p, self.n
-        prod = [0] * (2 * n - 1)
-        for i, x in enumerate(a):
-            for j, y in enumerate(b):
-                prod[i + j] = (prod[i + j] + x * y) % p
-        for d in range(len(prod) - 1, n - 1, -1):  # mod is monic of degree n
-            c = prod[d]
-            if c:
-                for i in range(n + 1):
-                    prod[d - n + i] = (prod[d - n + i] - c * mod[i]) % p
-        return prod[:n]
-
-    def _irreducible(self) -> list[int]:
-        p, n = self.p, self.n
-        if n == 1:
-            return [0, 1]
-        for low in range(p**n):
-            coeffs = [(low // p**i) % p for i in range(n)] + [1]
-            if coeffs[0] == 0:
-                continue
-            # irreducible iff no root and no factor of degree 2..n//2; brute force by trial division
-            if all(not self._divides(f, coeffs) for d in range(1, n // 2 + 1) for f in self._monics(d)):
-                return coeffs
-        raise ValueError("no irreducible polynomial")  # pragma: no cover
-
-    def _monics(self, d: int) -> list[list[int]]:
-        p = self.p
-        return [[(low // p**i) % p for i in range(d)] + [1] for low in range(p**d)]
-
-    def _divides(self, f: list[int], g: list[int]) -> bool:
-        p = self.p
-        r = list(g)
-        df = len(f) - 1
-        for d in range(len(r) - 1, df - 1, -1):
-            c = r[d]
-            if c:
-                for i in range(df + 1):
-                    r[d - df + i] = (r[d - df + i] - c * f[i]) % p
-        return not any(r[:df])
-
-    def _mul(self, a: int, b: int, mod: list[int]) -> int:
-        return self._num(self._polymulmod(self._digits(a), self._digits(b), mod))
-
-    def primitive(self) -> int:
-        for g in range(2, self.q) if self.q > 2 else range(1, 2):
-            x, order = g, 1
-            while x != 1:
-                x = self.mul[x][g]
-                order += 1
-            if order == self.q - 1:
-                return g
-        return 1
-
-
-def _normalize(F: _GF, vec: tuple[int, ...]) -> tuple[int, ...]:
-    lead = next(x for x in vec if x)
-    inv = F.inv[lead]
-    return tuple(F.mul[inv][x] for x in vec)
-
-
-def _vectors(q: int, n: int) -> list[tuple[int, ...]]:
-    out: list[tuple[int, ...]] = [()]
-    for _ in range(n):
-        out = [v + (x,) for v in out for x in range(q)]
-    return out
-
-
-def _affine_space(q: int, n: int) -> tuple[list[list[int]], list[list[int]]]:
-    """Lines of AG(n,q): a resolvable S(2,q,q^n); rounds are the parallel classes (one per direction)."""
-    F = _GF(q)
-    vecs = _vectors(q, n)
-    index = {v: i for i, v in enumerate(vecs)}
-    directions = sorted({_normalize(F, v) for v in vecs if any(v)})
-    tables: list[list[int]] = []
-    rounds: list[list[int]] = []
-    for d in directions:
-        seen: set[int] = set()
-        rnd: list[int] = []
-        for v in vecs:
-            if index[v] in seen:
-                continue
-            line = sorted(
-                index[tuple(F.add[x][F.mul[c][y]] for x, y in zip(v, d, strict=True))] for c in range(q)
-            )
-            seen.update(line)
-            rnd.append(len(tables))
-            tables.append(line)
-        rounds.append(rnd)
-    return tables, rounds
-
-
-def _projective_space(q: int, n: int) -> list[list[int]]:
-    """Lines of PG(n,q): an S(2,q+1,(q^(n+1)−1)/(q−1))."""
-    F = _GF(q)
-    pts = sorted({_normalize(F, v) for v in _vectors(q, n + 1) if any(v)})
-    index = {v: i for i, v in enumerate(pts)}
-    lines: set[tuple[int, ...]] = set()
-    for i, a in enumerate(pts):
-        for b in pts[i + 1 :]:
-            line = {index[a], index[b]}
-            for c in range(1, q):
-                w = tuple(F.add[x][F.mul[c][y]] for x, y in zip(a, b, strict=True))
-                line.add(index[_normalize(F, w)])
-            lines.add(tuple(sorted(line)))
-    return [list(t) for t in sorted(lines)]
-
-
-def _unital_28() -> list[list[int]]:
-    """Hermitian unital in PG(2,9): 28 points x^4+y^4+z^4 = 0, blocks = secant lines (S(2,4,28))."""
-    F = _GF(9)
-
-    def norm(x: int) -> int:
-        y = F.mul[x][x]
-        return F.mul[y][y]
-
-    pts = sorted({_normalize(F, v) for v in _vectors(9, 3) if any(v)})
-    curve = [v for v in pts if F.add[F.add[norm(v[0])][norm(v[1])]][norm(v[2])] == 0]
-    index = {v: i for i, v in enumerate(curve)}
-    cset = set(curve)
-    blocks: set[tuple[int, ...]] = set()
-    for i, a in enumerate(curve):
-        for b in curve[i + 1 :]:
-            line = {index[a], index[b]}
-            for c in range(1, 9):
-                w = _normalize(F, tuple(F.add[x][F.mul[c][y]] for x, y in zip(a, b, strict=True)))
-                if w in cset:
-                    line.add(index[w])
-            blocks.add(tuple(sorted(line)))
-    return [list(t) for t in sorted(blocks)]
-
-
-def _radical_s24(q: int) -> list[list[int]] | None:
-    """S(2,4,q) for a prime power q ≡ 1 (mod 12) from a radical difference family in GF(q)."""
-    F = _GF(q)
-    w = F.primitive()
-    powers = [1]
-    for _ in range(q - 2):
-        powers.append(F.mul[powers[-1]][w])
-    eps = powers[(q - 1) // 3]
-    eps2 = F.mul[eps][eps]
-    t = (q - 1) // 12
-
-    def diffs(a: int) -> frozenset[int]:
-        block = [0, a, F.mul[a][eps], F.mul[a][eps2]]
-        return frozenset(F.add[x][F.neg[y]] for x in block for y in block if x != y)
-
-    cands = [(a, diffs(a)) for a in range(1, q)]
-    cands = [(a, d) for a, d in cands if len(d) == 12]
-
-    def rec(chosen: list[int], used: frozenset[int]) -> list[int] | None:
-        if len(chosen) == t:
-            return chosen
-        missing = min(set(range(1, q)) - used)
-        for a, d in cands:
-            if missing in d and not (d & used):
-                r = rec(chosen + [a], used | d)
-                if r is not None:
-                    return r
-        return None
-
-    base = rec([], frozenset())
-    if base is None:
-        return None
-    blocks: set[tuple[int, ...]] = set()
-    for a in base:
-        block = [0, a, F.mul[a][eps], F.mul[a][eps2]]
-        for g in range(q):
-            blocks.add(tuple(sorted(F.add[x][g] for x in block)))
-    return [list(b) for b in sorted(blocks)]
-
-
-def _bose_sts(v: int) -> list[list[int]]:
-    """Bose construction of an STS(v), v ≡ 3 (mod 6): points (x, i) ↦ x + n·i, n = v/3 odd."""
-    n = v // 3
-    half = (n + 1) // 2
-
-    def op(a: int, b: int) -> int:
-        return ((a + b) * half) % n
-
-    blocks = [[x, x + n, x + 2 * n] for x in range(n)]
-    for i in range(3):
-        for x in range(n):
-            for y in range(x + 1, n):
-                blocks.append([x + n * i, y + n * i, op(x, y) + n * ((i + 1) % 3)])
-    return blocks
-
-
-def _skolem_sts(v: int) -> list[list[int]]:
-    """Skolem construction of an STS(v), v ≡ 1 (mod 6): ∞ = v−1, points (x, i) ↦ x + 2n·i."""
-    n = (v - 1) // 6
-    m = 2 * n
-    inf = v - 1
-
-    def op(a: int, b: int) -> int:
-        s = (a + b) % m
-        return s // 2 if s % 2 == 0 else (s - 1) // 2 + n
-
-    blocks = [[x, x + m, x + 2 * m] for x in range(n)]
-    for i in range(3):
-        for x in range(n):
-            blocks.append([inf, x + n + m * i, x + m * ((i + 1) % 3)])
-        for x in range(m):
-            for y in range(x + 1, m):
-                blocks.append([x + m * i, y + m * i, op(x, y) + m * ((i + 1) % 3)])
-    return blocks
-
-
-# A Kirkman resolution of the lines of PG(3,2) (points = nonzero vectors of GF(2)^4, minus one):
-# 15 players in triples, 35 tables, 7 rounds (Kirkman's schoolgirl problem). Checked at use.
-_KTS15: list[list[list[int]]] = [
-    [[0, 1, 2], [3, 7, 11], [4, 9, 14], [5, 10, 12], [6, 8, 13]],
-    [[0, 3, 4], [1, 7, 9], [2, 12, 13], [5, 8, 14], [6, 10, 11]],
-    [[0, 5, 6], [1, 8, 10], [2, 11, 14], [3, 9, 13], [4, 7, 12]],
-    [[0, 7, 8], [1, 11, 13], [2, 4, 5], [3, 10, 14], [6, 9, 12]],
-    [[0, 9, 10], [1, 12, 14], [2, 3, 6], [4, 8, 11], [5, 7, 13]],
-    [[0, 11, 12], [1, 3, 5], [2, 8, 9], [4, 10, 13], [6, 7, 14]],
-    [[0, 13, 14], [1, 4, 6], [2, 7, 10], [3, 8, 12], [5, 9, 11]],
+from app.core.pairing.designs.budget import ProgressFn, StopFn, Stopper
+from app.core.pairing.designs.checks import (
+    check_design,
+    check_rounds,
+    complete_key,
+    games_key,
+    known_covering_number,
+    pair_counts,
+    schonheim_bound,
+)
+from app.core.pairing.designs.constructions import steiner_system
+from app.core.pairing.designs.model import Design, DesignReport, GamesRange, PairMeetings
+from app.core.pairing.designs.validation import MAX_PLAYERS, MAX_TABLES, MODES, validate_request
+
+__all__ = [
+    "MAX_PLAYERS",
+    "MAX_TABLES",
+    "MODES",
+    "Design",
+    "DesignReport",
+    "GamesRange",
+    "PairMeetings",
+    "ProgressFn",
+    "StopFn",
+    "check_design",
+    "check_rounds",
+    "known_covering_number",
+    "rounds_lower_bound",
+    "schonheim_bound",
+    "search_design",
+    "steiner_system",
+    "validate_request",
 ]
-
-
-def _circle_method(v: int) -> tuple[list[list[int]], list[list[int]]]:
-    """All pairs of v players, in v−1 rounds (v even) or v rounds (v odd, one bye a round)."""
-    m = v if v % 2 == 0 else v + 1
-    ring = list(range(m))
-    tables: list[list[int]] = []
-    rounds: list[list[int]] = []
-    for _ in range(m - 1):
-        rnd = []
-        for i in range(m // 2):
-            a, b = ring[i], ring[m - 1 - i]
-            if a < v and b < v:
-                rnd.append(len(tables))
-                tables.append(sorted([a, b]))
-        rounds.append(rnd)
-        ring = [ring[0], ring[-1], *ring[1:-1]]
-    return tables, rounds
-
-
-def _log(q: int, base: int) -> int | None:
-    """n with base**n == q, else None."""
-    n, x = 0, 1
-    while x < q:
-        x *= base
-        n += 1
-    return n if x == q else None
-
-
-@lru_cache(maxsize=64)
-def _steiner_cached(
-    v: int, k: int
-) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...] | None] | None:
-    found = _steiner_raw(v, k)
-    if found is None:
-        return None
-    tables, rounds = found
-    rep = check_design(tables, v)
-    if not (rep.exact and rep.pair_meetings.max == 1 and all(len(t) == k for t in tables)):
-        return None  # a construction that fails its check is never used
-    if rounds is not None and not check_rounds(tables, rounds):
-        rounds = None
-    return (
-        tuple(tuple(sorted(t)) for t in tables),
-        tuple(tuple(r) for r in rounds) if rounds is not None else None,
-    )
-
-
-def _steiner_raw(v: int, k: int) -> tuple[list[list[int]], list[list[int]] | None] | None:
-    if k == v:
-        return [list(range(v))], [[0]]
-    if k == 2:
-        return _circle_method(v)
-    # affine spaces AG(n, q), q = k: resolvable
-    pp = _prime_power(k)
-    if pp is not None:
-        n = _log(v, k)
-        if n is not None and n >= 2:
-            return _affine_space(k, n)
-    # projective spaces PG(n, q), q = k − 1
-    q = k - 1
-    if _prime_power(q) is not None:
-        n, size = 1, q + 1
-        while size < v:
-            n += 1
-            size = (q ** (n + 1) - 1) // (q - 1)
-        if size == v and n >= 2:
-            if v == 15 and k == 3:
-                rounds_ = [list(range(5 * r, 5 * r + 5)) for r in range(7)]
-                return [t for rnd in _KTS15 for t in rnd], rounds_
-            return _projective_space(q, n), None
-    if k == 3:
-        if v % 6 == 3:
-            return _bose_sts(v), None
-        if v % 6 == 1:
-            return _skolem_sts(v), None
-    if k == 4:
-        if v == 28:
-            return _unital_28(), None
-        if v % 12 == 1 and _prime_power(v) is not None and v <= 400:
-            blocks = _radical_s24(v)
-            if blocks is not None:
-                return blocks, None
-    return None
-
-
-def steiner_system(v: int, k: int) -> tuple[list[list[int]], list[list[int]] | None] | None:
-    """An S(2,k,v) (every pair exactly once) by construction, with a resolution when one is known."""
-    if not 2 <= k <= v:
-        return None
-    found = _steiner_cached(v, k)
-    if found is None:
-        return None
-    tables, rounds = found
-    return [list(t) for t in tables], ([list(r) for r in rounds] if rounds is not None else None)
 
 
 # --------------------------------------------------------------------------------------------------
 # Local search
 # --------------------------------------------------------------------------------------------------
-
-
-class _Stopper:
-    """Polls the caller's should_stop (sparingly) and remembers once it said yes."""
-
-    def __init__(self, should_stop: StopFn | None) -> None:
-        self.fn = should_stop
-        self.stopped = False
-
-    def __call__(self) -> bool:
-        if not self.stopped and self.fn is not None and self.fn():
-            self.stopped = True
-        return self.stopped
 
 
 class _Anneal:
@@ -813,7 +303,7 @@ class _Anneal:
     def run(
         self,
         iters: int,
-        stop: _Stopper,
+        stop: Stopper,
         hard: Callable[[_Anneal], bool],
         temp0: float = 0.6,
         temp1: float = 0.04,
@@ -918,7 +408,7 @@ def rounds_lower_bound(tables: Sequence[Sequence[int]], players: int) -> int:
 
 
 def _color_tables(
-    tables: list[list[int]], players: int, rand: Any, stop: _Stopper, effort: int
+    tables: list[list[int]], players: int, rand: Any, stop: Stopper, effort: int
 ) -> list[list[int]]:
     """Split tables into as few rounds as the search finds (graph colouring: tables sharing a player
     conflict). DSatur with random ties, then tabu search for one round fewer until the lower bound."""
@@ -1041,69 +531,6 @@ def _order_by_rounds(
 
 
 # --------------------------------------------------------------------------------------------------
-# Validation
-# --------------------------------------------------------------------------------------------------
-
-
-def _is_int(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def validate_request(players: Any, table_size: Any, mode: Any, games_per_player: Any = None) -> None:
-    """Raise InvalidInput for a request :func:`search_design` would refuse (checks only, no search)."""
-    problems: list[Problem] = []
-    if not _is_int(players) or players < 2:
-        problems.append(Problem(("players",), "players must be a whole number of at least 2"))
-    elif players > MAX_PLAYERS:
-        problems.append(Problem(("players",), f"at most {MAX_PLAYERS} players per design"))
-    if not _is_int(table_size) or table_size < 2:
-        problems.append(Problem(("table_size",), "table_size must be a whole number of at least 2"))
-    elif _is_int(players) and players >= 2 and table_size > players:
-        problems.append(
-            Problem(("table_size",), f"table_size {table_size} is larger than the {players} players")
-        )
-    if mode not in MODES:
-        problems.append(Problem(("mode",), f"mode must be 'complete' or 'games', not {mode!r}"))
-    elif mode == "complete" and games_per_player is not None:
-        problems.append(Problem(("games_per_player",), "games_per_player is only used with mode 'games'"))
-    elif mode == "games":
-        if games_per_player is None:
-            problems.append(Problem(("games_per_player",), "mode 'games' needs games_per_player"))
-        elif not _is_int(games_per_player) or games_per_player < 1:
-            problems.append(
-                Problem(("games_per_player",), "games_per_player must be a whole number of at least 1")
-            )
-    if problems:
-        raise InvalidInput(problems[0].msg if len(problems) == 1 else "invalid schedule request", problems)
-    if mode == "complete" and schonheim_bound(players, table_size) > MAX_TABLES:
-        msg = (
-            f"{players} players in tables of {table_size} need at least {schonheim_bound(players, table_size)} "
-            f"tables, more than the limit of {MAX_TABLES}"
-        )
-        raise InvalidInput(msg, [Problem(("players",), msg)])
-    if mode == "games":
-        n, k, g = players, table_size, games_per_player
-        if (n * g) % k:
-            step = k // math.gcd(n, k)
-            lower = (g // step) * step
-            upper = lower + step
-            gs = [str(x) for x in (lower, upper) if x >= 1]
-            ns = [m for m in range(max(2, n - k), n + k + 1) if m >= k and (m * g) % k == 0]
-            near_n = sorted(ns, key=lambda m: (abs(m - n), m))[:2]
-            msg = (
-                f"{n} players × {g} games = {n * g} seats, which cannot be split into tables of {k}; "
-                f"games_per_player must be a multiple of {step} with {n} players "
-                f"(nearest: {' or '.join(gs)})"
-            )
-            if near_n:
-                msg += f", or with {g} games use {' or '.join(map(str, sorted(near_n)))} players"
-            raise InvalidInput(msg, [Problem(("games_per_player",), msg)])
-        if n * g // k > MAX_TABLES:
-            msg = f"{n * g // k} tables is more than the limit of {MAX_TABLES}"
-            raise InvalidInput(msg, [Problem(("games_per_player",), msg)])
-
-
-# --------------------------------------------------------------------------------------------------
 # The search
 # --------------------------------------------------------------------------------------------------
 
@@ -1114,28 +541,12 @@ class _Best:
     key: tuple[int, ...]
 
 
-def _complete_key(tables: list[list[int]], n: int) -> tuple[int, ...]:
-    rep = check_design(tables, n)
-    hist = rep.pair_meetings.histogram
-    uncovered = hist.get(0, 0)
-    spread = max(0, rep.games_per_player.max - rep.games_per_player.min - 1)
-    over = sum((m - 2) * c for m, c in hist.items() if m > 2)
-    return (uncovered, spread, len(tables), over)
-
-
-def _games_key(tables: list[list[int]], n: int, plo: int, phi: int) -> tuple[int, ...]:
-    rep = check_design(tables, n)
-    hist = rep.pair_meetings.histogram
-    dev = sum(c * (plo - m if m < plo else m - phi if m > phi else 0) for m, c in hist.items())
-    return (dev,)
-
-
 def _search_complete(
-    n: int, k: int, seed: str, stop: _Stopper, progress: ProgressFn | None
+    n: int, k: int, seed: str, stop: Stopper, progress: ProgressFn | None
 ) -> list[list[int]]:
     g = rng.stream(seed, f"designs:complete:{n}:{k}:greedy")
     best = _Best(_greedy_cover(n, k, g), (0,))
-    best.key = _complete_key(best.tables, n)
+    best.key = complete_key(best.tables, n)
     lb = known_covering_number(n, k) or schonheim_bound(n, k)
     npairs = n * (n - 1) // 2
     first_T = len(best.tables)
@@ -1162,7 +573,7 @@ def _search_complete(
         return [sorted(b) for b in sa.blocks] if ok else None
 
     def consider(tables: list[list[int]]) -> bool:
-        key = _complete_key(tables, n)
+        key = complete_key(tables, n)
         if key < best.key:
             best.tables, best.key = tables, key
             return True
@@ -1202,7 +613,7 @@ def _search_complete(
 
 
 def _search_games(
-    n: int, k: int, gpp: int, resolvable: bool, seed: str, stop: _Stopper, progress: ProgressFn | None
+    n: int, k: int, gpp: int, resolvable: bool, seed: str, stop: Stopper, progress: ProgressFn | None
 ) -> tuple[list[list[int]], list[list[int]] | None]:
     T = n * gpp // k
     total = T * k * (k - 1) // 2
@@ -1212,15 +623,15 @@ def _search_games(
         per = n // k
         R = max(gpp, -(-T // per))
         found = _search_rounds(n, k, T, R, plo, phi, gpp, gpp, False, seed, stop, 20000 + 3000 * T)
-        if found is not None and _games_key(found[0], n, plo, phi)[0] == 0:
+        if found is not None and games_key(found[0], n, plo, phi)[0] == 0:
             return found
         # pair meetings come first: search without the round structure; rounds are split afterwards
         free, _ = _search_games(n, k, gpp, False, seed, stop, progress)
-        if found is None or _games_key(free, n, plo, phi) < _games_key(found[0], n, plo, phi):
+        if found is None or games_key(free, n, plo, phi) < games_key(found[0], n, plo, phi):
             return free, None
         return found
     best_tables = _cyclic_fill(n, k, gpp)
-    best_key = _games_key(best_tables, n, plo, phi)
+    best_key = games_key(best_tables, n, plo, phi)
     effort = 5000 + 500 * T
     passes = 0
     max_passes = 3 if stop.fn is None else 10**9
@@ -1230,7 +641,7 @@ def _search_games(
         sa = _Anneal(n, best_tables, plo, phi, gpp, gpp, 1, 1, 0, False, rand)
         sa.run(effort, stop, lambda s: True)
         cand = [sorted(b) for b in sa.blocks]
-        key = _games_key(cand, n, plo, phi)
+        key = games_key(cand, n, plo, phi)
         if key < best_key:
             best_tables, best_key = cand, key
         if progress is not None:
@@ -1255,7 +666,7 @@ def _search_rounds(
     dhi: int,
     need_cover: bool,
     seed: str,
-    stop: _Stopper,
+    stop: Stopper,
     effort: int,
 ) -> tuple[list[list[int]], list[list[int]]] | None:
     """Restarts of :func:`_anneal_rounds` (fresh random start each), best by pair-meeting deviation."""
@@ -1266,7 +677,7 @@ def _search_rounds(
             n, k, T, R, plo, phi, dlo, dhi, need_cover, f"{seed}\x1f{attempt}", stop, effort // 4
         )
         if found is not None:
-            key = _games_key(found[0], n, plo, phi)
+            key = games_key(found[0], n, plo, phi)
             if best_key is None or key < best_key:
                 best, best_key = found, key
             if key[0] == 0:
@@ -1287,7 +698,7 @@ def _anneal_rounds(
     dhi: int,
     need_cover: bool,
     seed: str,
-    stop: _Stopper,
+    stop: Stopper,
     effort: int,
 ) -> tuple[list[list[int]], list[list[int]]] | None:
     """T tables in R rounds found by annealing with the round structure built in: each round is an order
@@ -1444,7 +855,7 @@ def _anneal_rounds(
 
 
 def _improve_rounds(
-    tables: list[list[int]], rnds: list[list[int]], n: int, k: int, mode: str, seed: str, stop: _Stopper
+    tables: list[list[int]], rnds: list[list[int]], n: int, k: int, mode: str, seed: str, stop: Stopper
 ) -> tuple[list[list[int]], list[list[int]]]:
     """Fewer rounds by searching again with the round structure built in, for the same number of tables
     and a design no worse (pair meetings, games) than the one in hand."""
@@ -1459,16 +870,16 @@ def _improve_rounds(
     dlo, dhi = min(games), max(games)
     if mode == "complete":
         plo, phi = 1, (2 if total > npairs else 1)
-        current = _complete_key(tables, n)
+        current = complete_key(tables, n)
 
         def key(ts: list[list[int]]) -> tuple[int, ...]:
-            return _complete_key(ts, n)
+            return complete_key(ts, n)
     else:
         plo, phi = total // npairs, -(-total // npairs)
-        current = _games_key(tables, n, plo, phi)
+        current = games_key(tables, n, plo, phi)
 
         def key(ts: list[list[int]]) -> tuple[int, ...]:
-            return _games_key(ts, n, plo, phi)
+            return games_key(ts, n, plo, phi)
 
     def attempt(R: int) -> tuple[list[list[int]], list[list[int]]] | None:
         found = _search_rounds(
@@ -1505,7 +916,7 @@ def _warnings(
         for p in t:
             games[p] += 1
     gmin, gmax = rep.games_per_player.min, rep.games_per_player.max
-    cnt = _pair_counts(tables, n)
+    cnt = pair_counts(tables, n)
     if gmin < gmax:
         fewer = [p for p in range(n) if games[p] < gmax]
         more = [p for p in range(n) if games[p] == gmax]
@@ -1585,7 +996,7 @@ def search_design(
     """A round-robin design for ``players`` seats in tables of ``table_size`` (see the module docstring)."""
     validate_request(players, table_size, mode, games_per_player)
     n, k = players, table_size
-    stop = _Stopper(should_stop)
+    stop = Stopper(should_stop)
     if progress is not None:
         progress = _Monotone(progress)
     tables: list[list[int]]
