@@ -68,11 +68,19 @@ Rulings (the spec's, and ours where it is silent):
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from app.core.errors import InvalidInput, Problem, RuleViolation
 from app.core.games.registry import Adjudication, SeatOutcome
+from app.core.games.strategic_titan.state import (
+    Combat,
+    GameState,
+    LedgerEntry,
+    Movement,
+    PlayerState,
+    log,
+)
 from app.core.games.strategic_titan.vocabulary import (
     BASIC,
     CREATURES,
@@ -118,147 +126,6 @@ __all__ = [
 ]
 
 
-# --- the state ---------------------------------------------------------------------------------
-@dataclass
-class LedgerEntry:
-    """One change of a player's state: which event (index), under which rule, to what value."""
-
-    index: int | None
-    rule: str
-    field: str
-    change: int | None
-    value: Any
-    note: str
-
-
-@dataclass
-class Movement:
-    turn: int
-    number: int | str  # 1-6 or "pass"
-    index: int
-    retracted: bool = False
-    corrected_from: int | str | None = None
-
-
-@dataclass
-class PlayerState:
-    name: str
-    mulligans: int = START_MULLIGANS
-    temporary_mulligan: int = 0
-    legion_markers: int = 5
-    legions_on_board: int = 1
-    legions_in_centre: int = 0
-    titans: int = 1
-    points: int = 0
-    alive: bool = True
-    resurrected: int = 0
-    eliminated_at: int | None = None
-    surrenders_received: int = 0  # 6.4: enemy legions surrendered to this player
-    forfeit_defences: int = 0  # 6.7: defences won by the attacker's forfeit
-    towers: list[int] = field(default_factory=list)
-    movements: list[Movement] = field(default_factory=list)
-    ledger: list[LedgerEntry] = field(default_factory=list)
-
-    def numbers(self) -> list[int]:
-        """The numbers that count for 4.2: passes and retracted numbers skipped."""
-        return [m.number for m in self.movements if not m.retracted and isinstance(m.number, int)]
-
-    def turns(self) -> int:
-        return sum(1 for m in self.movements if not m.retracted)
-
-
-@dataclass
-class Combat:
-    attacker: int
-    defender: int
-    titan: bool
-    index: int
-
-
-@dataclass
-class GameState:
-    players: list[PlayerState]
-    options: dict[str, Any] = field(default_factory=dict)
-    order: list[int] = field(default_factory=list)
-    started: bool = False
-    active: int | None = None  # whose turn it is (the last player to announce a number)
-    number_recorded: bool = False
-    encountered: bool = False  # the active player met an enemy this turn (7.2)
-    first_teleport_tower: int | None = None  # 5.2: this turn's first-move teleport
-    turn_visits: int = 0  # Tower stops since the number was recorded (undone by a retraction, 7.2)
-    combat: Combat | None = None
-    finished: bool = False
-    ended_by: str | None = None  # "elimination" or "end"
-    events_applied: int = 0
-    elimination_groups: dict[int, int] = field(default_factory=dict)  # player -> group (later = better)
-    last_encounter: int | None = None
-
-    def alive(self) -> list[int]:
-        return [i for i, p in enumerate(self.players) if p.alive]
-
-    def due(self) -> int | None:
-        """The player who announces the next movement number."""
-        alive = [i for i in self.order if self.players[i].alive]
-        if not alive:
-            return None
-        if self.active is None:
-            return alive[0]
-        if not self.number_recorded and self.players[self.active].alive:
-            return self.active
-        pos = self.order.index(self.active)
-        for step in range(1, len(self.order) + 1):
-            cand = self.order[(pos + step) % len(self.order)]
-            if self.players[cand].alive:
-                return cand
-        return None
-
-    def places(self) -> list[int] | None:
-        if not self.finished:
-            return None
-        keys: dict[int, tuple[int, int]] = {}
-        for i, p in enumerate(self.players):
-            if p.alive:
-                keys[i] = (1, p.points)
-            else:
-                keys[i] = (0, self.elimination_groups.get(i, -1))
-        return [1 + sum(1 for j in keys if keys[j] > keys[i]) for i in range(len(self.players))]
-
-    def to_dict(self) -> dict[str, Any]:
-        due = self.due() if self.started and not self.finished else None
-        return {
-            "started": self.started,
-            "finished": self.finished,
-            "ended_by": self.ended_by,
-            "events": self.events_applied,
-            "options": dict(self.options),
-            "order": [self.players[i].name for i in self.order],
-            "turn": {
-                "player": self.players[self.active].name if self.active is not None else None,
-                "number_recorded": self.number_recorded,
-                "encountered": self.encountered,
-                "next": self.players[due].name if due is not None else None,
-            },
-            "combat": (
-                {
-                    "attacker": self.players[self.combat.attacker].name,
-                    "defender": self.players[self.combat.defender].name,
-                    "titan": self.combat.titan,
-                    "index": self.combat.index,
-                }
-                if self.combat
-                else None
-            ),
-            "places": self.places(),
-            "players": [_player_dict(p) for p in self.players],
-        }
-
-
-def _player_dict(p: PlayerState) -> dict[str, Any]:
-    d = asdict(p)
-    d["movement_numbers"] = [m.number for m in p.movements if not m.retracted]
-    return d
-
-
 @dataclass(frozen=True)
 class Violation:
     index: int
@@ -291,12 +158,6 @@ class _Broken(Exception):
 
 
 # --- the replay --------------------------------------------------------------------------------
-def _log(
-    p: PlayerState, index: int | None, rule: str, fld: str, change: int | None, value: Any, note: str
-) -> None:
-    p.ledger.append(LedgerEntry(index, rule, fld, change, value, note))
-
-
 def _new_players(
     players: list[str], options: dict[str, Any], towers: list[int] | None, index: int | None
 ) -> list[PlayerState]:
@@ -306,13 +167,13 @@ def _new_players(
     out = []
     for n, name in enumerate(players):
         p = PlayerState(name=name, legion_markers=markers, titans=titans)
-        _log(p, index, "7.1", "mulligans", None, START_MULLIGANS, "starting mulligans")
-        _log(p, index, marker_rule, "legion_markers", None, markers, "starting legion markers")
+        log(p, index, "7.1", "mulligans", None, START_MULLIGANS, "starting mulligans")
+        log(p, index, marker_rule, "legion_markers", None, markers, "starting legion markers")
         if titans == 2:
-            _log(p, index, "9.3", "titans", None, 2, f"{options.get('titans')} Titan start")
+            log(p, index, "9.3", "titans", None, 2, f"{options.get('titans')} Titan start")
         if towers is not None:
             p.towers.append(towers[n])
-            _log(p, index, "5.3", "towers", None, towers[n], "starting Tower counts as the first visit")
+            log(p, index, "5.3", "towers", None, towers[n], "starting Tower counts as the first visit")
         out.append(p)
     return out
 
@@ -349,14 +210,14 @@ class _Replay:
                 rule, f"{p.name} spends {n} mulligan{'s' if n != 1 else ''} but holds {p.mulligans}"
             )
         p.mulligans -= n
-        _log(p, ev.index, rule, "mulligans", -n, p.mulligans, note)
+        log(p, ev.index, rule, "mulligans", -n, p.mulligans, note)
 
     def lose_mulligan(self, p: PlayerState, ev: Event, rule: str, note: str) -> None:
         if p.mulligans == 0:
-            _log(p, ev.index, rule, "mulligans", 0, 0, note + " (none left to lose)")
+            log(p, ev.index, rule, "mulligans", 0, 0, note + " (none left to lose)")
             return
         p.mulligans -= 1
-        _log(p, ev.index, rule, "mulligans", -1, p.mulligans, note)
+        log(p, ev.index, rule, "mulligans", -1, p.mulligans, note)
 
     def others(self, i: int) -> list[PlayerState]:
         return [q for j, q in enumerate(self.s.players) if j != i and q.alive]
@@ -431,7 +292,7 @@ class _Replay:
         p.legions_in_centre = centre
         p.movements.append(Movement(turn=turn, number=ev.f["number"], index=ev.index))
         rule = "4.7" if ev.f["number"] == "pass" else "4.21"
-        _log(p, ev.index, rule, "movement", None, ev.f["number"], f"turn {turn} movement number recorded")
+        log(p, ev.index, rule, "movement", None, ev.f["number"], f"turn {turn} movement number recorded")
         if not retried:
             s.encountered = False
         s.first_teleport_tower = None
@@ -456,7 +317,7 @@ class _Replay:
             raise _Broken("5.3", f"{p.name} may not stop in Tower {tower} twice in a row")
         p.towers.append(tower)
         self.s.turn_visits += 1
-        _log(p, ev.index, rule, "towers", None, tower, f"{how} in Tower {tower}")
+        log(p, ev.index, rule, "towers", None, tower, f"{how} in Tower {tower}")
 
     def on_stop(self, ev: Event) -> None:
         p = self.need_turn(ev.f["player"], "a Tower stop")
@@ -471,7 +332,7 @@ class _Replay:
                 f"{p.name} holds {p.legion_markers} legion markers, all on the board; no legion can be added",
             )
         p.legions_on_board += 1
-        _log(p, ev.index, rule, "legions_on_board", 1, p.legions_on_board, note)
+        log(p, ev.index, rule, "legions_on_board", 1, p.legions_on_board, note)
 
     def on_split(self, ev: Event) -> None:
         s = self.s
@@ -507,10 +368,10 @@ class _Replay:
             p, ev, stacks, "7.2", f"'Oops!' retraction of {stacks} moved stack{'s' if stacks != 1 else ''}"
         )
         p.movements[-1].retracted = True
-        _log(p, ev.index, "7.2", "movement", None, None, f"number {p.movements[-1].number} retracted")
+        log(p, ev.index, "7.2", "movement", None, None, f"number {p.movements[-1].number} retracted")
         for _ in range(s.turn_visits):  # the stacks go back: their Tower stops did not happen
             undone = p.towers.pop()
-            _log(p, ev.index, "7.2", "towers", None, undone, f"stop in Tower {undone} retracted")
+            log(p, ev.index, "7.2", "towers", None, undone, f"stop in Tower {undone} retracted")
         s.turn_visits = 0
         s.first_teleport_tower = None
         s.number_recorded = False
@@ -521,7 +382,7 @@ class _Replay:
             raise _Broken("7.23", f"{p.name} has a single legion; there is no split to retract")
         self.spend(p, ev, 1, "7.23", "mulligan burnt to retract a split")
         p.legions_on_board -= 1
-        _log(p, ev.index, "7.23", "legions_on_board", -1, p.legions_on_board, "split retracted")
+        log(p, ev.index, "7.23", "legions_on_board", -1, p.legions_on_board, "split retracted")
 
     def on_retract(self, ev: Event) -> None:
         if ev.f["what"] == "movement":
@@ -536,7 +397,7 @@ class _Replay:
         if p.legions_on_board <= 1:
             raise _Broken("4.5", f"{p.name} has a single legion; nothing recombines")
         p.legions_on_board -= 1
-        _log(p, ev.index, "4.5", "legions_on_board", -1, p.legions_on_board, "split legions recombined")
+        log(p, ev.index, "4.5", "legions_on_board", -1, p.legions_on_board, "split legions recombined")
 
     def open_combat(self, ev: Event) -> Combat:
         s = self.s
@@ -550,7 +411,7 @@ class _Replay:
         c = Combat(a, d, bool(ev.f.get("titan")), ev.index)
         if c.titan:
             pd.temporary_mulligan = 1
-            _log(pd, ev.index, "7.6", "temporary_mulligan", 1, 1, "Titan legion attacked: temporary mulligan")
+            log(pd, ev.index, "7.6", "temporary_mulligan", 1, 1, "Titan legion attacked: temporary mulligan")
         return c
 
     def on_attack(self, ev: Event) -> None:
@@ -561,7 +422,7 @@ class _Replay:
         n = ev.f.get("count", 1)
         if ev.f.get("titan") and p.temporary_mulligan:
             p.temporary_mulligan = 0
-            _log(p, ev.index, "7.6", "temporary_mulligan", -1, 0, "temporary mulligan used by the Titan")
+            log(p, ev.index, "7.6", "temporary_mulligan", -1, 0, "temporary mulligan used by the Titan")
             n -= 1
         if n:
             self.spend(p, ev, n, "7.5", f"{n} re-roll{'s' if n != 1 else ''} demanded (7.7)")
@@ -601,7 +462,7 @@ class _Replay:
         self.spend(p, ev, 1, "7.21", "mulligan burnt to correct the announced number")
         if "number" in ev.f:
             mv.corrected_from, mv.number = mv.number, ev.f["number"]
-            _log(
+            log(
                 p, ev.index, "7.21", "movement", None, mv.number, f"number corrected from {mv.corrected_from}"
             )
 
@@ -619,7 +480,7 @@ class _Replay:
                 "5.2", f"{p.name}'s Titan legion's first move was a teleport; it may not recruit a Warlock"
             )
         if paid is None:
-            _log(p, ev.index, "3.2", "recruits", None, creature, f"recruited a {creature}")
+            log(p, ev.index, "3.2", "recruits", None, creature, f"recruited a {creature}")
             return
         if creature in BASIC:
             raise _Broken(
@@ -641,7 +502,7 @@ class _Replay:
 
     def acquire(self, p: PlayerState, ev: Event, rule: str, note: str, i: int) -> None:
         if p.legion_markers >= MAX_MARKERS:
-            _log(
+            log(
                 p,
                 ev.index,
                 "6.2",
@@ -652,13 +513,13 @@ class _Replay:
             )
             return
         p.legion_markers += 1
-        _log(p, ev.index, rule, "legion_markers", 1, p.legion_markers, note)
+        log(p, ev.index, rule, "legion_markers", 1, p.legion_markers, note)
         others = self.others(i)
         if others:
             fewest = min(q.legions_on_board for q in others)
             least_markers = min(q.legion_markers for q in others)
             if p.legions_on_board < fewest:
-                _log(
+                log(
                     p,
                     ev.index,
                     "7.4",
@@ -669,7 +530,7 @@ class _Replay:
                 )
                 return
             if p.legions_on_board == fewest and p.legion_markers <= least_markers:
-                _log(
+                log(
                     p, ev.index, "7.4", "mulligans", 0, p.mulligans, "marker acquired; tied for last: no loss"
                 )
                 return
@@ -680,9 +541,7 @@ class _Replay:
             raise _Broken("record", f"{p.name} has no legion on the board to lose")
         p.legions_on_board -= 1
         p.legions_in_centre = min(p.legions_in_centre, p.legions_on_board)
-        _log(
-            p, ev.index, "6.5", "legions_on_board", -1, p.legions_on_board, "legion lost; its marker returns"
-        )
+        log(p, ev.index, "6.5", "legions_on_board", -1, p.legions_on_board, "legion lost; its marker returns")
 
     def on_encounter(self, ev: Event) -> None:
         s = self.s
@@ -717,7 +576,7 @@ class _Replay:
                     "6.2", f"{q.name} holds {q.legion_markers} legion markers and cannot have {n} legions"
                 )
             if n != q.legions_on_board:
-                _log(
+                log(
                     q,
                     ev.index,
                     "6.5",
@@ -736,7 +595,7 @@ class _Replay:
             if pa.surrenders_received % 2 == 0:
                 self.acquire(pa, ev, "6.4", "second enemy legion surrendered", a)
             else:
-                _log(
+                log(
                     pa,
                     ev.index,
                     "6.4",
@@ -752,16 +611,16 @@ class _Replay:
             if pd.forfeit_defences % 2 == 0:
                 self.acquire(pd, ev, "6.7", "second attack forfeited", d)
             else:
-                _log(pd, ev.index, "6.7", "forfeits", 1, pd.forfeit_defences, "one forfeit; a marker at two")
+                log(pd, ev.index, "6.7", "forfeits", 1, pd.forfeit_defences, "one forfeit; a marker at two")
         # mulligans for markers removed from the board (7.3)
         for j in losers:
             q = s.players[j]
             others = self.others(j)
             if others and q.legions_on_board < max(o.legions_on_board for o in others):
                 q.mulligans += 1
-                _log(q, ev.index, "7.3", "mulligans", 1, q.mulligans, "legion marker removed from the board")
+                log(q, ev.index, "7.3", "mulligans", 1, q.mulligans, "legion marker removed from the board")
             else:
-                _log(
+                log(
                     q,
                     ev.index,
                     "7.3",
@@ -773,7 +632,7 @@ class _Replay:
         # the temporary Titan mulligan ends with the combat (7.6)
         if combat.titan and pd.temporary_mulligan:
             pd.temporary_mulligan = 0
-            _log(pd, ev.index, "7.6", "temporary_mulligan", -1, 0, "temporary mulligan unused: lost")
+            log(pd, ev.index, "7.6", "temporary_mulligan", -1, 0, "temporary mulligan unused: lost")
         s.combat = None
         s.last_encounter = ev.index
         for j, n in ev.f.get("points", {}).items():
@@ -782,12 +641,12 @@ class _Replay:
     def score(self, p: PlayerState, ev: Event, n: int, i: int) -> None:
         before = p.points
         p.points += n
-        _log(p, ev.index, "3.2", "points", n, p.points, "points scored")
+        log(p, ev.index, "3.2", "points", n, p.points, "points scored")
         marks = p.points // 100 - before // 100
         for _ in range(marks):
             others = self.others(i)
             if others and p.points <= min(q.points for q in others):
-                _log(
+                log(
                     p,
                     ev.index,
                     "7.41",
@@ -808,7 +667,7 @@ class _Replay:
         i = ev.f["player"]
         p = self.need_alive(i)
         p.titans -= 1
-        _log(p, ev.index, "8.1", "titans", -1, p.titans, "Titan killed in battle")
+        log(p, ev.index, "8.1", "titans", -1, p.titans, "Titan killed in battle")
         if p.titans > 0:
             return
         if p.mulligans >= 10:
@@ -822,7 +681,7 @@ class _Replay:
             p.legions_on_board = 1
             p.legions_in_centre = 0
             p.mulligans += 6
-            _log(
+            log(
                 p,
                 ev.index,
                 "8.1",
@@ -831,7 +690,7 @@ class _Replay:
                 p.resurrected,
                 f"resurrected by the gods with {p.mulligans - 6} mulligans",
             )
-            _log(
+            log(
                 p,
                 ev.index,
                 "8.2",
@@ -840,9 +699,9 @@ class _Replay:
                 1,
                 "other legions cleared; a new Titan legion placed",
             )
-            _log(p, ev.index, "8.2", "mulligans", 6, p.mulligans, "six new mulligans")
+            log(p, ev.index, "8.2", "mulligans", 6, p.mulligans, "six new mulligans")
             p.towers.append(tower)
-            _log(p, ev.index, "8.2", "towers", None, tower, f"new legion placed in Tower {tower}")
+            log(p, ev.index, "8.2", "towers", None, tower, f"new legion placed in Tower {tower}")
             return
         if "tower" in ev.f:
             raise _Broken("8.1", f"{p.name} holds {p.mulligans} mulligans, fewer than 10: no resurrection")
@@ -850,7 +709,7 @@ class _Replay:
         p.eliminated_at = ev.index
         p.legions_on_board = 0
         p.legions_in_centre = 0
-        _log(
+        log(
             p,
             ev.index,
             "8.1",
