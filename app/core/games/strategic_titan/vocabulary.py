@@ -98,6 +98,8 @@ SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
     "end": {},
 }
 EVENT_TYPES = tuple(SCHEMA)
+# the events that may come between an attack and its encounter (any other is rule "record")
+DURING_AN_ATTACK = ("reroll", "encounter", "mulligan", "recruit", "points")
 
 
 @dataclass(frozen=True)
