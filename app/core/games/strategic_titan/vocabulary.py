@@ -56,22 +56,37 @@ SPEND_RULES = {
 OPTION_VALUES = {"start": ("standard", "warlock", "variety"), "titans": ("single", "double", "triple")}
 
 
-# --- the event vocabulary: type -> {field: (kind, required)} -----------------------------------
+# --- the event vocabulary ----------------------------------------------------------------------
+# type -> {field: (kind, required)}, each type with the rules section its handler applies (the
+# handlers: replay.HANDLERS). A kind is checked and normalized by _parse_value: player (a name or a
+# number 1-n, kept as a 0-based index), number (1-6 or "pass"), count (>= 0), positive (>= 1), bool,
+# hex (a board hex), tower (one of TOWERS), what ("movement" or "split"), outcome (OUTCOMES), reason
+# (SPEND_RULES), creature (CREATURES, any case), player_counts ({player: count}), towers (one
+# distinct Tower per player), order (every player once), options (OPTION_VALUES, legion_markers).
 SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
+    # 9 (and 5.3): the first event: starting Towers, options, turn order
     "start": {"towers": ("towers", True), "options": ("options", False), "order": ("order", False)},
+    # 4: the turn's movement number (4.1-4.8), in turn order (3.2)
     "movement": {
         "player": ("player", True),
         "number": ("number", True),
         "centre": ("count", False),
         "centre_blocked": ("bool", False),
     },
+    # 5: a Titan legion's teleport (5.1, 5.2); a stop in a Tower (5.3)
     "teleport": {"player": ("player", True), "to": ("hex", True), "first_move": ("bool", False)},
     "stop": {"player": ("player", True), "tower": ("tower", True)},
+    # 6: a split (free, or forgotten: 7.24)
     "split": {"player": ("player", True), "forgotten": ("bool", False)},
+    # 7: the turn's movement retracted (7.2), or a split (7.23)
     "retract": {"player": ("player", True), "what": ("what", True), "stacks": ("positive", False)},
+    # 4: split legions recombined (4.5)
     "recombine": {"player": ("player", True)},
+    # 6: an attack, closed by its encounter (7.6 when the defending Titan is attacked)
     "attack": {"attacker": ("player", True), "defender": ("player", True), "titan": ("bool", False)},
+    # 7: re-rolls demanded in a battle (7.5-7.7)
     "reroll": {"player": ("player", True), "titan": ("bool", False), "count": ("positive", False)},
+    # 6: a battle's outcome (6.3-6.7), the board after it (6.5), points scored (7.41)
     "encounter": {
         "attacker": ("player", True),
         "defender": ("player", True),
@@ -80,6 +95,7 @@ SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
         "legions": ("player_counts", False),
         "points": ("player_counts", False),
     },
+    # 7: mulligans spent, with the reason (7.2-7.9)
     "mulligan": {
         "player": ("player", True),
         "count": ("positive", True),
@@ -87,14 +103,18 @@ SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
         "number": ("number", False),
         "creature": ("creature", False),
     },
+    # 7: a recruit, paid with mulligans (7.9) or not; no Warlock after a first-move teleport (5.2)
     "recruit": {
         "player": ("player", True),
         "creature": ("creature", True),
         "mulligans": ("bool", False),
         "tower": ("tower", False),
     },
+    # 8: a Titan killed: resurrection (8.1, 8.2) or out of the game
     "titan_killed": {"player": ("player", True), "tower": ("tower", False)},
+    # 7: points scored outside an encounter (7.41)
     "points": {"player": ("player", True), "points": ("count", True)},
+    # the game called
     "end": {},
 }
 EVENT_TYPES = tuple(SCHEMA)
