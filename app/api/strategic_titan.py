@@ -6,7 +6,7 @@
   (app/services/strategic_titan.py; a broken rule is a 422 problem with ``rule``; ``If-Match`` is
   optional, ``Idempotency-Key`` is honoured).
 
-Every rule lives in app/core/games/strategic_titan.py; this module parses, calls the core or the
+Every rule lives in app/core/games/strategic_titan/; this module parses, calls the core or the
 service and shapes the answer.
 """
 

@@ -1,0 +1,288 @@
+"""Strategic Titan: the record's vocabulary and its parsing (strategic-titan.md).
+
+The tables the rules name: the Towers (5.1, 5.3), the starting mulligans (7.1), the 12-marker cap
+(6.2), the basic creatures and recruit prices (7.9), the encounter outcomes (6.3-6.7), the reasons a
+mulligan is spent (7.2-7.9) and the starting options (9.1-9.5). ``SCHEMA`` is the event vocabulary:
+every event type with its fields. ``parse_events`` checks a record against it and normalizes it into
+``Event``s; a malformed event (unknown type, missing field, wrong value) is an ``InvalidInput`` with
+``loc = ("events", index, field)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.errors import InvalidInput, Problem
+
+TOWERS = (100, 200, 300, 400, 500, 600)
+START_MULLIGANS = 6
+MAX_MARKERS = 12
+BASIC = ("Centaur", "Gargoyle", "Ogre")
+# 7.9: the price in mulligans of a recruit when the basic Tower creatures are gone; None = all (>= 7).
+RECRUIT_COST: dict[str, int | None] = {
+    "Lion": 1,
+    "Troll": 1,
+    "Cyclops": 1,
+    "Ranger": 2,
+    "Gorgon": 2,
+    "Warbear": 3,
+    "Minotaur": 3,
+    "Wyvern": 4,
+    "Gryphon": 4,
+    "Guardian": 4,
+    "Unicorn": 5,
+    "Behemoth": 5,
+    "Angel": 6,
+    "Warlock": 6,
+    "Giant": None,
+    "Colossus": None,
+    "Serpent": None,
+    "Hydra": None,
+    "Dragon": None,
+    "Archangel": None,
+}
+CREATURES = (*BASIC, *RECRUIT_COST)
+OUTCOMES = ("destroyed", "mutual", "surrendered", "defended", "time-out", "forfeited")
+SPEND_RULES = {
+    "retraction": "7.2",
+    "correction": "7.21",
+    "split-retraction": "7.23",
+    "forgotten-split": "7.24",
+    "reroll": "7.5",
+    "battleland": "7.8",
+    "recruit": "7.9",
+}
+OPTION_VALUES = {"start": ("standard", "warlock", "variety"), "titans": ("single", "double", "triple")}
+
+
+# --- the event vocabulary ----------------------------------------------------------------------
+# type -> {field: (kind, required)}, each type with the rules section its handler applies (the
+# handlers: replay.HANDLERS). A kind is checked and normalized by _parse_value: player (a name or a
+# number 1-n, kept as a 0-based index), number (1-6 or "pass"), count (>= 0), positive (>= 1), bool,
+# hex (a board hex), tower (one of TOWERS), what ("movement" or "split"), outcome (OUTCOMES), reason
+# (SPEND_RULES), creature (CREATURES, any case), player_counts ({player: count}), towers (one
+# distinct Tower per player), order (every player once), options (OPTION_VALUES, legion_markers).
+SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
+    # 9 (and 5.3): the first event: starting Towers, options, turn order
+    "start": {"towers": ("towers", True), "options": ("options", False), "order": ("order", False)},
+    # 4: the turn's movement number (4.1-4.8), in turn order (3.2)
+    "movement": {
+        "player": ("player", True),
+        "number": ("number", True),
+        "centre": ("count", False),
+        "centre_blocked": ("bool", False),
+    },
+    # 5: a Titan legion's teleport (5.1, 5.2); a stop in a Tower (5.3)
+    "teleport": {"player": ("player", True), "to": ("hex", True), "first_move": ("bool", False)},
+    "stop": {"player": ("player", True), "tower": ("tower", True)},
+    # 6: a split (free, or forgotten: 7.24)
+    "split": {"player": ("player", True), "forgotten": ("bool", False)},
+    # 7: the turn's movement retracted (7.2), or a split (7.23)
+    "retract": {"player": ("player", True), "what": ("what", True), "stacks": ("positive", False)},
+    # 4: split legions recombined (4.5)
+    "recombine": {"player": ("player", True)},
+    # 6: an attack, closed by its encounter (7.6 when the defending Titan is attacked)
+    "attack": {"attacker": ("player", True), "defender": ("player", True), "titan": ("bool", False)},
+    # 7: re-rolls demanded in a battle (7.5-7.7)
+    "reroll": {"player": ("player", True), "titan": ("bool", False), "count": ("positive", False)},
+    # 6: a battle's outcome (6.3-6.7), the board after it (6.5), points scored (7.41)
+    "encounter": {
+        "attacker": ("player", True),
+        "defender": ("player", True),
+        "outcome": ("outcome", True),
+        "titan": ("bool", False),
+        "legions": ("player_counts", False),
+        "points": ("player_counts", False),
+    },
+    # 7: mulligans spent, with the reason (7.2-7.9)
+    "mulligan": {
+        "player": ("player", True),
+        "count": ("positive", True),
+        "reason": ("reason", True),
+        "number": ("number", False),
+        "creature": ("creature", False),
+    },
+    # 7: a recruit, paid with mulligans (7.9) or not; no Warlock after a first-move teleport (5.2)
+    "recruit": {
+        "player": ("player", True),
+        "creature": ("creature", True),
+        "mulligans": ("bool", False),
+        "tower": ("tower", False),
+    },
+    # 8: a Titan killed: resurrection (8.1, 8.2) or out of the game
+    "titan_killed": {"player": ("player", True), "tower": ("tower", False)},
+    # 7: points scored outside an encounter (7.41)
+    "points": {"player": ("player", True), "points": ("count", True)},
+    # the game called
+    "end": {},
+}
+EVENT_TYPES = tuple(SCHEMA)
+# the events that may come between an attack and its encounter (any other is rule "record")
+DURING_AN_ATTACK = ("reroll", "encounter", "mulligan", "recruit", "points")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One parsed event: its position, type and normalized fields (players as 0-based indices)."""
+
+    index: int
+    type: str
+    f: dict[str, Any]
+
+
+# --- parsing -----------------------------------------------------------------------------------
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _player_ref(v: Any, players: list[str]) -> int | None:
+    if _is_int(v) and 1 <= v <= len(players):
+        return int(v)
+    if isinstance(v, str):
+        if v in players:
+            return players.index(v) + 1
+        if v.isdigit() and 1 <= int(v) <= len(players):
+            return int(v)
+    return None
+
+
+def _parse_value(kind: str, v: Any, players: list[str]) -> tuple[Any, str | None]:
+    """(normalized value, error message or None)."""
+    if kind == "player":
+        ref = _player_ref(v, players)
+        if ref is None:
+            return None, f"{v!r} is not a player of this game (a name or a number 1-{len(players)})"
+        return ref - 1, None
+    if kind == "number":
+        if v == "pass" or (_is_int(v) and 1 <= v <= 6):
+            return v, None
+        return None, 'a movement number is 1-6 or "pass" (4.1, 4.7)'
+    if kind in ("count", "positive"):
+        low = 1 if kind == "positive" else 0
+        if _is_int(v) and v >= low:
+            return v, None
+        return None, f"must be a whole number >= {low}"
+    if kind == "bool":
+        return (v, None) if isinstance(v, bool) else (None, "must be true or false")
+    if kind == "hex":
+        return (v, None) if _is_int(v) and v > 0 else (None, "must be a board hex number, e.g. 300")
+    if kind == "tower":
+        return (v, None) if v in TOWERS and _is_int(v) else (None, f"must be a Tower: one of {list(TOWERS)}")
+    if kind == "what":
+        ok = v in ("movement", "split")
+        return (v, None) if ok else (None, 'must be "movement" (7.2) or "split" (7.23)')
+    if kind == "outcome":
+        return (v, None) if v in OUTCOMES else (None, f"must be one of {list(OUTCOMES)}")
+    if kind == "reason":
+        return (v, None) if v in SPEND_RULES else (None, f"must be one of {list(SPEND_RULES)}")
+    if kind == "creature":
+        if isinstance(v, str):
+            for c in CREATURES:
+                if c.lower() == v.lower():
+                    return c, None
+        return None, f"unknown creature {v!r}"
+    if kind == "player_counts":
+        if not isinstance(v, dict):
+            return None, "must be an object of player -> whole number"
+        out: dict[int, int] = {}
+        for k, n in v.items():
+            ref = _player_ref(k, players)
+            if ref is None:
+                return None, f"{k!r} is not a player of this game"
+            if not (_is_int(n) and n >= 0):
+                return None, f"{k!r}: must be a whole number >= 0"
+            out[ref - 1] = n
+        return out, None
+    if kind == "towers":
+        if not isinstance(v, list) or len(v) != len(players):
+            return None, f"must list one starting Tower per player ({len(players)})"
+        if any(t not in TOWERS or not _is_int(t) for t in v):
+            return None, f"every starting Tower is one of {list(TOWERS)}"
+        if len(set(v)) != len(v):
+            return None, "players start in different Towers"
+        return list(v), None
+    if kind == "order":
+        if not isinstance(v, list):
+            return None, "must list the players in turn order"
+        refs = [_player_ref(x, players) for x in v]
+        if None in refs or sorted(r for r in refs if r) != list(range(1, len(players) + 1)):
+            return None, "must name every player exactly once"
+        return [r - 1 for r in refs if r], None
+    if kind == "options":
+        problems = option_problems(v)
+        return (dict(v), None) if not problems else (None, problems[0])
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def option_problems(options: Any) -> list[str]:
+    if not isinstance(options, dict):
+        return ["options must be an object"]
+    out = []
+    for key, value in options.items():
+        if key in OPTION_VALUES:
+            if value not in OPTION_VALUES[key]:
+                out.append(f"options.{key} must be one of {list(OPTION_VALUES[key])}")
+        elif key == "legion_markers":
+            if not (_is_int(value) and 1 <= value <= MAX_MARKERS):
+                out.append("options.legion_markers must be 1-12 (6.1, 6.2, 9.4, 9.5)")
+        else:
+            out.append(f"unknown option {key!r} (known: start, titans, legion_markers)")
+    return out
+
+
+def parse_players(players: Any) -> list[str]:
+    if not isinstance(players, list) or not 2 <= len(players) <= 6:
+        raise InvalidInput("players: list 2-6 player names", [Problem(("players",), "list 2-6 names")])
+    if not all(isinstance(p, str) and p.strip() for p in players) or len(set(players)) != len(players):
+        raise InvalidInput(
+            "players: names must be distinct non-empty strings",
+            [Problem(("players",), "names must be distinct non-empty strings")],
+        )
+    return list(players)
+
+
+def parse_events(players: list[str], events: Any) -> list[Event]:
+    """Validate the vocabulary; every problem found is reported with its ("events", i, field)."""
+    if not isinstance(events, list):
+        raise InvalidInput("events must be a list", [Problem(("events",), "must be a list")])
+    problems: list[Problem] = []
+    out: list[Event] = []
+    for i, raw in enumerate(events):
+        if not isinstance(raw, dict):
+            problems.append(Problem(("events", i), "an event is an object {type, …}"))
+            continue
+        kind = raw.get("type")
+        if kind not in SCHEMA:
+            problems.append(
+                Problem(("events", i, "type"), f"unknown event type {kind!r}; one of {list(SCHEMA)}")
+            )
+            continue
+        schema = SCHEMA[kind]
+        fields: dict[str, Any] = {}
+        for name in raw:
+            if name != "type" and name not in schema:
+                problems.append(Problem(("events", i, name), f"a {kind} event has no field {name!r}"))
+        for name, (vkind, required) in schema.items():
+            if name not in raw or raw[name] is None:
+                if required:
+                    problems.append(Problem(("events", i, name), f"a {kind} event needs {name!r}"))
+                continue
+            value, err = _parse_value(vkind, raw[name], players)
+            if err:
+                problems.append(Problem(("events", i, name), err))
+            else:
+                fields[name] = value
+        if kind == "start" and i != 0:
+            problems.append(Problem(("events", i, "type"), "start is the first event, and only once"))
+        if i == 0 and kind != "start":
+            problems.append(Problem(("events", 0, "type"), "the record begins with a start event"))
+        if kind in ("attack", "encounter") and fields.get("attacker", -1) == fields.get("defender"):
+            problems.append(Problem(("events", i, "defender"), "a player cannot attack himself"))
+        out.append(Event(i, kind, fields))
+    if problems:
+        first = problems[0]
+        where = ".".join(str(p) for p in first.loc)
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise InvalidInput(f"{where}: {first.msg}{more}", problems)
+    return out
