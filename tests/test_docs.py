@@ -1,0 +1,178 @@
+"""The project explains itself from a clone: every document the code, the README and the docs cite
+is in the repository, and every section a citation quotes (formats.md "Round robin, N seats") is a
+heading of that document.
+
+A citation is a ``*.md`` name or path, optionally followed by quoted section names joined by
+commas, "and" or "/" (``formats.md "Words", "Stages"``). A bare name (``formats.md``) resolves
+against ``docs/`` and then the repository root; a path (``docs/formats.md``) against the root.
+Pure Python (pathlib, re), no database.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+SCANNED = ("app", "workers", "docs", "README.md")
+TEXT_SUFFIXES = {".py", ".md", ".txt", ".json", ".toml", ".cfg", ".ini", ".yaml", ".yml"}
+
+# Citations known to point at no document of the repository, each with the reason it is tolerated.
+# Keyed by (citing file, cited document), so the same citation anywhere else still fails.
+KNOWN_MISSING: dict[tuple[str, str], str] = {
+    ("docs/README.md", "architecture.md"): "the index lists the architecture page ahead of its writing",
+    ("app/core/rng.py", "DESIGN.md"): "a stale docstring: determinism is formats.md, Randomness",
+    ("app/core/games/rite_of_command.py", "spec/rite-of-command.md"): (
+        "a stale docstring path: the page is docs/rite-of-command.md"
+    ),
+}
+
+QUOTED = r'"[^"\n]{1,120}(?:\n[^"\n]{1,120})?"'
+CITATION = re.compile(
+    r"(?<![\w./-])(?P<doc>(?:[\w-]+/)*[\w.-]*\w\.md)(?![\w/])"
+    r"(?P<sections>(?:\s*(?:,|\band\b|/)?\s*" + QUOTED + r")*)"
+)
+SECTION = re.compile(QUOTED)
+HEADING = re.compile(r"^ {0,3}#{1,6}\s+(?P<text>.*?)\s*#*\s*$")
+
+
+@dataclass(frozen=True)
+class Citation:
+    where: str  # "path:line" of the citing text
+    doc: str
+    sections: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str  # "document" (not in the repository) or "section" (no such heading)
+    citation: Citation
+    section: str | None = None
+
+    def __str__(self) -> str:
+        c = self.citation
+        if self.kind == "document":
+            return f"{c.where}: {c.doc} is not in the repository"
+        return f'{c.where}: {c.doc} has no heading "{self.section}"'
+
+
+def _plain(text: str) -> str:
+    """Heading or section text compared without Markdown marks, case or extra whitespace."""
+    return " ".join(re.sub(r"[`*_]", "", text).split()).casefold()
+
+
+def citations(text: str, source: str) -> list[Citation]:
+    """Every citation of a ``*.md`` document in ``text`` (``source`` names the file)."""
+    out = []
+    for m in CITATION.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        sections = tuple(" ".join(s[1:-1].split()) for s in SECTION.findall(m.group("sections")))
+        out.append(Citation(f"{source}:{line}", m.group("doc"), sections))
+    return out
+
+
+def resolve(doc: str, root: Path = ROOT) -> Path | None:
+    """The cited document's file: a path against the root, a bare name against docs/ then the root."""
+    bases = [root] if "/" in doc else [root / "docs", root]
+    return next((base / doc for base in bases if (base / doc).is_file()), None)
+
+
+def headings(markdown: str) -> list[str]:
+    """The text of every ATX heading outside fenced code blocks."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in markdown.splitlines():
+        mark = line.lstrip()[:3]
+        if mark in ("```", "~~~"):
+            fence = mark if fence is None else (None if mark == fence else fence)
+            continue
+        if fence is None and (m := HEADING.match(line)):
+            out.append(_plain(m.group("text")))
+    return out
+
+
+def has_heading(heads: list[str], section: str) -> bool:
+    """A heading that is, or contains as whole words, the section's text."""
+    wanted = re.compile(r"(?<!\w)" + re.escape(_plain(section)) + r"(?!\w)")
+    return any(wanted.search(h) for h in heads)
+
+
+def check_text(
+    text: str, source: str, root: Path = ROOT, known_missing: dict[tuple[str, str], str] | None = None
+) -> list[Finding]:
+    """Every citation in ``text`` (the file ``source``, relative to ``root``) whose document is
+    missing, or whose quoted section is no heading of it."""
+    known = KNOWN_MISSING if known_missing is None else known_missing
+    findings: list[Finding] = []
+    for c in citations(text, source):
+        path = resolve(c.doc, root)
+        if path is None:
+            if (source, c.doc) not in known:
+                findings.append(Finding("document", c))
+            continue
+        if c.sections:
+            heads = headings(path.read_text(encoding="utf-8"))
+            findings += [Finding("section", c, s) for s in c.sections if not has_heading(heads, s)]
+    return findings
+
+
+def scanned_files(root: Path = ROOT) -> list[Path]:
+    files: list[Path] = []
+    for name in SCANNED:
+        p = root / name
+        if p.is_file():
+            files.append(p)
+        elif p.is_dir():
+            files += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in TEXT_SUFFIXES)
+    return files
+
+
+def check_repository(root: Path = ROOT) -> list[Finding]:
+    findings: list[Finding] = []
+    for f in scanned_files(root):
+        findings += check_text(f.read_text(encoding="utf-8"), f.relative_to(root).as_posix(), root)
+    return findings
+
+
+# --------------------------------------------------------------------------- the tests
+
+
+def test_every_cited_document_is_in_the_repository() -> None:
+    missing = [str(f) for f in check_repository() if f.kind == "document"]
+    assert missing == [], "cited documents missing:\n" + "\n".join(missing)
+
+
+def test_every_quoted_section_is_a_heading_of_its_document() -> None:
+    missing = [str(f) for f in check_repository() if f.kind == "section"]
+    assert missing == [], "quoted sections missing:\n" + "\n".join(missing)
+
+
+def test_the_check_finds_citations_in_code_and_docs() -> None:
+    every = [c for f in scanned_files() for c in citations(f.read_text("utf-8"), f.name)]
+    found = {(c.doc, c.sections) for c in every}
+    assert ("formats.md", ("Round robin, N seats",)) in found  # app/core/pairing/designs.py
+    assert ("bga-round-robin.md", ("10 or fewer", "11 or more", "Final")) in found  # app/core/games/bga.py
+    assert ("formats.md", ("Single elimination", "Free-for-all")) in found  # across a line break
+    assert ("spec/rite-of-command.md", ()) in found  # a path, resolved against the root
+    assert len(every) > 100
+
+
+def test_the_check_can_fail(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "formats.md").write_text("# Engine\n\n## Words\n\n```\n# Not a heading\n```\n")
+    text = (
+        'See formats.md "Words" and missing-page.md; also docs/formats.md "Round robin,\n'
+        'N seats", "Not a heading" and README.md.\n'
+    )
+    findings = check_text(text, "synthetic.py", root=tmp_path, known_missing={})
+    assert [str(f) for f in findings] == [
+        "synthetic.py:1: missing-page.md is not in the repository",
+        'synthetic.py:1: docs/formats.md has no heading "Round robin, N seats"',
+        'synthetic.py:1: docs/formats.md has no heading "Not a heading"',
+        "synthetic.py:2: README.md is not in the repository",
+    ]
+    # The tolerated citations are tolerated only where they are listed.
+    assert check_text("DESIGN.md", "app/core/rng.py") == []
+    assert [f.kind for f in check_text("DESIGN.md", "app/main.py")] == ["document"]
