@@ -1,4 +1,4 @@
-"""Seeded randomness, one named stream per purpose (DESIGN.md: Determinism).
+"""Seeded randomness, one named stream per purpose (formats.md "Randomness and the event seed").
 
 Every random choice the service makes — shuffles, dice, tie-break values, deck orders,
 first players — comes from a stream derived from the event seed and a purpose string,

@@ -1,6 +1,6 @@
 """Rite of Command: card catalogs, dealing, play checking and combat adjudication.
 
-Implements spec/rite-of-command.md (seed 001_32258aad52ba4831): "Cards (a catalog, data not code)",
+Implements rite-of-command.md (seed 001_32258aad52ba4831): "Cards (a catalog, data not code)",
 "Dealing and play" and "Combat, ring by ring, after all cards are played"; the HTTP shapes are
 api.md's `POST /v1/rite-of-command/deal` and `POST /v1/adjudicate/rite-of-command`.
 
