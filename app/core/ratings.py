@@ -55,13 +55,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.core.vocabulary import Outcome
+
 DEFAULT_K = 32.0
 DEFAULT_START = 1500.0
 DEFAULT_MIN = 0.0
 DEFAULT_MAX = 3000.0
 TITLES: tuple[tuple[float, str], ...] = ((2500.0, "expert"), (2000.0, "intermediate"), (1500.0, "novice"))
-DRAW_OUTCOMES = frozenset({"draw", "timeout"})
-NEVER_RATED = frozenset({"void", "bye"})
+DRAW_OUTCOMES = frozenset({Outcome.DRAW, Outcome.TIMEOUT})
+NEVER_RATED = frozenset({Outcome.VOID, Outcome.BYE})
 POOL_MODES = ("overall", "character", "both")
 CHARACTER_ONLY_PRESETS = frozenset({"battlebooks-roll-call"})
 SETTINGS_KEYS = ("k", "start", "min", "max", "period", "rate_forfeits")
@@ -287,7 +289,7 @@ def rateable(outcome: str | None, seats: int, places: Sequence[int | None], cfg:
     """Whether a confirmed game changes ratings at all (byes, voids and, by default, forfeits do not)."""
     if seats < 2 or outcome in NEVER_RATED:
         return False
-    if outcome == "forfeit" and not cfg.rate_forfeits:
+    if outcome == Outcome.FORFEIT and not cfg.rate_forfeits:
         return False
     if outcome in DRAW_OUTCOMES:
         return True
@@ -417,7 +419,7 @@ class RatedGame:
     match_id: str
     players: tuple[str, ...]
     places: tuple[int | None, ...]
-    outcome: str | None = "played"
+    outcome: str | None = Outcome.PLAYED
     period: str = ""
     rated: tuple[bool, ...] | None = None
 

@@ -24,8 +24,9 @@ from typing import Any
 
 from app.core.errors import InvalidInput, Problem
 from app.core.scoring import effective_places
+from app.core.vocabulary import Outcome
 
-OUTCOMES = ("played", "draw", "timeout", "forfeit", "void")
+OUTCOMES = (Outcome.PLAYED, Outcome.DRAW, Outcome.TIMEOUT, Outcome.FORFEIT, Outcome.VOID)
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def normalize(match_entries: Sequence[str], outcome: str | None, seats: Sequence
     twice, a place outside the table, missing places.
     """
     problems: list[Problem] = []
-    outcome = outcome or "played"
+    outcome = outcome or Outcome.PLAYED
     if outcome not in OUTCOMES:
         problems.append(Problem(("outcome",), f"must be one of {', '.join(OUTCOMES)}"))
     n = len(match_entries)
@@ -86,26 +87,32 @@ def normalize(match_entries: Sequence[str], outcome: str | None, seats: Sequence
 
     ordered = [by_entry[e] for e in match_entries]
     places: list[int | None]
-    if outcome in ("draw", "timeout"):
+    if outcome in (Outcome.DRAW, Outcome.TIMEOUT):
         places = [1] * n
-    elif outcome == "void":
+    elif outcome == Outcome.VOID:
         places = [None] * n
     else:
         given = [s.place for s in ordered]
         scores = [s.score for s in ordered]
         if all(p is not None for p in given):
             places = list(competition_places([float(p) for p in given if p is not None], False))
-        elif outcome == "played" and all(p is None for p in given) and all(s is not None for s in scores):
+        elif (
+            outcome == Outcome.PLAYED and all(p is None for p in given) and all(s is not None for s in scores)
+        ):
             places = list(competition_places([float(s) for s in scores if s is not None], True))
         else:
-            what = "a place for every seat" if outcome == "forfeit" else "a place (or a score) for every seat"
+            what = (
+                "a place for every seat"
+                if outcome == Outcome.FORFEIT
+                else "a place (or a score) for every seat"
+            )
             raise InvalidInput(f"a {outcome} result needs {what}", [Problem(("seats",), f"needs {what}")])
 
     diffs = [s.differential for s in ordered]
     if n == 2 and all(d is None for d in diffs) and all(s.body_points is not None for s in ordered):
         a, b = ordered
         m = abs(float(a.body_points or 0) - float(b.body_points or 0))
-        if outcome in ("played", "forfeit") and places[0] != places[1]:
+        if outcome in (Outcome.PLAYED, Outcome.FORFEIT) and places[0] != places[1]:
             diffs = [m, -m] if (places[0] or 99) < (places[1] or 99) else [-m, m]
         else:
             diffs = [0.0, 0.0]

@@ -49,8 +49,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.errors import InvalidInput, Problem
+from app.core.vocabulary import Outcome
 
-OUTCOMES = ("played", "draw", "timeout", "forfeit", "void", "bye")
+OUTCOMES = (Outcome.PLAYED, Outcome.DRAW, Outcome.TIMEOUT, Outcome.FORFEIT, Outcome.VOID, Outcome.BYE)
 SCHEMES = ("wdl", "placement", "game_score")
 SCORING_KEYS = ("scheme", "win", "draw", "loss", "bye", "points")
 
@@ -239,7 +240,7 @@ def scoring_config(settings: Mapping[str, Any]) -> ScoringConfig:
 # --------------------------------------------------------------------------- validation
 
 
-_TWO_SEAT_OUTCOMES = frozenset({"played", "draw", "timeout", "forfeit", "void"})
+_TWO_SEAT_OUTCOMES = frozenset({Outcome.PLAYED, Outcome.DRAW, Outcome.TIMEOUT, Outcome.FORFEIT, Outcome.VOID})
 
 
 def _ok_optional(value: Any) -> bool:
@@ -271,9 +272,9 @@ def game_problems(game: GameResult, loc: tuple[str | int, ...] = ()) -> list[Pro
     if not game.seats:
         problems.append(Problem((*loc, "seats"), "a game needs at least one seat"))
         return problems
-    if game.outcome == "bye" and len(game.seats) != 1:
+    if game.outcome == Outcome.BYE and len(game.seats) != 1:
         problems.append(Problem((*loc, "seats"), "a bye has exactly one seat"))
-    if game.outcome not in ("bye", "void") and len(game.seats) < 2:
+    if game.outcome not in (Outcome.BYE, Outcome.VOID) and len(game.seats) < 2:
         problems.append(Problem((*loc, "seats"), f"a {game.outcome} game needs at least two seats"))
     seen: set[str] = set()
     for j, seat in enumerate(game.seats):
@@ -288,7 +289,7 @@ def game_problems(game: GameResult, loc: tuple[str | int, ...] = ()) -> list[Pro
             value = getattr(seat, name)
             if value is not None and not _is_number(value):
                 problems.append(Problem((*loc, "seats", j, name), "must be a finite number"))
-    if game.outcome == "played" and len(game.seats) >= 2:
+    if game.outcome == Outcome.PLAYED and len(game.seats) >= 2:
         places = [s.place for s in game.seats]
         if any(p is None for p in places) and not (
             all(p is None for p in places) and all(s.score is not None for s in game.seats)
@@ -324,7 +325,9 @@ def _score_two_wdl(game: GameResult, config: ScoringConfig) -> ScoredGame | None
     sa = float(a.score) if a.score is not None else None
     sb = float(b.score) if b.score is not None else None
     # A draw or time-out, or a played game whose two seats share the place, is a draw for both.
-    if outcome in ("draw", "timeout") or (outcome == "played" and pa is not None and pa == pb):
+    if outcome in (Outcome.DRAW, Outcome.TIMEOUT) or (
+        outcome == Outcome.PLAYED and pa is not None and pa == pb
+    ):
         places = None if pa is None or pb is None else effective_places((pa, pb))
         return ScoredGame(
             game.match_id,
@@ -340,7 +343,7 @@ def _score_two_wdl(game: GameResult, config: ScoringConfig) -> ScoredGame | None
             False,
             game.stage,
         )
-    if outcome != "played" or pa is None or pb is None:
+    if outcome != Outcome.PLAYED or pa is None or pb is None:
         return None
     if pa < pb:
         win_d = a.differential if a.differential is not None else b.differential
@@ -380,10 +383,10 @@ def _score_two_wdl(game: GameResult, config: ScoringConfig) -> ScoredGame | None
 def score_game(game: GameResult, config: ScoringConfig) -> ScoredGame | None:
     """Score one (valid) game; ``None`` for a void game."""
     outcome = game.outcome
-    if outcome == "void":
+    if outcome == Outcome.VOID:
         return None
     seats = game.seats
-    if outcome == "bye":
+    if outcome == Outcome.BYE:
         seat = seats[0]
         return ScoredGame(
             game.match_id,
@@ -418,7 +421,7 @@ def _score_general(game: GameResult, config: ScoringConfig) -> ScoredGame:
     places: list[int] | None
     if None not in raw_places:
         places = effective_places(raw_places)  # type: ignore[arg-type]
-    elif outcome == "played":
+    elif outcome == Outcome.PLAYED:
         places = effective_places([-x for x in scores])  # type: ignore[operator]
     else:
         places = None
@@ -444,7 +447,7 @@ def _score_general(game: GameResult, config: ScoringConfig) -> ScoredGame:
             vp_list = [vp] * n
         tp_list = win_pts if tp is None else [tp] * n
         points = [vp_list[i] if s.violation else tp_list[i] for i, s in enumerate(seats)]
-    elif outcome == "draw" or outcome == "timeout":
+    elif outcome == Outcome.DRAW or outcome == Outcome.TIMEOUT:
         results = [DRAW] * n
         orders = [1] * n
         if scheme == "wdl":
@@ -453,7 +456,7 @@ def _score_general(game: GameResult, config: ScoringConfig) -> ScoredGame:
             points = [sum(config.place_points(p, n) for p in range(1, n + 1)) / n] * n
         else:
             points = list(own)
-    elif outcome == "forfeit":
+    elif outcome == Outcome.FORFEIT:
         winners = [p == 1 for p in raw_places]
         results = [WIN if w else LOSS for w in winners]
         orders = [1 if w else 2 for w in winners]
@@ -477,7 +480,7 @@ def _score_general(game: GameResult, config: ScoringConfig) -> ScoredGame:
         else:
             points = list(own)
 
-    if not violation and (outcome == "played" or outcome == "forfeit"):
+    if not violation and (outcome == Outcome.PLAYED or outcome == Outcome.FORFEIT):
         if n == 2:
             if results[0] != results[1] and DRAW not in results:
                 w = 0 if results[0] == WIN else 1

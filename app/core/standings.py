@@ -47,6 +47,7 @@ from app.core.scoring import (
     score_game,
 )
 from app.core.tiebreaks import Criterion, EntryStats, Ledger, Value, build_chain, chain_problems
+from app.core.vocabulary import Outcome
 
 BASES = ("total", "average")
 OWN_KEYS = ("scoring", "violation_points", "victim_points", "ranking_basis", "tiebreaks", "h2h_default")
@@ -176,7 +177,7 @@ def build_ledger(
             continue
         entries_at = scored.entries
         pts = scored.points
-        if scored.outcome == "bye":
+        if scored.outcome == Outcome.BYE:
             s = stats[entries_at[0]]
             s.points += pts[0]
             s.bye_points += pts[0]
@@ -200,7 +201,7 @@ def build_ledger(
                 s.draws += 1
             else:
                 s.losses += 1
-        if scored.outcome == "played":
+        if scored.outcome == Outcome.PLAYED:
             _place_stats(scored, stats)
     return Ledger(stats, counted, config.h2h_default, seed)
 

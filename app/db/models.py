@@ -24,6 +24,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from app.core.vocabulary import EntryStatus, EventStatus, JobStatus, MatchStatus, StageStatus
 from app.db.base import Base, UTCDateTime, id_column, utcnow
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
@@ -67,7 +68,7 @@ class Event(Base):
     settings: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
     seed: Mapped[str] = mapped_column(String(128), nullable=False)
     seed_commitment: Mapped[str] = mapped_column(String(64), nullable=False)
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="registration")
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default=EventStatus.REGISTRATION)
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
     organizer_token_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
     created_at: Mapped[datetime] = _created()
@@ -93,7 +94,7 @@ class Entry(Base):
     characters: Mapped[list[Any]] = mapped_column(JSONType, nullable=False, default=list)
     group: Mapped[str | None] = mapped_column(String(32))
     organizer: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="active")
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default=EntryStatus.ACTIVE)
     token_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
     created_at: Mapped[datetime] = _created()
     dropped_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
@@ -115,7 +116,7 @@ class Stage(Base):
     settings: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
     # What the stage drew and keeps between rounds: its entries, seeded orders, bracket, schedule.
     details: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default=StageStatus.PENDING)
     created_at: Mapped[datetime] = _created()
 
     __table_args__ = (UniqueConstraint("event_id", "index"),)
@@ -143,7 +144,7 @@ class Match(Base):
     event_id: Mapped[str] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), nullable=False)
     round_id: Mapped[str] = mapped_column(ForeignKey("rounds.id", ondelete="CASCADE"), nullable=False)
     table: Mapped[int] = mapped_column(Integer, nullable=False)
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default=MatchStatus.PENDING)
     outcome: Mapped[str | None] = mapped_column(String(16))
     best_of: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
     game_log: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
@@ -275,7 +276,7 @@ class Job(Base):
     kind: Mapped[str] = mapped_column(String(64), nullable=False)
     args: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
     dedup_key: Mapped[str | None] = mapped_column(String(200))
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="queued")
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default=JobStatus.QUEUED)
     progress: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     error: Mapped[str | None] = mapped_column(Text)

@@ -18,6 +18,7 @@ from sqlalchemy.orm import selectinload
 
 from app.core.errors import NotFound
 from app.core.rng import commitment
+from app.core.vocabulary import MatchStatus, Outcome
 from app.db.models import Entry, Event, Game, Match, Round
 from app.jobs import JobContext
 
@@ -66,7 +67,7 @@ async def check_event(session: AsyncSession, event_id: str, ctx: JobContext | No
             if seat.entry_id not in entry_ids:
                 problems.append({"where": where, "msg": f"seat {seat.seat} holds an entry of another event"})
         n = len(m.seats)
-        if m.status == "bye":
+        if m.status == Outcome.BYE:
             if n != 1:
                 problems.append({"where": where, "msg": f"a bye has {n} seats"})
         elif game is not None and not game.min_seats <= n <= game.max_seats:
@@ -77,8 +78,8 @@ async def check_event(session: AsyncSession, event_id: str, ctx: JobContext | No
                 }
             )
         if (
-            m.status == "confirmed"
-            and m.outcome not in ("void", "forfeit")
+            m.status == MatchStatus.CONFIRMED
+            and m.outcome not in (Outcome.VOID, Outcome.FORFEIT)
             and any(s.place is None for s in m.seats)
         ):
             problems.append({"where": where, "msg": "confirmed without a place for every seat"})
