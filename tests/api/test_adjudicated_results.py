@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import Api, add_entry, assert_problem, bearer, make_event
 
 RINGS = {
     "rings": [

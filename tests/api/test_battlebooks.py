@@ -14,8 +14,7 @@ import pytest
 from app.core import rng
 from app.core.games import battlebooks as bb
 from app.core.pairing.swiss import first_round_order
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import Api, add_entry, assert_problem, bearer, make_event
 
 SEED = "battlebooks-seed-716f"
 NAMES = [f"P{i:02d}" for i in range(1, 18)]  # P01 is the strongest

@@ -8,8 +8,7 @@ import pytest
 
 from app.core.games import battlebooks_royal as br
 from app.core.pairing.elimination import single_elimination
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import Api, add_entry, assert_problem, bearer, make_event
 
 SEED = "battlebooks-royal-0001"
 LMS, ROYAL = br.LAST_MAN_STANDING, br.BATTLE_ROYAL

@@ -5,8 +5,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import Api, add_entry, assert_problem, bearer, make_event
 
 SEED = "bga-seed-004"
 TWO, THREE = "bga-round-robin", "bga-round-robin-3p"

@@ -8,8 +8,7 @@ import hashlib
 from sqlalchemy import select
 
 from app.db.models import Entry, Event
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import Api, add_entry, assert_problem, bearer, make_event
 
 
 async def test_health_and_ready(api: Api) -> None:

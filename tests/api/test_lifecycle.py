@@ -12,8 +12,7 @@ from app.core import rng
 from app.core.lifecycle import draw_tiebreak_values
 from app.core.pairing.designs import search_design
 from app.core.pairing.swiss import first_round_order
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import Api, add_entry, assert_problem, bearer, make_event
 
 SEED = "lifecycle-seed-0001"
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.db.models import Match, Round, Seat, Stage
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import Api, add_entry, assert_problem, bearer, make_event
 
 START = {"type": "start", "towers": [100, 400]}
 

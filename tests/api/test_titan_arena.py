@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.games.titan_arena import snake_deal
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import Api, add_entry, assert_problem, bearer, make_event
 
 SEED_LOG: dict[str, Any] = {
     "players": ["Anne", "Pippin", "Louis Wu", "Hatshepsut"],

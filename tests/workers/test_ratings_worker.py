@@ -29,7 +29,7 @@ from app.db.models import (
 )
 from app.jobs import ArqDispatcher, commit_and_dispatch, create_job, run_job
 from app.services.ratings import enqueue_rating_update, recompute_pool, update_pool
-from tests.conftest import redis_url
+from tests.support.services import redis_url
 from tests.workers.ratings_slow_worker import SLOW_KINDS
 from tests.workers.test_worker import queue, start_worker, stop, wait_job, worker_procs  # noqa: F401
 

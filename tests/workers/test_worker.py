@@ -23,8 +23,8 @@ from app.db.models import Job
 from app.jobs import ArqDispatcher, commit_and_dispatch, create_job
 from app.main import create_app
 from app.settings import Settings
-from tests.api.helpers import add_entry, bearer
-from tests.conftest import ADMIN_TOKEN, Api, redis_url
+from tests.support.api import ADMIN_TOKEN, Api, add_entry, bearer
+from tests.support.services import redis_url
 from tests.workers.slow_worker import SLOW_KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
