@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.support.api import Api, add_entry, assert_problem, bearer, make_event
+from tests.support.strategic_titan import four_player_game
 
 RINGS = {
     "rings": [
@@ -58,8 +59,6 @@ async def test_a_game_without_adjudicator_refuses_a_record(api: Api) -> None:
 
 
 async def test_strategic_titan_match_reported_from_its_kept_record(api: Api) -> None:
-    from tests.core.test_strategic_titan import four_player_game
-
     event, token = await make_event(api, game="strategic-titan", settings={"stages": [{"format": "heats"}]})
     entries = {n: await add_entry(api, event["id"], token, n) for n in ["Ann", "Bob", "Cy", "Dee"]}
     await api.client.post(f"/v1/events/{event['id']}/start", headers=bearer(token))

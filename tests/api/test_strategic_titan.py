@@ -6,12 +6,9 @@ from typing import Any
 
 from app.db.models import Match, Round, Seat, Stage
 from tests.support.api import Api, add_entry, assert_problem, bearer, make_event
+from tests.support.strategic_titan import mv
 
 START = {"type": "start", "towers": [100, 400]}
-
-
-def mv(player: str, number: int | str) -> dict[str, Any]:
-    return {"type": "movement", "player": player, "number": number}
 
 
 async def seated_match(
