@@ -12,7 +12,7 @@ from redis.asyncio import Redis
 from app.db.base import utcnow
 from app.db.models import Job
 from app.jobs import ArqDispatcher, commit_and_dispatch, create_job
-from tests.support.api import Api, add_entry, bearer, make_event
+from tests.support.api import Api, bearer, setup_event
 from tests.support.services import redis_url
 from tests.support.workers import start_worker, stop, wait_job
 from tests.workers.slow_worker import SLOW_KINDS
@@ -24,10 +24,8 @@ async def test_integrity_job_runs_in_a_real_worker(
     api = redis_api
     r = await api.client.get("/readyz")
     assert r.json()["queue"] == "ok"
-    event, token = await make_event(api, name="Q")
-    for name in ["Ada", "Grace"]:
-        await add_entry(api, event["id"], token, name)
-    r = await api.client.post(f"/v1/events/{event['id']}/integrity-check", headers=bearer(token))
+    eid, token, _ = await setup_event(api, ["Ada", "Grace"], name="Q")
+    r = await api.client.post(f"/v1/events/{eid}/integrity-check", headers=bearer(token))
     job_id = r.json()["job_id"]
     # nothing runs it until a worker comes: it waits queued in Redis
     await asyncio.sleep(0.3)
@@ -44,13 +42,12 @@ async def test_killed_worker_job_is_finished_by_the_sweep(
     redis_api: Api, pg_url: str, pg_sessionmaker: Any, queue: str, worker_procs: list[Any]
 ) -> None:
     api = redis_api
-    event, token = await make_event(api, name="K")
-    await add_entry(api, event["id"], token, "Ada")
+    eid, _, _ = await setup_event(api, ["Ada"], name="K")
 
     first = start_worker("tests.workers.slow_worker", pg_url, queue)
     worker_procs.append(first)
     async with pg_sessionmaker() as s:
-        job = await create_job(s, "slow_integrity_check", {"event_id": event["id"]}, kinds=SLOW_KINDS)
+        job = await create_job(s, "slow_integrity_check", {"event_id": eid}, kinds=SLOW_KINDS)
         await commit_and_dispatch(s, ArqDispatcher(redis_url(), queue))
     running = await wait_job(pg_sessionmaker, job.id, {"running"})
     assert running.attempts == 1
