@@ -15,6 +15,7 @@ from alembic.migration import MigrationContext
 from app.cli import openapi_document
 from app.db.base import Base
 from app.db.session import make_engine
+from tests.support.services import in_thread
 
 ROOT = Path(__file__).resolve().parent.parent
 FORBIDDEN = {"fastapi", "sqlalchemy", "pydantic", "pydantic_settings", "redis", "arq", "starlette", "asyncpg"}
@@ -74,8 +75,5 @@ async def _diff(url: str) -> list[Any]:
 @pytest.mark.parametrize("backend", ["pg_url", "sqlite_url"])
 def test_migrations_match_models(backend: str, request: pytest.FixtureRequest) -> None:
     url = request.getfixturevalue(backend)
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(1) as pool:
-        diff = pool.submit(asyncio.run, _diff(url)).result()
+    diff = in_thread(asyncio.run, _diff(url))
     assert diff == []

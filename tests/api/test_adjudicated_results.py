@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import Api, assert_problem, bearer, pair, post_result, setup_event, standings, start
+from tests.support.strategic_titan import four_player_game
 
 RINGS = {
     "rings": [
@@ -22,23 +22,19 @@ RINGS = {
 
 
 async def _one_match(api: Api, game: str) -> tuple[str, str, dict]:
-    event, token = await make_event(api, game=game, settings={"stages": [{"format": "swiss", "rounds": 1}]})
-    for name in ["Ada", "Barbara"]:
-        await add_entry(api, event["id"], token, name)
-    r = await api.client.post(f"/v1/events/{event['id']}/start", headers=bearer(token))
-    return event["id"], token, r.json()["round"]["matches"][0]
+    """A one-round Swiss of ``game`` for two, started: its one match."""
+    eid, token, _ = await setup_event(
+        api, ["Ada", "Barbara"], game=game, settings={"stages": [{"format": "swiss", "rounds": 1}]}
+    )
+    return eid, token, (await start(api, eid, token))["round"]["matches"][0]
 
 
 async def test_rite_of_command_match_reported_as_its_record(api: Api) -> None:
     eid, token, m = await _one_match(api, "rite-of-command")
-    r = await api.client.post(
-        f"/v1/matches/{m['id']}/result", json={"game_log": RINGS}, headers=bearer(token)
-    )
-    assert r.status_code == 200, r.text
-    result = r.json()["result"]
+    result = (await post_result(api, token, m, {"game_log": RINGS}))["result"]
     # owner 2 (the second seat) wins two rings
     assert [s["place"] for s in result["seats"]] == [2, 1] and [s["score"] for s in result["seats"]] == [1, 2]
-    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    rows = await standings(api, eid)
     assert rows[0]["entry_id"] == m["seats"][1]["entry_id"]
 
 
@@ -59,20 +55,15 @@ async def test_a_game_without_adjudicator_refuses_a_record(api: Api) -> None:
 
 
 async def test_strategic_titan_match_reported_from_its_kept_record(api: Api) -> None:
-    from tests.core.test_strategic_titan import four_player_game
-
-    event, token = await make_event(api, game="strategic-titan", settings={"stages": [{"format": "heats"}]})
-    entries = {n: await add_entry(api, event["id"], token, n) for n in ["Ann", "Bob", "Cy", "Dee"]}
-    await api.client.post(f"/v1/events/{event['id']}/start", headers=bearer(token))
-    table = [entries[n]["id"] for n in ["Ann", "Bob", "Cy", "Dee"]]
-    r = await api.client.post(
-        f"/v1/events/{event['id']}/rounds", json={"tables": [table]}, headers=bearer(token)
+    eid, token, entries = await setup_event(
+        api, ["Ann", "Bob", "Cy", "Dee"], game="strategic-titan", settings={"stages": [{"format": "heats"}]}
     )
-    m = r.json()["matches"][0]
+    await start(api, eid, token)
+    table = [entries[n]["id"] for n in ["Ann", "Bob", "Cy", "Dee"]]
+    m = (await pair(api, eid, token, [table]))["matches"][0]
     for ev in four_player_game():
         r = await api.client.post(f"/v1/matches/{m['id']}/log", json=ev, headers=bearer(token))
         assert r.status_code == 201, r.text
-    r = await api.client.post(f"/v1/matches/{m['id']}/result", json={}, headers=bearer(token))
-    assert r.status_code == 200, r.text
-    places = {s["entry_id"]: s["place"] for s in r.json()["result"]["seats"]}
+    reported = await post_result(api, token, m, {})
+    places = {s["entry_id"]: s["place"] for s in reported["result"]["seats"]}
     assert [places[entries[n]["id"]] for n in ["Ann", "Bob", "Cy", "Dee"]] == [2, 1, 4, 3]

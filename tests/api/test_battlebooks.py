@@ -14,8 +14,19 @@ import pytest
 from app.core import rng
 from app.core.games import battlebooks as bb
 from app.core.pairing.swiss import first_round_order
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import (
+    Api,
+    add_entry,
+    advance,
+    assert_problem,
+    bearer,
+    make_event,
+    pair,
+    post_result,
+    setup_event,
+    standings,
+    start,
+)
 
 SEED = "battlebooks-seed-716f"
 NAMES = [f"P{i:02d}" for i in range(1, 18)]  # P01 is the strongest
@@ -45,8 +56,7 @@ async def create(api: Api, preset: str, n: int, **settings: Any) -> Sim:
     body: dict[str, Any] = {"name": f"{preset} {n}", "game": "battlebooks", "preset": preset, "seed": SEED}
     if settings:
         body["settings"] = settings
-    event, token = await make_event(api, **body)
-    entries = {}
+    books: dict[str, dict[str, Any]] = {}
     for i, name in enumerate(NAMES[:n]):
         if preset == "battlebooks-clash":
             chars = [BOOKS[i % len(BOOKS)], BOOKS[(i + 1 + i // len(BOOKS)) % len(BOOKS)]]
@@ -54,9 +64,9 @@ async def create(api: Api, preset: str, n: int, **settings: Any) -> Sim:
             chars = [BOOKS[i % 3]]
         else:
             chars = []
-        e = await add_entry(api, event["id"], token, name, characters=chars)
-        entries[e["id"]] = e
-    return Sim(api, preset, event["id"], token, entries)
+        books[name] = {"characters": chars}
+    eid, token, entries = await setup_event(api, books, **body)
+    return Sim(api, preset, eid, token, {e["id"]: e for e in entries.values()})
 
 
 def outcome_of(rnd: int, table: int, a: str, b: str) -> tuple[str, list[int] | None, list[int]]:
@@ -81,7 +91,9 @@ def pick_hero(sim: Sim, entry_id: str, game: int | None, rnd: int) -> str | None
     return books[(rnd + len(sim.name(entry_id))) % 2]
 
 
-async def play_round(sim: Sim, rnd: dict[str, Any], index: int, total: int, block: int) -> None:
+async def simulate_round(sim: Sim, rnd: dict[str, Any], index: int, total: int, block: int) -> None:
+    """Play ``rnd`` as the ``index``-th of ``total`` rounds in blocks of ``block`` games: the
+    deterministic games of :func:`outcome_of`, heroes by the preset's rule, and the test's own tally."""
     pos = bb.position(index, total, block)
     game = pos.game if not pos.final and block > 1 else None
     if game == 1:
@@ -105,13 +117,8 @@ async def play_round(sim: Sim, rnd: dict[str, Any], index: int, total: int, bloc
             if hero is not None:
                 seat["character"] = hero
             seats.append(seat)
-        r = await sim.api.client.post(
-            f"/v1/matches/{m['id']}/result",
-            json={"outcome": outcome, "seats": seats},
-            headers=bearer(sim.token),
-        )
-        assert r.status_code == 200, r.text
-        stored = {s["entry_id"]: s for s in r.json()["seats"]}
+        reported = await post_result(sim.api, sim.token, m, {"outcome": outcome, "seats": seats})
+        stored = {s["entry_id"]: s for s in reported["seats"]}
         for i, e in enumerate(ids):
             hero = stored[e]["character"]
             assert hero in sim.entries[e]["characters"]
@@ -148,19 +155,10 @@ def check_seating(sim: Sim, rnd: dict[str, Any], order: list[str]) -> None:
         assert [s["first_token"] for s in m["seats"]] == [i == holder for i in range(2)]
 
 
-async def standings(sim: Sim, stage: int = 0) -> list[dict[str, Any]]:
-    r = await sim.api.client.get(f"/v1/events/{sim.eid}/standings", params={"stage": stage})
-    assert r.status_code == 200, r.text
-    rows: list[dict[str, Any]] = r.json()["rows"]
-    return rows
-
-
 async def run_swiss(sim: Sim) -> list[dict[str, Any]]:
     """Start, play every round (checking each pairing), and return the final standings of stage 0."""
     n = len(sim.entries)
-    r = await sim.api.client.post(f"/v1/events/{sim.eid}/start", headers=bearer(sim.token))
-    assert r.status_code == 200, r.text
-    started = r.json()
+    started = await start(sim.api, sim.eid, sim.token)
     total = bb.stage_rounds(sim.preset, n)
     assert started["event"]["settings"]["stages"][0]["rounds"] == total
     block = 1 if sim.preset == "battlebooks-roll-call" else 3
@@ -170,20 +168,18 @@ async def run_swiss(sim: Sim) -> list[dict[str, Any]]:
     rnd = started["round"]
     check_seating(sim, rnd, order)
     for index in range(total):
-        await play_round(sim, rnd, index, total, block)
+        await simulate_round(sim, rnd, index, total, block)
         if index == total - 1:
             break
-        rows = await standings(sim)
+        rows = await standings(sim.api, sim.eid, stage=0)
         assert [(r["points"], r["differential"]) for r in rows] == sorted(
             ((r["points"], r["differential"]) for r in rows), reverse=True
         )  # by score, then differential
-        r = await sim.api.client.post(f"/v1/events/{sim.eid}/rounds", headers=bearer(sim.token))
-        assert r.status_code == 201, r.text
-        rnd = r.json()
+        rnd = await pair(sim.api, sim.eid, sim.token)
         check_seating(sim, rnd, [row["entry_id"] for row in rows])
     refused = await sim.api.client.post(f"/v1/events/{sim.eid}/rounds", headers=bearer(sim.token))
     assert f"all {total} rounds" in assert_problem(refused, 409)["detail"]
-    rows = await standings(sim)
+    rows = await standings(sim.api, sim.eid, stage=0)
     assert {r["entry_id"]: (r["points"], r["differential"]) for r in rows} == {
         e: (sim.points.get(e, 0), sim.diff.get(e, 0)) for e in sim.entries
     }
@@ -226,9 +222,7 @@ async def finish(sim: Sim, rows: list[dict[str, Any]]) -> dict[str, Any]:
         for r in rows
         if (r["points"], r["differential"]) == (rows[0]["points"], rows[0]["differential"])
     ]
-    r = await sim.api.client.post(f"/v1/events/{sim.eid}/advance", headers=bearer(sim.token))
-    assert r.status_code == 200, r.text
-    out: dict[str, Any] = r.json()
+    out = await advance(sim.api, sim.eid, sim.token)
     if sim.preset == "battlebooks-roll-call" or len(tied) == 1:
         assert out["event"]["status"] == "finished"
     else:  # the one-game playoff among those still tied on points and differential
@@ -257,8 +251,7 @@ async def test_preset_end_to_end(api: Api, preset: str, players: int) -> None:
 
 async def test_playoff_when_still_tied_and_played_with_either_book(api: Api) -> None:
     sim = await create(api, "battlebooks-clash", 8)
-    r = await api.client.post(f"/v1/events/{sim.eid}/start", headers=bearer(sim.token))
-    rnd = r.json()["round"]
+    rnd = (await start(api, sim.eid, sim.token))["round"]
     for k in range(7):  # every game a time-out: everyone 14/0, all tied
         for m in rnd["matches"]:
             seats = [
@@ -267,15 +260,10 @@ async def test_playoff_when_still_tied_and_played_with_either_book(api: Api) -> 
             ]
             if k % 3 == 1:
                 seats = [{"entry_id": s["entry_id"]} for s in m["seats"]]  # game 2: filled in
-            res = await api.client.post(
-                f"/v1/matches/{m['id']}/result",
-                json={"outcome": "timeout", "seats": seats},
-                headers=bearer(sim.token),
-            )
-            assert res.status_code == 200, res.text
+            await post_result(api, sim.token, m, {"outcome": "timeout", "seats": seats})
         if k < 6:
-            rnd = (await api.client.post(f"/v1/events/{sim.eid}/rounds", headers=bearer(sim.token))).json()
-    rows = await standings(sim)
+            rnd = await pair(api, sim.eid, sim.token)
+    rows = await standings(sim.api, sim.eid, stage=0)
     assert {(r["points"], r["differential"], r["rank"]) for r in rows} == {(14, 0, 1)}
     out = await finish(sim, rows)
     playoff = out["round"]["matches"][0]
@@ -286,18 +274,15 @@ async def test_playoff_when_still_tied_and_played_with_either_book(api: Api) -> 
         for s in playoff["seats"]
     ]
     seats[0] = {"entry_id": first, "place": 1, "character": books[1]}
-    res = await api.client.post(
-        f"/v1/matches/{playoff['id']}/result", json={"seats": seats}, headers=bearer(sim.token)
-    )
-    assert res.status_code == 200, res.text
-    done = (await api.client.post(f"/v1/events/{sim.eid}/advance", headers=bearer(sim.token))).json()
+    await post_result(api, sim.token, playoff, {"seats": seats})
+    done = await advance(api, sim.eid, sim.token)
     assert done["event"]["status"] == "finished"
-    assert (await standings(sim, 1))[0]["entry_id"] == first
+    assert (await standings(sim.api, sim.eid, stage=1))[0]["entry_id"] == first
 
 
 async def test_hero_rule_violations_are_rejected_and_nothing_written(api: Api) -> None:
     sim = await create(api, "battlebooks-clash", 8)
-    rnd = (await api.client.post(f"/v1/events/{sim.eid}/start", headers=bearer(sim.token))).json()["round"]
+    rnd = (await start(api, sim.eid, sim.token))["round"]
     m = rnd["matches"][0]
     a, b = (s["entry_id"] for s in m["seats"])
     books_a, books_b = sim.entries[a]["characters"], sim.entries[b]["characters"]
@@ -345,7 +330,7 @@ async def test_hero_rule_violations_are_rejected_and_nothing_written(api: Api) -
     assert list(csv.DictReader(io.StringIO(card_b)))[0]["score"] == "0/-8"
 
     # game 2 with the same book as game 1 is refused
-    rnd2 = (await api.client.post(f"/v1/events/{sim.eid}/rounds", headers=bearer(sim.token))).json()
+    rnd2 = await pair(api, sim.eid, sim.token)
     m2 = next(x for x in rnd2["matches"] if a in [s["entry_id"] for s in x["seats"]])
     opp = next(s["entry_id"] for s in m2["seats"] if s["entry_id"] != a)
     seats = [{"entry_id": a, "place": 1, "character": books_a[0]}, {"entry_id": opp, "place": 2}]
@@ -416,12 +401,10 @@ async def _ratings(api: Api, pool: str) -> dict[str, float]:
 
 
 async def _play_first_round(sim: Sim) -> dict[str, Any]:
-    rnd = (await sim.api.client.post(f"/v1/events/{sim.eid}/start", headers=bearer(sim.token))).json()[
-        "round"
-    ]
+    rnd = (await start(sim.api, sim.eid, sim.token))["round"]
     listed = (await sim.api.client.get(f"/v1/events/{sim.eid}/entries")).json()
     sim.entries = {e["id"]: e for e in listed}
-    await play_round(sim, rnd, 0, 10, 1 if sim.preset == "battlebooks-roll-call" else 3)
+    await simulate_round(sim, rnd, 0, 10, 1 if sim.preset == "battlebooks-roll-call" else 3)
     await sim.api.drain_jobs()
     return rnd
 

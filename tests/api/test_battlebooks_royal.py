@@ -8,26 +8,25 @@ import pytest
 
 from app.core.games import battlebooks_royal as br
 from app.core.pairing.elimination import single_elimination
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import (
+    Api,
+    advance,
+    assert_problem,
+    bearer,
+    pair,
+    post_result,
+    setup_event,
+    standings,
+    start,
+)
 
 SEED = "battlebooks-royal-0001"
 LMS, ROYAL = br.LAST_MAN_STANDING, br.BATTLE_ROYAL
 
 
 async def setup(api: Api, preset: str, n: int, **kw: Any) -> tuple[str, str, dict[str, dict[str, Any]]]:
-    event, token = await make_event(api, game="battlebooks", preset=preset, seed=SEED, **kw)
-    entries = {}
-    for i in range(n):
-        name = f"Hero {i:02d}"
-        entries[name] = await add_entry(api, event["id"], token, name)
-    return event["id"], token, entries
-
-
-async def start(api: Api, eid: str, token: str) -> dict[str, Any]:
-    r = await api.client.post(f"/v1/events/{eid}/start", headers=bearer(token))
-    assert r.status_code == 200, r.text
-    return r.json()
+    names = [f"Hero {i:02d}" for i in range(n)]
+    return await setup_event(api, names, game="battlebooks", preset=preset, seed=SEED, **kw)
 
 
 async def no_ratings(api: Api, entries: dict[str, dict[str, Any]]) -> None:
@@ -82,9 +81,8 @@ async def test_last_man_standing_end_to_end(api: Api, n: int) -> None:
             if m["status"] == "bye":
                 winners.append(m["seats"][0]["entry_id"])
                 continue
-            r = await api.client.post(f"/v1/matches/{m['id']}/result", json=duel(m), headers=bearer(token))
-            assert r.status_code == 200, r.text
-            seats = {s["entry_id"]: s for s in r.json()["result"]["seats"]}
+            reported = await post_result(api, token, m, duel(m))
+            seats = {s["entry_id"]: s for s in reported["result"]["seats"]}
             win = min(seats, key=lambda e: name_of[e])
             assert seats[win]["differential"] == 8 and seats[win]["place"] == 1
             winners.append(win)
@@ -93,9 +91,7 @@ async def test_last_man_standing_end_to_end(api: Api, n: int) -> None:
             wins[w] += 1
         if len(winners) == 1:
             break
-        r = await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token))
-        assert r.status_code == 201, r.text
-        rnd = r.json()
+        rnd = await pair(api, eid, token)
         seated = [s["entry_id"] for m in rnd["matches"] for s in m["seats"]]
         assert seated == winners  # winners advance in bracket order; the byes among them
         if games == 1:
@@ -103,10 +99,8 @@ async def test_last_man_standing_end_to_end(api: Api, n: int) -> None:
     assert games == br.elimination_games(n) == expected.rounds
     r = await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token))
     assert_problem(r, 409)
-    r = await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))
-    assert r.status_code == 200, r.text
-    assert r.json()["event"]["status"] == "finished"
-    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    assert (await advance(api, eid, token))["event"]["status"] == "finished"
+    rows = await standings(api, eid)
     champion = min(ids, key=lambda e: name_of[e])
     assert alive == {champion} and rows[0]["entry_id"] == champion
     by_id = {row["entry_id"]: row for row in rows}
@@ -147,20 +141,12 @@ async def test_seed_example_five_plus_eight_and_no_draws(api: Api) -> None:
     )
     assert "last-man-standing/winner" in body["detail"]
     assert (await api.client.get(f"/v1/matches/{match['id']}")).json()["status"] == "pending"
-    r = await api.client.post(
-        url,
-        json={
-            "seats": [
-                {"entry_id": a, "place": 1, "body_points": 21},
-                {"entry_id": b, "place": 2, "body_points": 29},
-            ]
-        },
-        headers=bearer(token),
-    )
-    assert r.status_code == 200, r.text
-    rows = {
-        row["entry_id"]: row for row in (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
-    }
+    seats = [
+        {"entry_id": a, "place": 1, "body_points": 21},
+        {"entry_id": b, "place": 2, "body_points": 29},
+    ]
+    await post_result(api, token, match, {"seats": seats})
+    rows = {row["entry_id"]: row for row in await standings(api, eid)}
     assert (rows[a]["points"], rows[a]["differential"]) == (5, 8)
     assert (rows[b]["points"], rows[b]["differential"]) == (0, -8)
 
@@ -221,20 +207,15 @@ async def test_battle_royal_end_to_end(api: Api, n: int) -> None:
     # the heroes fall in reverse name order: the first name stands last
     names = sorted(entries, reverse=True)
     record = legal_record(match, names[:-1])
-    r = await api.client.post(
-        f"/v1/matches/{match['id']}/result", json={"game_log": record}, headers=bearer(token)
-    )
-    assert r.status_code == 200, r.text
-    result = r.json()["result"]["seats"]
+    result = (await post_result(api, token, match, {"game_log": record}))["result"]["seats"]
     place_of = {s["entry_id"]: s["place"] for s in result}
     for k, name in enumerate(names):
         assert place_of[entries[name]["id"]] == n - k
-    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    rows = await standings(api, eid)
     assert [row["name"] for row in rows] == sorted(entries)
     assert [row["rank"] for row in rows] == list(range(1, n + 1))
     assert_problem(await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token)), 409)
-    r = await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))
-    assert r.status_code == 200 and r.json()["event"]["status"] == "finished", r.text
+    assert (await advance(api, eid, token))["event"]["status"] == "finished"
     await no_ratings(api, entries)
 
 
@@ -314,13 +295,11 @@ async def test_stateless_record_checker(api: Api) -> None:
 async def test_battle_royal_players_claim_the_record(api: Api) -> None:
     eid, token, entries = await setup(api, ROYAL, 4)
     match = (await start(api, eid, token))["round"]["matches"][0]
-    url = f"/v1/matches/{match['id']}/result"
     record = legal_record(match, sorted(entries)[:3])
     tokens = {e["id"]: e["entry_token"] for e in entries.values()}
     seats = [s["entry_id"] for s in match["seats"]]
     for i, entry_id in enumerate(seats):
-        r = await api.client.post(url, json={"game_log": record}, headers=bearer(tokens[entry_id]))
-        assert r.status_code == 200, r.text
-        assert r.json()["status"] == ("confirmed" if i == len(seats) - 1 else "reported")
+        claimed = await post_result(api, tokens[entry_id], match, {"game_log": record})
+        assert claimed["status"] == ("confirmed" if i == len(seats) - 1 else "reported")
     winner = entries[sorted(entries)[3]]["id"]
-    assert {s["entry_id"]: s["place"] for s in r.json()["result"]["seats"]}[winner] == 1
+    assert {s["entry_id"]: s["place"] for s in claimed["result"]["seats"]}[winner] == 1

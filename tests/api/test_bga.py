@@ -5,8 +5,18 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import (
+    Api,
+    advance,
+    assert_problem,
+    bearer,
+    pair,
+    play_stage,
+    report,
+    setup_event,
+    standings,
+    start,
+)
 
 SEED = "bga-seed-004"
 TWO, THREE = "bga-round-robin", "bga-round-robin-3p"
@@ -16,39 +26,21 @@ async def setup(
     api: Api, preset: str, names: list[str], organizer: str | None = None, **kw: Any
 ) -> tuple[str, str, dict[str, dict[str, Any]]]:
     game = "seasons" if preset == TWO else "puerto-rico"
-    event, token = await make_event(api, game=game, preset=preset, seed=SEED, **kw)
-    entries = {n: await add_entry(api, event["id"], token, n, organizer=n == organizer) for n in names}
-    return event["id"], token, entries
+    entries = {n: {"organizer": n == organizer} for n in names}
+    return await setup_event(api, entries, game=game, preset=preset, seed=SEED, **kw)
 
 
-async def post(api: Api, url: str, token: str, body: Any = None, status: int = 200) -> dict[str, Any]:
+async def post(api: Api, url: str, token: str, body: Any = None) -> dict[str, Any]:
+    """A call to one of the preset's own routes (final, deadlines, tables) that must answer 200."""
     r = await api.client.post(url, json=body, headers=bearer(token))
-    assert r.status_code == status, r.text
+    assert r.status_code == 200, r.text
     return r.json()
-
-
-async def result(api: Api, token: str, match: dict[str, Any], places: dict[str, int], **extra: Any) -> None:
-    seats = [{"entry_id": s["entry_id"], "place": places[s["entry_id"]]} for s in match["seats"]]
-    await post(api, f"/v1/matches/{match['id']}/result", token, {"seats": seats, **extra})
 
 
 def by_name_order(match: dict[str, Any]) -> dict[str, int]:
     """The alphabetically earlier name places better."""
     ordered = sorted(match["seats"], key=lambda s: s["name"])
     return {s["entry_id"]: i + 1 for i, s in enumerate(ordered)}
-
-
-async def play_2p_round_robin(api: Api, eid: str, token: str, first: dict[str, Any], places: Any) -> int:
-    rnd, rounds = first, 1
-    while True:
-        for m in rnd["matches"]:
-            if m["status"] != "bye":
-                await result(api, token, m, places(m))
-        r = await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token))
-        if r.status_code == 409:
-            return rounds
-        assert r.status_code == 201, r.text
-        rnd, rounds = r.json(), rounds + 1
 
 
 async def values(api: Api, eid: str) -> dict[str, float]:
@@ -67,7 +59,7 @@ async def test_capacity_and_cancellation_at_two_entries(api: Api) -> None:
     r = await api.client.post(f"/v1/events/{eid}/entries", json={"name": "Dee"}, headers=bearer(token))
     assert "full" in assert_problem(r, 409)["detail"]
     eid, token, _ = await setup(api, TWO, ["Ann", "Bob"])
-    started = await post(api, f"/v1/events/{eid}/start", token)
+    started = await start(api, eid, token)
     assert started["event"]["status"] == "cancelled" and started.get("round") is None
     assert (await api.client.get(f"/v1/events/{eid}/rounds")).json() == []
 
@@ -86,17 +78,17 @@ async def test_ten_entries_three_way_tie_final_with_withdrawal_and_forfeit(api: 
         a_wins = (a, b) in cycle or ((b, a) not in cycle and int(a[1]) < int(b[1]))
         return {ids[a]: 1 if a_wins else 2, ids[b]: 2 if a_wins else 1}
 
-    started = await post(api, f"/v1/events/{eid}/start", token)
+    started = await start(api, eid, token)
     assert started["event"]["status"] == "running"
-    assert await play_2p_round_robin(api, eid, token, started["round"], places) == 9
-    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    assert await play_stage(api, eid, token, started["round"], places) == 9
+    rows = await standings(api, eid)
     assert {r["name"] for r in rows if r["rank"] == 1} == {"P0", "P1", "P2"}
     assert rows[3]["rank"] == 4 and rows[3]["name"] == "P3"
     tb = await values(api, eid)
     assert sorted(tb.values()) == [float(v) for v in range(1, 11)]  # distinct values
     assert tb[ids["P9"]] == 1.0  # the organizer plays: always the lowest value
     tied = sorted((ids["P0"], ids["P1"], ids["P2"]), key=lambda e: -tb[e])
-    adv = await post(api, f"/v1/events/{eid}/advance", token)
+    adv = await advance(api, eid, token)
     final = adv["round"]["matches"][0]
     assert adv["stage"] == 1 and {s["entry_id"] for s in final["seats"]} == set(tied[:2])
     # a finalist may not withdraw someone else; the highest value withdraws itself: the third tied plays
@@ -115,7 +107,7 @@ async def test_ten_entries_three_way_tie_final_with_withdrawal_and_forfeit(api: 
     closed = await post(api, f"/v1/events/{eid}/bga/final/deadline", token)
     assert closed["forfeits"] == [tied[1]]  # never registered: forfeits the one-game final
     assert_problem(await api.client.post(f"/v1/events/{eid}/bga/final/deadline", headers=bearer(token)), 409)
-    done = await post(api, f"/v1/events/{eid}/advance", token)
+    done = await advance(api, eid, token)
     assert done["event"]["status"] == "finished"
     s = await summary(api, eid)
     assert s["winners"] == [tied[2]] and s["final"]["withdrawn"] == [tied[0]]
@@ -130,21 +122,21 @@ async def test_both_finalists_forfeit_the_higher_value_wins(api: Api) -> None:
         a, b = (s["entry_id"] for s in m["seats"])
         return {a: 1, b: 2} if (a, b) in beats else {a: 2, b: 1}
 
-    started = await post(api, f"/v1/events/{eid}/start", token)
-    await play_2p_round_robin(api, eid, token, started["round"], places)
+    started = await start(api, eid, token)
+    await play_stage(api, eid, token, started["round"], places)
     tb = await values(api, eid)
-    adv = await post(api, f"/v1/events/{eid}/advance", token)
+    adv = await advance(api, eid, token)
     finalists = [s["entry_id"] for s in adv["round"]["matches"][0]["seats"]]
     assert set(finalists) == set(sorted(tb, key=lambda e: -tb[e])[:2])
     assert set((await post(api, f"/v1/events/{eid}/bga/final/deadline", token))["forfeits"]) == set(finalists)
-    await post(api, f"/v1/events/{eid}/advance", token)
+    await advance(api, eid, token)
     assert (await summary(api, eid))["winners"] == [max(finalists, key=lambda e: tb[e])]
 
 
 async def test_eleven_entries_two_groups_and_an_unrated_drawn_best_of_three(api: Api) -> None:
     names = [f"Q{i:02d}" for i in range(11)]
     eid, token, entries = await setup(api, TWO, names)
-    started = await post(api, f"/v1/events/{eid}/start", token)
+    started = await start(api, eid, token)
     listed = (await api.client.get(f"/v1/events/{eid}/entries")).json()
     groups: dict[str, list[str]] = {}
     for e in listed:
@@ -152,9 +144,9 @@ async def test_eleven_entries_two_groups_and_an_unrated_drawn_best_of_three(api:
     assert sorted(len(g) for g in groups.values()) == [5, 6]
     for m in started["round"]["matches"]:  # group round robins: nobody meets the other group
         assert len({next(e["group"] for e in listed if e["id"] == s["entry_id"]) for s in m["seats"]}) == 1
-    await play_2p_round_robin(api, eid, token, started["round"], by_name_order)
+    await play_stage(api, eid, token, started["round"], by_name_order)
     winners = {min(g) for g in groups.values()}
-    adv = await post(api, f"/v1/events/{eid}/advance", token)
+    adv = await advance(api, eid, token)
     game1 = adv["round"]["matches"][0]
     assert {s["name"] for s in game1["seats"]} == winners
     tokens = {e["id"]: e["entry_token"] for e in entries.values()}
@@ -167,12 +159,12 @@ async def test_eleven_entries_two_groups_and_an_unrated_drawn_best_of_three(api:
         )
     assert (await post(api, f"/v1/events/{eid}/bga/final/deadline", token))["forfeits"] == []
     a, b = (s["entry_id"] for s in game1["seats"])
-    await result(api, token, game1, {a: 1, b: 2})
-    game2 = (await post(api, f"/v1/events/{eid}/rounds", token, status=201))["matches"][0]
-    await result(api, token, game2, {a: 2, b: 1})
-    game3 = (await post(api, f"/v1/events/{eid}/rounds", token, status=201))["matches"][0]
-    await result(api, token, game3, {a: 1, b: 1}, outcome="draw")  # 1.5–1.5: the higher value wins
-    await post(api, f"/v1/events/{eid}/advance", token)
+    await report(api, token, game1, {a: 1, b: 2})
+    game2 = (await pair(api, eid, token))["matches"][0]
+    await report(api, token, game2, {a: 2, b: 1})
+    game3 = (await pair(api, eid, token))["matches"][0]
+    await report(api, token, game3, {a: 1, b: 1}, outcome="draw")  # 1.5–1.5: the higher value wins
+    await advance(api, eid, token)
     tb = await values(api, eid)
     s = await summary(api, eid)
     assert s["final"]["best_of"] == 3 and s["final"]["rated"] is False
@@ -193,7 +185,7 @@ async def test_the_seed_head_to_head_example_end_to_end(api: Api) -> None:
         api, THREE, names, settings={"stages": [{"format": "heats", "table_size": 3}], "rated": False}
     )
     ids = {n: e["id"] for n, e in entries.items()}
-    await post(api, f"/v1/events/{eid}/start", token)
+    await start(api, eid, token)
     games = [
         ["α", "β", "x"],  # game 1: α 1st, β 2nd
         ["γ", "α", "β"],  # game 2: all three tied players
@@ -202,9 +194,9 @@ async def test_the_seed_head_to_head_example_end_to_end(api: Api) -> None:
         ["y", "x", "γ"],
     ]
     for order in games:
-        rnd = await post(api, f"/v1/events/{eid}/rounds", token, {"tables": [[ids[n] for n in order]]}, 201)
-        await result(api, token, rnd["matches"][0], {ids[n]: i + 1 for i, n in enumerate(order)})
-    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+        rnd = await pair(api, eid, token, [[ids[n] for n in order]])
+        await report(api, token, rnd["matches"][0], {ids[n]: i + 1 for i, n in enumerate(order)})
+    rows = await standings(api, eid)
     assert [r["name"] for r in rows] == ["y", "γ", "α", "β", "x"]
     by = {r["name"]: r for r in rows}
     assert by["α"]["points"] == by["β"]["points"] == by["γ"]["points"] == 1.5
@@ -215,7 +207,7 @@ async def test_the_seed_head_to_head_example_end_to_end(api: Api) -> None:
 
 
 async def _scheduled(api: Api, eid: str, token: str) -> list[dict[str, Any]]:
-    started = await post(api, f"/v1/events/{eid}/start", token)
+    started = await start(api, eid, token)
     if started.get("job_id"):
         await api.drain_jobs()
     rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()
@@ -230,8 +222,8 @@ async def test_retroactive_violation_changes_the_winner_and_ratings(api: Api) ->
     assert len(matches) == 7  # the exact design: every pair once, 3 games each
     assert (await summary(api, eid))["warnings"] == []
     for m in matches:
-        await result(api, token, m, by_name_order(m))
-    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+        await report(api, token, m, by_name_order(m))
+    rows = await standings(api, eid)
     r0 = entries["R0"]["id"]
     assert (
         rows[0]["entry_id"] == r0
@@ -261,7 +253,7 @@ async def test_retroactive_violation_changes_the_winner_and_ratings(api: Api) ->
     )
     assert r.status_code == 200, r.text
     assert r.json()["history"][-1]["action"] == "correction"
-    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    rows = await standings(api, eid)
     mine = next(x for x in rows if x["entry_id"] == r0)
     assert mine["points"] == 1.5 and rows[0]["entry_id"] != r0
     others = {s["entry_id"] for s in m["seats"]} - {r0}
@@ -271,7 +263,7 @@ async def test_retroactive_violation_changes_the_winner_and_ratings(api: Api) ->
     await api.drain_jobs()
     after = (await api.client.get(f"/v1/players/{player}/ratings")).json()[0]["rating"]
     assert after < before
-    await post(api, f"/v1/events/{eid}/advance", token)
+    await advance(api, eid, token)
     # the new first place may be shared (with a random event seed the tables fall differently)
     assert (await summary(api, eid))["winners"] == [x["entry_id"] for x in rows if x["rank"] == 1]
 
@@ -294,8 +286,8 @@ async def test_seventeen_entries_two_groups_ranked_together_with_the_warning(api
     s = await summary(api, eid)
     assert any("can miss first place" in w and w.startswith("group ") for w in s["warnings"])
     for m in matches:
-        await result(api, token, m, by_name_order(m))
-    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+        await report(api, token, m, by_name_order(m))
+    rows = await standings(api, eid)
     assert len(rows) == 17
     # Each group's alphabetically first name wins every game it plays. Ranked together by average,
     # the undefeated leaders tie at 1.0 and tie-break A puts the one with more games first — the very
@@ -307,7 +299,7 @@ async def test_seventeen_entries_two_groups_ranked_together_with_the_warning(api
     firsts = [r["entry_id"] for r in rows if r["rank"] == 1]
     assert {names_by_id[e] for e in firsts} == {n for n in leaders if games[n] == most}
     assert all(r["average"] == 1.0 for r in rows if r["name"] in leaders)
-    await post(api, f"/v1/events/{eid}/advance", token)
+    await advance(api, eid, token)
     assert (await summary(api, eid))["winners"] == firsts
 
 
@@ -354,7 +346,7 @@ async def test_table_rules_and_the_join_deadline(api: Api) -> None:
     assert [t["counted"] for t in out["tables"]] == [False, True, False] and "surplus" in out["tables"][2][
         "reasons"
     ][0]
-    await result(api, token, m1, {e: i + 1 for i, e in enumerate(seats1)})
+    await report(api, token, m1, {e: i + 1 for i, e in enumerate(seats1)})
     seats2 = [s["entry_id"] for s in m2["seats"]]
     await post(
         api,
@@ -379,7 +371,7 @@ async def test_table_rules_and_the_join_deadline(api: Api) -> None:
         m3["id"]: [s["entry_id"] for s in m3["seats"]],  # its table was never created
     }
     points: dict[str, float] = {}
-    for row in (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]:
+    for row in await standings(api, eid):
         points[row["entry_id"]] = row["points"]
     expected = {e: 0.0 for e in points}
     for i, e in enumerate(seats1):
@@ -403,9 +395,9 @@ async def test_join_deadline_not_yet_passed(api: Api) -> None:
 
 async def test_sole_first_wins_without_a_final(api: Api) -> None:
     eid, token, entries = await setup(api, TWO, ["Ann", "Bob", "Cy"])
-    started = await post(api, f"/v1/events/{eid}/start", token)
-    await play_2p_round_robin(api, eid, token, started["round"], by_name_order)
-    done = await post(api, f"/v1/events/{eid}/advance", token)
+    started = await start(api, eid, token)
+    await play_stage(api, eid, token, started["round"], by_name_order)
+    done = await advance(api, eid, token)
     assert done["event"]["status"] == "finished" and done.get("round") is None
     s = await summary(api, eid)
     assert s["winners"] == [entries["Ann"]["id"]] and s["final"]["finalists"] == []

@@ -8,8 +8,7 @@ import hashlib
 from sqlalchemy import select
 
 from app.db.models import Entry, Event
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import Api, add_entry, assert_problem, bearer, make_event, setup_event
 
 
 async def test_health_and_ready(api: Api) -> None:
@@ -205,16 +204,14 @@ async def test_idempotent_entry_concurrent_retries(api: Api) -> None:
 
 
 async def test_integrity_check_job_in_process(api: Api) -> None:
-    event, token = await make_event(api)
-    for name in ["Ada", "Grace", "Alan"]:
-        await add_entry(api, event["id"], token, name)
-    r = await api.client.post(f"/v1/events/{event['id']}/integrity-check", headers=bearer(token))
+    eid, token, _ = await setup_event(api, ["Ada", "Grace", "Alan"])
+    r = await api.client.post(f"/v1/events/{eid}/integrity-check", headers=bearer(token))
     assert r.status_code == 202 and r.headers["location"] == f"/v1/jobs/{r.json()['job_id']}"
     await api.drain_jobs()
     job = (await api.client.get(r.headers["location"])).json()
     assert job["status"] == "done" and job["progress"] == 1.0
     assert job["result"]["ok"] is True and job["result"]["checked"]["entries"] == 3
-    assert_problem(await api.client.post(f"/v1/events/{event['id']}/integrity-check"), 401)
+    assert_problem(await api.client.post(f"/v1/events/{eid}/integrity-check"), 401)
     assert_problem(await api.client.get("/v1/jobs/unknown"), 404)
 
 

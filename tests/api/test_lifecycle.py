@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from typing import Any
 
 import pytest
 
@@ -12,60 +11,32 @@ from app.core import rng
 from app.core.lifecycle import draw_tiebreak_values
 from app.core.pairing.designs import search_design
 from app.core.pairing.swiss import first_round_order
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import (
+    Api,
+    add_entry,
+    advance,
+    assert_problem,
+    bearer,
+    better_name_wins,
+    pair,
+    play_round,
+    play_stage,
+    report,
+    setup_event,
+    standings,
+    start,
+)
 
 SEED = "lifecycle-seed-0001"
-
-
-async def setup_event(api: Api, names: list[str], **kw: Any) -> tuple[str, str, dict[str, dict[str, Any]]]:
-    event, token = await make_event(api, seed=SEED, **kw)
-    entries = {}
-    for n in names:
-        entries[n] = await add_entry(api, event["id"], token, n)
-    return event["id"], token, entries
-
-
-async def start(api: Api, eid: str, token: str) -> dict[str, Any]:
-    r = await api.client.post(f"/v1/events/{eid}/start", headers=bearer(token))
-    assert r.status_code == 200, r.text
-    return r.json()
-
-
-async def pair(api: Api, eid: str, token: str) -> dict[str, Any]:
-    r = await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token))
-    assert r.status_code == 201, r.text
-    return r.json()
-
-
-async def report(
-    api: Api, token: str, match: dict[str, Any], places: list[int], **extra: Any
-) -> dict[str, Any]:
-    seats = [{"entry_id": s["entry_id"], "place": p} for s, p in zip(match["seats"], places, strict=True)]
-    r = await api.client.post(
-        f"/v1/matches/{match['id']}/result", json={"seats": seats, **extra}, headers=bearer(token)
-    )
-    assert r.status_code == 200, r.text
-    return r.json()
-
-
-def better_name_wins(match: dict[str, Any]) -> list[int]:
-    """A deterministic 'strength': the alphabetically first name wins."""
-    names = [s["name"] for s in match["seats"]]
-    return [1 if n == min(names) else 2 for n in names]
-
-
-async def play_round(api: Api, token: str, rnd: dict[str, Any]) -> None:
-    for m in rnd["matches"]:
-        if m["status"] == "bye":
-            continue
-        await report(api, token, m, better_name_wins(m))
 
 
 async def test_whole_swiss_event(api: Api) -> None:
     names = ["Ada", "Barbara", "Claude", "Dijkstra", "Edsger", "Frances", "Grace", "Hedy", "Ivan"]
     eid, token, entries = await setup_event(
-        api, names, settings={"stages": [{"format": "swiss", "rounds": 4}], "tiebreaks": ["buchholz", "wins"]}
+        api,
+        names,
+        settings={"stages": [{"format": "swiss", "rounds": 4}], "tiebreaks": ["buchholz", "wins"]},
+        seed=SEED,
     )
     started = await start(api, eid, token)
     assert started["event"]["status"] == "running" and started["stage"] == 0
@@ -101,13 +72,12 @@ async def test_whole_swiss_event(api: Api) -> None:
             "detail"
         ]
     )
-    standings = (await api.client.get(f"/v1/events/{eid}/standings")).json()
-    rows = standings["rows"]
+    rows = await standings(api, eid)
     ada = next(r for r in rows if r["name"] == "Ada")  # Ada wins every game she plays
     assert ada["points"] == 12 and rows[0]["points"] == 12 and rows[0]["decided_by"] is None
     assert all(set(r["tiebreaks"]) == {"buchholz", "wins"} for r in rows)
     assert [r["rank"] for r in rows] == sorted(r["rank"] for r in rows)
-    done = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    done = await advance(api, eid, token)
     assert done["event"]["status"] == "finished"
     # the seed is revealed and every draw re-derives from it
     event = (await api.client.get(f"/v1/events/{eid}")).json()
@@ -127,7 +97,9 @@ async def test_whole_swiss_event(api: Api) -> None:
 
 async def test_whole_round_robin_with_player_reports(api: Api) -> None:
     names = ["Ada", "Barbara", "Claude", "Dijkstra", "Edsger"]
-    eid, token, entries = await setup_event(api, names, settings={"stages": [{"format": "round_robin"}]})
+    eid, token, entries = await setup_event(
+        api, names, settings={"stages": [{"format": "round_robin"}]}, seed=SEED
+    )
     tokens = {e["id"]: e["entry_token"] for e in entries.values()}
     rnd = (await start(api, eid, token))["round"]
     met: dict[frozenset[str], int] = {}
@@ -147,10 +119,10 @@ async def test_whole_round_robin_with_player_reports(api: Api) -> None:
             rnd = await pair(api, eid, token)
     assert len(met) == 10 and set(met.values()) == {1}  # every pair exactly once
     assert_problem(await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token)), 409)
-    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    rows = await standings(api, eid)
     assert [r["name"] for r in rows] == names and [r["wins"] for r in rows] == [4, 3, 2, 1, 0]
     assert rows[1]["decided_by"] == "points"
-    await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))
+    await advance(api, eid, token)
     # a report on a finished stage is refused and changes nothing
     m = rnd["matches"][0]
     r = await api.client.post(
@@ -163,7 +135,7 @@ async def test_whole_round_robin_with_player_reports(api: Api) -> None:
 
 async def test_dispute_resolved_by_the_organizer_and_correction_history(api: Api) -> None:
     eid, token, entries = await setup_event(
-        api, ["Ada", "Barbara"], settings={"stages": [{"format": "swiss", "rounds": 1}]}
+        api, ["Ada", "Barbara"], settings={"stages": [{"format": "swiss", "rounds": 1}]}, seed=SEED
     )
     m = (await start(api, eid, token))["round"]["matches"][0]
     ids = [s["entry_id"] for s in m["seats"]]
@@ -202,7 +174,7 @@ async def test_dispute_resolved_by_the_organizer_and_correction_history(api: Api
 
 
 async def test_bad_reports_name_the_problem_and_change_nothing(api: Api) -> None:
-    eid, token, entries = await setup_event(api, ["Ada", "Barbara", "Claude", "Dijkstra"])
+    eid, token, entries = await setup_event(api, ["Ada", "Barbara", "Claude", "Dijkstra"], seed=SEED)
     rnd = (await start(api, eid, token))["round"]
     m, other = rnd["matches"][0], rnd["matches"][1]
     url = f"/v1/matches/{m['id']}/result"
@@ -265,6 +237,7 @@ async def test_manual_tables_are_checked(api: Api) -> None:
         api,
         ["Ada", "Barbara", "Claude", "Dijkstra"],
         settings={"stages": [{"format": "heats", "table_size": 2}]},
+        seed=SEED,
     )
     started = await start(api, eid, token)
     assert started["round"] is None
@@ -297,6 +270,7 @@ async def test_drops_and_late_entries(api: Api) -> None:
         api,
         ["Ada", "Barbara", "Claude", "Dijkstra"],
         settings={"stages": [{"format": "swiss", "rounds": 3}], "late_entries": True},
+        seed=SEED,
     )
     rnd = (await start(api, eid, token))["round"]
     await play_round(api, token, rnd)
@@ -307,13 +281,13 @@ async def test_drops_and_late_entries(api: Api) -> None:
     rnd2 = await pair(api, eid, token)
     seated = {s["entry_id"] for m in rnd2["matches"] for s in m["seats"]}
     assert dropped not in seated and late["id"] in seated and len(seated) == 4
-    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    rows = await standings(api, eid)
     drop_row = next(r for r in rows if r["entry_id"] == dropped)
     assert drop_row["status"] == "dropped" and drop_row["games"] == 1  # results kept
 
 
 async def test_no_late_entries_unless_allowed(api: Api) -> None:
-    eid, token, _ = await setup_event(api, ["Ada", "Barbara"])
+    eid, token, _ = await setup_event(api, ["Ada", "Barbara"], seed=SEED)
     await start(api, eid, token)
     r = await api.client.post(f"/v1/events/{eid}/entries", json={"name": "Late"}, headers=bearer(token))
     assert_problem(r, 409)
@@ -321,14 +295,16 @@ async def test_no_late_entries_unless_allowed(api: Api) -> None:
 
 
 async def test_start_needs_enough_entries(api: Api) -> None:
-    eid, token, _ = await setup_event(api, ["Ada"])
+    eid, token, _ = await setup_event(api, ["Ada"], seed=SEED)
     assert (
         "at least 2"
         in assert_problem(await api.client.post(f"/v1/events/{eid}/start", headers=bearer(token)), 409)[
             "detail"
         ]
     )
-    eid, token, _ = await setup_event(api, ["Ada", "Barbara", "Claude"], settings={"sanctioned": True})
+    eid, token, _ = await setup_event(
+        api, ["Ada", "Barbara", "Claude"], settings={"sanctioned": True}, seed=SEED
+    )
     assert (
         "sanctioned"
         in assert_problem(await api.client.post(f"/v1/events/{eid}/start", headers=bearer(token)), 409)[
@@ -346,12 +322,12 @@ async def test_swiss_then_top_four_bracket(api: Api) -> None:
         ],
         "tiebreaks": ["buchholz", "tiebreak_value"],
     }
-    eid, token, entries = await setup_event(api, names, settings=settings)
+    eid, token, entries = await setup_event(api, names, settings=settings, seed=SEED)
     rnd = (await start(api, eid, token))["round"]
     await play_round(api, token, rnd)
     await play_round(api, token, await pair(api, eid, token))
-    top4 = [r["entry_id"] for r in (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"][:4]]
-    adv = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    top4 = [r["entry_id"] for r in (await standings(api, eid))[:4]]
+    adv = await advance(api, eid, token)
     assert adv["stage"] == 1
     semis = adv["round"]["matches"]
     assert [[s["entry_id"] for s in m["seats"]] for m in semis] == [[top4[0], top4[3]], [top4[1], top4[2]]]
@@ -361,7 +337,7 @@ async def test_swiss_then_top_four_bracket(api: Api) -> None:
     assert len(final["matches"]) == 1
     await play_round(api, token, final)
     assert_problem(await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token)), 409)
-    done = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    done = await advance(api, eid, token)
     assert done["event"]["status"] == "finished" and done["event"]["seed"] == SEED
 
 
@@ -373,22 +349,17 @@ async def test_groups_then_series_final(api: Api) -> None:
             {"format": "series", "best_of": 3, "advance": {"group_winners": True}},
         ]
     }
-    eid, token, entries = await setup_event(api, names, settings=settings)
+    eid, token, entries = await setup_event(api, names, settings=settings, seed=SEED)
     rnd = (await start(api, eid, token))["round"]
     listed = (await api.client.get(f"/v1/events/{eid}/entries")).json()
     groups = {e["group"] for e in listed}
     assert groups == {"A", "B"} and sorted([e["group"] for e in listed]).count("A") == 3
-    for _ in range(3):
-        await play_round(api, token, rnd)
-        r = await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token))
-        if r.status_code == 409:
-            break
-        rnd = r.json()
+    assert await play_stage(api, eid, token, rnd) == 3  # groups of three: a bye each round
     by_group = {}
     for g in ("A", "B"):
-        rows = (await api.client.get(f"/v1/events/{eid}/standings", params={"group": g})).json()["rows"]
+        rows = await standings(api, eid, group=g)
         by_group[g] = rows[0]["entry_id"]
-    adv = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    adv = await advance(api, eid, token)
     game1 = adv["round"]["matches"][0]
     assert {s["entry_id"] for s in game1["seats"]} == set(by_group.values())
     await report(api, token, game1, [1, 2])
@@ -401,7 +372,7 @@ async def test_groups_then_series_final(api: Api) -> None:
             "detail"
         ]
     )
-    done = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    done = await advance(api, eid, token)
     assert done["event"]["status"] == "finished"
 
 
@@ -412,6 +383,7 @@ async def test_three_seat_round_robin_schedule_job(api: Api) -> None:
         names,
         game="puerto-rico",
         settings={"stages": [{"format": "round_robin", "table_size": 3, "time_budget": 5}]},
+        seed=SEED,
     )
     started = await start(api, eid, token)
     assert started["job_id"] and started["round"] is None
@@ -437,7 +409,7 @@ async def test_three_seat_round_robin_schedule_job(api: Api) -> None:
 
 
 async def test_idempotent_report(api: Api) -> None:
-    eid, token, _ = await setup_event(api, ["Ada", "Barbara"])
+    eid, token, _ = await setup_event(api, ["Ada", "Barbara"], seed=SEED)
     m = (await start(api, eid, token))["round"]["matches"][0]
     body = {"seats": [{"entry_id": s["entry_id"], "place": i + 1} for i, s in enumerate(m["seats"])]}
     h = {**bearer(token), "Idempotency-Key": "r-1"}
@@ -450,7 +422,9 @@ async def test_idempotent_report(api: Api) -> None:
 @pytest.mark.parametrize("calls", [6])
 async def test_concurrent_pairing_and_reports(api: Api, calls: int) -> None:
     names = [f"P{i}" for i in range(6)]
-    eid, token, _ = await setup_event(api, names, settings={"stages": [{"format": "swiss", "rounds": 3}]})
+    eid, token, _ = await setup_event(
+        api, names, settings={"stages": [{"format": "swiss", "rounds": 3}]}, seed=SEED
+    )
     starts = await asyncio.gather(
         *[api.client.post(f"/v1/events/{eid}/start", headers=bearer(token)) for _ in range(3)]
     )
@@ -476,7 +450,7 @@ async def test_concurrent_pairing_and_reports(api: Api, calls: int) -> None:
 
 async def test_integrity_check_of_a_running_event(api: Api) -> None:
     """The job reports progress per match while it reads; on SQLite that must not wait on its own lock."""
-    eid, token, _ = await setup_event(api, ["Ada", "Barbara", "Claude", "Dijkstra", "Edsger"])
+    eid, token, _ = await setup_event(api, ["Ada", "Barbara", "Claude", "Dijkstra", "Edsger"], seed=SEED)
     rnd = (await start(api, eid, token))["round"]
     await play_round(api, token, rnd)
     r = await api.client.post(f"/v1/events/{eid}/integrity-check", headers=bearer(token))
@@ -489,11 +463,11 @@ async def test_integrity_check_of_a_running_event(api: Api) -> None:
 async def test_a_playoff_wider_than_a_table_waits_for_explicit_tables(api: Api) -> None:
     names = [f"P{i}" for i in range(10)]
     settings = {"stages": [{"format": "swiss", "rounds": 1}, {"format": "playoff"}]}
-    eid, token, entries = await setup_event(api, names, settings=settings)
+    eid, token, entries = await setup_event(api, names, settings=settings, seed=SEED)
     rnd = (await start(api, eid, token))["round"]
     for m in rnd["matches"]:
         await report(api, token, m, [1, 1], outcome="draw")  # ten entries share first
-    adv = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    adv = await advance(api, eid, token)
     assert adv["stage"] == 1 and adv["round"] is None  # ten do not fit one table of 2–8 seats
     assert "create the playoff's tables explicitly" in adv["note"]
     r = await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))

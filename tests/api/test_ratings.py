@@ -15,8 +15,7 @@ from app.core.ratings import expectation
 from app.db.models import Entry, Event, Match, Player, Round, Seat, Stage
 from app.jobs import commit_and_dispatch
 from app.services.ratings import enqueue_rating_update
-from tests.api.helpers import assert_problem
-from tests.conftest import Api
+from tests.support.api import Api, assert_problem
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 _clock = itertools.count()

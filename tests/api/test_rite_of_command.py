@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from tests.api.helpers import assert_problem
-from tests.conftest import Api
+from tests.support.api import Api, assert_problem
 
 DEAL = "/v1/rite-of-command/deal"
 ADJUDICATE = "/v1/adjudicate/rite-of-command"

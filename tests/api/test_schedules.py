@@ -6,8 +6,7 @@ import itertools
 
 import pytest
 
-from tests.api.helpers import assert_problem
-from tests.conftest import Api
+from tests.support.api import Api, assert_problem
 
 
 async def search(api: Api, **body: object) -> dict:

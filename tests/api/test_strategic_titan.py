@@ -5,36 +5,32 @@ from __future__ import annotations
 from typing import Any
 
 from app.db.models import Match, Round, Seat, Stage
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import Api, assert_problem, bearer, setup_event
+from tests.support.strategic_titan import mv
 
 START = {"type": "start", "towers": [100, 400]}
-
-
-def mv(player: str, number: int | str) -> dict[str, Any]:
-    return {"type": "movement", "player": player, "number": number}
 
 
 async def seated_match(
     api: Api, game: str = "strategic-titan", names: tuple[str, ...] = ("Ann", "Bob", "Cy")
 ) -> dict[str, Any]:
     """An event of ``game`` with entries ``names``; a match seating the first two (rows made by the ORM)."""
-    event, token = await make_event(api, name=f"{game} cup", game=game)
-    entries = [await add_entry(api, event["id"], token, n) for n in names]
+    eid, token, registered = await setup_event(api, names, name=f"{game} cup", game=game)
+    entries = list(registered.values())
     async with api.app.state.sessionmaker() as s:
-        stage = Stage(event_id=event["id"], index=0, format="swiss")
+        stage = Stage(event_id=eid, index=0, format="swiss")
         s.add(stage)
         await s.flush()
-        rnd = Round(event_id=event["id"], stage_id=stage.id, number=1)
+        rnd = Round(event_id=eid, stage_id=stage.id, number=1)
         s.add(rnd)
         await s.flush()
-        match = Match(event_id=event["id"], round_id=rnd.id, table=1)
+        match = Match(event_id=eid, round_id=rnd.id, table=1)
         s.add(match)
         await s.flush()
         s.add_all([Seat(match_id=match.id, entry_id=e["id"], seat=n) for n, e in enumerate(entries[:2])])
         await s.commit()
         match_id = match.id
-    return {"event": event, "token": token, "entries": entries, "match_id": match_id}
+    return {"event_id": eid, "token": token, "entries": entries, "match_id": match_id}
 
 
 async def test_adjudicate_valid_violation_and_malformed(api: Api) -> None:

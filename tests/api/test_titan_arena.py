@@ -5,8 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.games.titan_arena import snake_deal
-from tests.api.helpers import add_entry, assert_problem, bearer, make_event
-from tests.conftest import Api
+from tests.support.api import (
+    Api,
+    add_entry,
+    advance,
+    assert_problem,
+    bearer,
+    pair,
+    post_result,
+    setup_event,
+    standings,
+    start,
+)
 
 SEED_LOG: dict[str, Any] = {
     "players": ["Anne", "Pippin", "Louis Wu", "Hatshepsut"],
@@ -60,11 +70,11 @@ async def test_adjudicate_bad_logs(api: Api) -> None:
 
 
 async def heat_event(api: Api, names: list[str]) -> tuple[str, str, dict[str, str]]:
-    event, token = await make_event(api, game="titan-the-arena", preset="wbc-hmwp", seed="wbc-2026")
-    ids = {n: (await add_entry(api, event["id"], token, n))["id"] for n in names}
-    r = await api.client.post(f"/v1/events/{event['id']}/start", headers=bearer(token))
-    assert r.status_code == 200, r.text
-    return event["id"], token, ids
+    eid, token, entries = await setup_event(
+        api, names, game="titan-the-arena", preset="wbc-hmwp", seed="wbc-2026"
+    )
+    await start(api, eid, token)
+    return eid, token, {n: e["id"] for n, e in entries.items()}
 
 
 async def test_a_heat_reported_as_its_log(api: Api) -> None:
@@ -79,7 +89,7 @@ async def test_a_heat_reported_as_its_log(api: Api) -> None:
         assert_problem(await api.client.post(url, json={"tables": bad}, headers=bearer(token)), 422)
     assert (await api.client.get(url)).json() == []
     seats = [ids[n] for n in SEED_LOG["players"]]
-    heat = (await api.client.post(url, json={"tables": [seats]}, headers=bearer(token))).json()["matches"][0]
+    heat = (await pair(api, eid, token, [seats]))["matches"][0]
     murl = f"/v1/matches/{heat['id']}/result"
     # bad logs are 422 naming the problem, and the heat stays unreported
     bad_logs = [
@@ -96,9 +106,8 @@ async def test_a_heat_reported_as_its_log(api: Api) -> None:
     tied = [{"entry_id": s, "score": sc} for s, sc in zip(seats, [12, 4, 9, 9], strict=True)]
     r = await api.client.post(murl, json={"seats": tied}, headers=bearer(token))
     assert "every place" in assert_problem(r, 422)["detail"]
-    r = await api.client.post(murl, json={"game_log": SEED_LOG}, headers=bearer(token))
-    assert r.status_code == 200, r.text
-    by_entry = {s["entry_id"]: s for s in r.json()["result"]["seats"]}
+    reported = await post_result(api, token, heat, {"game_log": SEED_LOG})
+    by_entry = {s["entry_id"]: s for s in reported["result"]["seats"]}
     assert by_entry[ids["Louis Wu"]]["place"] == 2 and by_entry[ids["Hatshepsut"]]["place"] == 3
     assert by_entry[ids["Louis Wu"]]["score"] == 9
     stats = (await api.client.get(f"/v1/events/{eid}/titan-arena/statistics")).json()
@@ -109,8 +118,7 @@ async def test_a_heat_reported_as_its_log(api: Api) -> None:
     assert "semifinal needs at least 3" in assert_problem(r, 409)["detail"]
     # entries join while the heats run, and play a heat of their own
     late = [(await add_entry(api, eid, token, n))["id"] for n in ("Late", "Later")]
-    r = await api.client.post(url, json={"tables": [[*late, ids["Zed"]]]}, headers=bearer(token))
-    assert r.status_code == 201, r.text
+    await pair(api, eid, token, [[*late, ids["Zed"]]])
 
 
 def heats_plan() -> list[tuple[str, str, int, list[str]]]:
@@ -140,19 +148,14 @@ async def test_whole_hmwp_event(api: Api) -> None:
     heats = []
     for w, s, _, others in plan:
         table = [ids[s], *[ids[o] for o in others], ids[w]]
-        r = await api.client.post(f"/v1/events/{eid}/rounds", json={"tables": [table]}, headers=bearer(token))
-        assert r.status_code == 201, r.text
-        heats.append(r.json()["matches"][0])
+        heats.append((await pair(api, eid, token, [table]))["matches"][0])
     assert len(heats) == 12 and sum(len(h["seats"]) for h in heats) == 48
     for (w, s, margin, others), heat in zip(plan, heats, strict=True):
         score = {w: 20, s: 20 - margin, **{o: 10 - k for k, o in enumerate(others)}}
         seats = [{"entry_id": x["entry_id"], "score": score[x["name"]]} for x in heat["seats"]]
-        r = await api.client.post(
-            f"/v1/matches/{heat['id']}/result", json={"seats": seats}, headers=bearer(token)
-        )
-        assert r.status_code == 200, r.text
+        await post_result(api, token, heat, {"seats": seats})
 
-    rows = (await api.client.get(f"/v1/events/{eid}/standings")).json()["rows"]
+    rows = await standings(api, eid)
     seeding = [name_of[r["entry_id"]] for r in rows]
     assert seeding[:2] == ["P00", "P01"]  # two wins; then one win and a second
     winners = [n for n in seeding if n in {p[0] for p in plan}]
@@ -160,7 +163,7 @@ async def test_whole_hmwp_event(api: Api) -> None:
     by_name = {name_of[r["entry_id"]]: r for r in rows}
     assert by_name["P19"]["decided_by"] == "points_behind_all"  # level with P17 on points behind in 2nds
 
-    done = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    done = await advance(api, eid, token)
     assert done["stage"] == 1
     semi = done["round"]["matches"]
     # 11 winners → 16 seats: the winners by seeding, then the 5 best alternates
@@ -184,11 +187,8 @@ async def test_whole_hmwp_event(api: Api) -> None:
         order = sorted(m["seats"], key=lambda s: -expected.index(s["name"]))
         table_winners.append(order[0]["name"])
         seats = [{"entry_id": s["entry_id"], "score": 30 - k} for k, s in enumerate(order)]
-        r = await api.client.post(
-            f"/v1/matches/{m['id']}/result", json={"seats": seats}, headers=bearer(token)
-        )
-        assert r.status_code == 200, r.text
-    final = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+        await post_result(api, token, m, {"seats": seats})
+    final = await advance(api, eid, token)
     assert final["stage"] == 2
     (table,) = final["round"]["matches"]
     finalists = [s["name"] for s in table["seats"]]
@@ -226,11 +226,8 @@ async def test_whole_hmwp_event(api: Api) -> None:
         f"/v1/matches/{table['id']}/result", json={"game_log": wrong}, headers=bearer(token)
     )
     assert "rule 5" in assert_problem(r, 422)["detail"]
-    r = await api.client.post(
-        f"/v1/matches/{table['id']}/result", json={"game_log": log}, headers=bearer(token)
-    )
-    assert r.status_code == 200, r.text
-    done = (await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))).json()
+    await post_result(api, token, table, {"game_log": log})
+    done = await advance(api, eid, token)
     assert done["event"]["status"] == "finished"
 
     places = (await api.client.get(f"/v1/events/{eid}/places")).json()

@@ -30,8 +30,8 @@ from app.db.models import (
 from app.jobs import ArqDispatcher, commit_and_dispatch, create_job, run_job
 from app.services.job_kinds import KINDS
 from app.services.ratings import enqueue_rating_update, recompute_pool, update_pool
-from tests.conftest import redis_url
-from tests.workers.test_worker import queue, start_worker, stop, wait_job, worker_procs  # noqa: F401
+from tests.support.services import redis_url
+from tests.support.workers import start_worker, stop, wait_job
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 OUTCOMES = ["played"] * 16 + ["draw", "draw", "timeout", "forfeit"]
@@ -193,8 +193,8 @@ async def test_incremental_equals_recompute_on_a_random_history(pg_sessionmaker:
 async def test_killed_worker_mid_recompute_converges(
     pg_url: str,
     pg_sessionmaker: Any,
-    queue: str,  # noqa: F811
-    worker_procs: list[Any],  # noqa: F811
+    queue: str,
+    worker_procs: list[Any],
 ) -> None:
     sm = pg_sessionmaker
     h = History(seed=11, players=200, max_seats=2)

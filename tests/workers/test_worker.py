@@ -3,92 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
-import sys
-import time
-import uuid
-from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
-import httpx
-import pytest
 from redis.asyncio import Redis
 
 from app.db.base import utcnow
 from app.db.models import Job
 from app.jobs import ArqDispatcher, commit_and_dispatch, create_job
-from app.main import create_app
-from app.settings import Settings
-from tests.api.helpers import add_entry, bearer
-from tests.conftest import ADMIN_TOKEN, Api, redis_url
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def queue() -> str:
-    return f"arbiter:test:{uuid.uuid4().hex[:8]}"
-
-
-def start_worker(module: str, db: str, queue: str) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "DATABASE_URL": db,
-        "REDIS_URL": redis_url(),
-        "ARBITER_QUEUE_NAME": queue,
-        "ARBITER_SWEEP_SECONDS": "1",
-        "ARBITER_JOB_STALE_QUEUED": "1",
-    }
-    return subprocess.Popen(
-        [sys.executable, "-m", module], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-
-
-def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
-    if proc.poll() is None:
-        proc.send_signal(sig)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-@pytest.fixture
-async def redis_api(pg_url: str, pg_sessionmaker: Any, queue: str) -> AsyncIterator[Api]:
-    settings = Settings(
-        database_url=pg_url, redis_url=redis_url(), arbiter_admin_token=ADMIN_TOKEN, arbiter_queue_name=queue
-    )
-    app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://arbiter.test") as client:
-            yield Api(client, app, "postgres+redis")
-
-
-async def wait_job(sessionmaker: Any, job_id: str, want: set[str], within: float = 30) -> Job:
-    deadline = time.monotonic() + within
-    while True:
-        async with sessionmaker() as s:
-            job = await s.get(Job, job_id)
-            assert job is not None
-            if job.status in want:
-                return job
-        if time.monotonic() > deadline:
-            raise AssertionError(f"job {job_id} stayed {job.status} (attempts {job.attempts})")
-        await asyncio.sleep(0.2)
-
-
-@pytest.fixture
-def worker_procs() -> Iterator[list[subprocess.Popen[bytes]]]:
-    procs: list[subprocess.Popen[bytes]] = []
-    yield procs
-    for p in procs:
-        stop(p, signal.SIGKILL)
+from tests.support.api import Api, bearer, setup_event
+from tests.support.services import redis_url
+from tests.support.workers import start_worker, stop, wait_job
 
 
 async def test_integrity_job_runs_in_a_real_worker(
@@ -97,11 +23,8 @@ async def test_integrity_job_runs_in_a_real_worker(
     api = redis_api
     r = await api.client.get("/readyz")
     assert r.json()["queue"] == "ok"
-    r = await api.client.post("/v1/events", json={"name": "Q", "game": "generic"}, headers=api.admin())
-    event, token = r.json(), r.json()["organizer_token"]
-    for name in ["Ada", "Grace"]:
-        await add_entry(api, event["id"], token, name)
-    r = await api.client.post(f"/v1/events/{event['id']}/integrity-check", headers=bearer(token))
+    eid, token, _ = await setup_event(api, ["Ada", "Grace"], name="Q")
+    r = await api.client.post(f"/v1/events/{eid}/integrity-check", headers=bearer(token))
     job_id = r.json()["job_id"]
     # nothing runs it until a worker comes: it waits queued in Redis
     await asyncio.sleep(0.3)
@@ -118,14 +41,12 @@ async def test_killed_worker_job_is_finished_by_the_sweep(
     redis_api: Api, pg_url: str, pg_sessionmaker: Any, queue: str, worker_procs: list[Any]
 ) -> None:
     api = redis_api
-    r = await api.client.post("/v1/events", json={"name": "K", "game": "generic"}, headers=api.admin())
-    event, token = r.json(), r.json()["organizer_token"]
-    await add_entry(api, event["id"], token, "Ada")
+    eid, _, _ = await setup_event(api, ["Ada"], name="K")
 
     first = start_worker("tests.workers.slow_worker", pg_url, queue)
     worker_procs.append(first)
     async with pg_sessionmaker() as s:
-        job = await create_job(s, "slow_integrity_check", {"event_id": event["id"]})
+        job = await create_job(s, "slow_integrity_check", {"event_id": eid})
         await commit_and_dispatch(s, ArqDispatcher(redis_url(), queue))
     running = await wait_job(pg_sessionmaker, job.id, {"running"})
     assert running.attempts == 1
