@@ -41,8 +41,8 @@ def set_details(stage: Stage, details: StageDetails) -> None:
 # --------------------------------------------------------------------------- rows
 async def get_event(session: AsyncSession, event_id: str, *, for_update: bool = False) -> Event:
     stmt = select(Event).where(Event.id == event_id)
-    if for_update:  # and read it as it stands under the lock, not as loaded before
-        stmt = stmt.with_for_update().execution_options(populate_existing=True)
+    if for_update:
+        stmt = stmt.with_for_update()
     event = (await session.execute(stmt)).scalar_one_or_none()
     if event is None:
         raise NotFound(f"event {event_id} not found")
@@ -50,6 +50,8 @@ async def get_event(session: AsyncSession, event_id: str, *, for_update: bool = 
 
 
 async def lock_event(session: AsyncSession, event_id: str) -> Event:
+    """The event, its row locked until the transaction ends. Lock before reading anything of the
+    event that the change depends on; locking again in the same transaction is a no-op."""
     return await get_event(session, event_id, for_update=True)
 
 
@@ -117,6 +119,7 @@ async def load_match(session: AsyncSession, match_id: str, *, fresh: bool = Fals
     locked) instead of keeping the copy loaded before."""
     stmt = select(Match).where(Match.id == match_id).options(selectinload(Match.seats))
     if fresh:
+        await session.flush()  # nothing pending is lost to the re-read
         stmt = stmt.execution_options(populate_existing=True)
     row = await session.execute(stmt)
     match = row.scalar_one_or_none()

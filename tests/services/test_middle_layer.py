@@ -3,7 +3,7 @@ stage details, the lifecycle called as services, and the request boundary that o
 
 from __future__ import annotations
 
-from dataclasses import replace
+import uuid
 from typing import Any
 
 import httpx
@@ -154,9 +154,9 @@ def test_members_by_group_keeps_seed_order() -> None:
 # --------------------------------------------------------------------------- the lifecycle as services
 async def _event(session: Any, stages: list[dict[str, Any]], names: list[str]) -> str:
     ev = await event_svc.create_event(
-        session, "Services", "generic", None, {"stages": stages}, "seed-for-services", "hash-" + names[0]
+        session, "Services", "generic", None, {"stages": stages}, "seed-for-services", uuid.uuid4().hex
     )
-    for i, name in enumerate(names):
+    for name in names:
         await event_svc.add_entry(
             session,
             ev.id,
@@ -164,7 +164,7 @@ async def _event(session: Any, stages: list[dict[str, Any]], names: list[str]) -
             name=name,
             characters=[],
             organizer=False,
-            token_hash=f"t{i}{name}",
+            token_hash=uuid.uuid4().hex,
         )
     return ev.id
 
@@ -227,7 +227,7 @@ async def test_a_late_entry_joins_only_a_format_that_takes_one(api: Any) -> None
                 name=f"Late {fmt}",
                 characters=[],
                 organizer=False,
-                token_hash=fmt,
+                token_hash=uuid.uuid4().hex,
             )
             if takes:
                 entry = await late
@@ -295,4 +295,3 @@ async def test_services_leave_the_commit_to_their_caller(api: Any) -> None:
     async with api.app.state.sessionmaker() as session:
         assert (await session.execute(select(Round))).first() is None
         assert (await session.execute(select(Entry))).first() is None
-        assert replace  # dataclasses.replace is imported for the details round trip above
