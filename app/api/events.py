@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 
+from app.api.csv_io import MAX_ROWS, read_entry_rows
 from app.api.deps import Admin, MaybePrincipal, SessionDep, hash_token
 from app.api.idempotency import run_idempotent
 from app.api.jobs import accepted
 from app.api.schemas import (
+    CheckInRead,
     EntryCreate,
     EntryCreated,
     EntryRead,
@@ -19,13 +23,19 @@ from app.api.schemas import (
     EventPage,
     EventRead,
     EventUpdate,
+    ForbiddenPairs,
+    HistoryEntryRead,
+    IdentityEvent,
+    IdentityRead,
     JobAccepted,
 )
 from app.core.access import Access, authorize
+from app.core.errors import InvalidInput, Problem
 from app.core.vocabulary import EventStatus
 from app.db.models import Entry
 from app.services import events as svc
 from app.services.events import EventView
+from app.services.history import event_history
 
 router = APIRouter(prefix="/v1/events", tags=["events"])
 
@@ -58,6 +68,11 @@ def entry_read(e: Entry) -> EntryRead:
         group=e.group,
         organizer=e.organizer,
         tiebreak_value=e.tiebreak_value,
+        rating=e.rating_at_entry,
+        seed=e.seed,
+        club=e.club,
+        checked_in=e.checked_in_at is not None,
+        matched_by=e.matched_by,
         created_at=e.created_at,
     )
 
@@ -114,28 +129,132 @@ async def update_event(
     return event_read(view)
 
 
-@router.post("/{event_id}/entries", operation_id="create_entry", status_code=201, response_model=EntryCreated)
+_ENTRY_SCHEMA = EntryCreate.model_json_schema()
+_ENTRY_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "oneOf": [
+                        _ENTRY_SCHEMA,
+                        {"type": "array", "items": _ENTRY_SCHEMA, "maxItems": MAX_ROWS},
+                    ]
+                }
+            },
+            "text/csv": {
+                "schema": {"type": "string"},
+                "example": "name,external_id,rating,seed,club\nAda,FIDE-1,1850,1,Hackers\n",
+            },
+        },
+    }
+}
+
+
+def _validated(rows: list[Any], where: str) -> list[EntryCreate]:
+    """Every row as an EntryCreate, or one InvalidInput naming every bad row and field."""
+    problems: list[Problem] = []
+    out: list[EntryCreate] = []
+    for i, row in enumerate(rows):
+        loc: tuple[str | int, ...] = (
+            (where,) if where == "body" else (where, i + 2) if where == "csv" else (where, i)
+        )
+        if isinstance(row, dict) and "__extra__" in row:
+            problems.append(Problem(loc, "the line has more cells than the header"))
+            continue
+        if isinstance(row, dict) and not row:
+            problems.append(Problem(loc, "the row is empty"))
+            continue
+        try:
+            out.append(EntryCreate.model_validate(row))
+        except ValidationError as exc:
+            for err in exc.errors():
+                field = tuple(str(x) for x in err.get("loc", ()))
+                problems.append(Problem((*loc, *field), err.get("msg", "invalid")))
+    if problems:
+        rows_bad = len({p.loc[:2] for p in problems})
+        raise InvalidInput(f"{rows_bad} bad row(s); nothing was registered", problems)
+    return out
+
+
+def _spec(body: EntryCreate) -> svc.EntrySpec:
+    return svc.EntrySpec(
+        player_id=body.player_id,
+        name=body.name,
+        external_id=body.external_id,
+        rating=body.rating,
+        seed=body.seed,
+        club=body.club,
+        characters=tuple(body.characters),
+        organizer=body.organizer,
+    )
+
+
+async def _entry_payload(request: Request) -> tuple[str, Any]:
+    """The registration body: ("one", an object), ("rows", a JSON list) or ("csv", rows of a CSV)."""
+    raw = await request.body()
+    if len(raw) > 5_000_000:
+        raise InvalidInput("the body is too large", [Problem(("body",), "at most 5 MB")])
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InvalidInput("the body is not UTF-8", [Problem(("body",), "must be UTF-8 text")]) from None
+    kind = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+    if kind == "text/csv":
+        return "csv", read_entry_rows(text)
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise InvalidInput(
+            "the body is not JSON", [Problem(("body",), "must be a JSON object or list")]
+        ) from None
+    if isinstance(data, list):
+        if len(data) > MAX_ROWS:
+            raise InvalidInput("too many rows", [Problem(("body",), f"at most {MAX_ROWS} rows")])
+        return "rows", data
+    if isinstance(data, dict):
+        return "one", data
+    raise InvalidInput("the body is not an entry", [Problem(("body",), "must be a JSON object or list")])
+
+
+@router.post(
+    "/{event_id}/entries",
+    operation_id="create_entry",
+    status_code=201,
+    response_model=EntryCreated | list[EntryCreated],
+    openapi_extra=_ENTRY_BODY,
+)
 async def create_entry(
-    request: Request, event_id: str, body: EntryCreate, session: SessionDep, principal: MaybePrincipal
+    request: Request, event_id: str, session: SessionDep, principal: MaybePrincipal
 ) -> JSONResponse:
-    """Register a player (organizer). The entry token is returned once; the player reports with it."""
+    """Register a player (organizer), or many at once: a JSON list or `text/csv` (columns `name`,
+    `external_id`, `rating`, `seed`, `club`, `characters` separated by `|`). Many are all or nothing:
+    a 422 names every bad row. Entry tokens are returned once; players report with them."""
     authorize(principal, Access.ORGANIZER, event_id=event_id)
+    kind, payload = await _entry_payload(request)
 
     async def handler() -> tuple[int, object, dict[str, str]]:
-        token = svc.new_token()
-        entry = await svc.add_entry(
-            session,
-            event_id,
-            player_id=body.player_id,
-            name=body.name,
-            characters=body.characters,
-            organizer=body.organizer,
-            token_hash=hash_token(token),
+        if kind == "one":
+            body = _validated([payload], "body")[0]
+            token = svc.new_token()
+            entry = await svc.add_entry(session, event_id, _spec(body), hash_token(token))
+            created = EntryCreated(**entry_read(entry).model_dump(), entry_token=token)
+            return 201, created, {"Location": f"/v1/events/{event_id}/entries/{entry.id}"}
+        bodies = _validated(payload, kind)
+        tokens = [svc.new_token() for _ in bodies]
+        entries = await svc.add_entries(
+            session, event_id, [_spec(b) for b in bodies], [hash_token(t) for t in tokens], kind
         )
-        created = EntryCreated(**entry_read(entry).model_dump(), entry_token=token)
-        return 201, created, {"Location": f"/v1/events/{event_id}/entries/{entry.id}"}
+        return (
+            201,
+            [
+                EntryCreated(**entry_read(e).model_dump(), entry_token=t)
+                for e, t in zip(entries, tokens, strict=True)
+            ],
+            {},
+        )
 
-    return await run_idempotent(request, session, principal, body, handler)
+    return await run_idempotent(request, session, principal, payload, handler)
 
 
 @router.get("/{event_id}/entries", operation_id="list_entries", response_model=list[EntryRead])
@@ -167,3 +286,102 @@ async def integrity_check(event_id: str, session: SessionDep, principal: MaybePr
     """Audit the event's stored data in a background job (organizer): 202 with the job's id."""
     authorize(principal, Access.ORGANIZER, event_id=event_id)
     return accepted(await svc.request_integrity_check(session, event_id))
+
+
+@router.post(
+    "/{event_id}/entries/{entry_id}/check-in", operation_id="check_in_entry", response_model=CheckInRead
+)
+async def check_in(
+    event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
+) -> CheckInRead:
+    """Check an entry in before the start (the organizer, or the entry's own token); needs
+    `check_in: true` in the settings. At the start, entries not checked in are dropped."""
+    authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=entry_id)
+    e = await svc.check_in(session, event_id, entry_id, True)
+    return CheckInRead(entry_id=e.id, checked_in=True, checked_in_at=e.checked_in_at)
+
+
+@router.delete(
+    "/{event_id}/entries/{entry_id}/check-in", operation_id="undo_check_in", response_model=CheckInRead
+)
+async def undo_check_in(
+    event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
+) -> CheckInRead:
+    """Take a check-in back (the organizer, or the entry itself) before the start."""
+    authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=entry_id)
+    e = await svc.check_in(session, event_id, entry_id, False)
+    return CheckInRead(entry_id=e.id, checked_in=False, checked_in_at=None)
+
+
+def identity_read(view: svc.IdentityView) -> IdentityRead:
+    return IdentityRead(
+        entry_id=view.entry.id,
+        player_id=view.player.id,
+        name=view.player.name,
+        external_id=view.player.external_id,
+        matched_by=view.entry.matched_by,
+        other_events=[IdentityEvent(event_id=e, name=n, entry_id=x) for e, n, x in view.other_events],
+    )
+
+
+@router.get(
+    "/{event_id}/entries/{entry_id}/identity", operation_id="get_entry_identity", response_model=IdentityRead
+)
+async def get_identity(
+    event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
+) -> IdentityRead:
+    """The entry's player, how the registration matched it, and the player's other events (organizer)."""
+    authorize(principal, Access.ORGANIZER, event_id=event_id)
+    return identity_read(await svc.identity_view(session, event_id, entry_id))
+
+
+@router.delete(
+    "/{event_id}/entries/{entry_id}/identity",
+    operation_id="split_entry_identity",
+    response_model=IdentityRead,
+)
+async def split_identity(
+    event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
+) -> IdentityRead:
+    """Undo the match to an existing player (organizer, during registration): the entry gets a new
+    player of its own. Kept in the event's history."""
+    who = authorize(principal, Access.ORGANIZER, event_id=event_id)
+    return identity_read(await svc.split_identity(session, event_id, entry_id, who))
+
+
+@router.post("/{event_id}/cancel", operation_id="cancel_event", response_model=EventRead)
+async def cancel_event(event_id: str, session: SessionDep, principal: MaybePrincipal) -> EventRead:
+    """Cancel the event (organizer): nothing more is paired or registered; its results stay."""
+    who = authorize(principal, Access.ORGANIZER, event_id=event_id)
+    return event_read(await svc.cancel_event(session, event_id, who))
+
+
+@router.delete("/{event_id}", operation_id="delete_event", status_code=204)
+async def delete_event(event_id: str, session: SessionDep, principal: MaybePrincipal) -> Response:
+    """Delete an event that never started, with its entries (organizer); 409 once it has started."""
+    authorize(principal, Access.ORGANIZER, event_id=event_id)
+    await svc.delete_event(session, event_id)
+    return Response(status_code=204)
+
+
+@router.get("/{event_id}/forbidden-pairs", operation_id="get_forbidden_pairs", response_model=ForbiddenPairs)
+async def get_forbidden_pairs(event_id: str, session: SessionDep) -> ForbiddenPairs:
+    return ForbiddenPairs(pairs=await svc.get_forbidden_pairs(session, event_id))
+
+
+@router.put("/{event_id}/forbidden-pairs", operation_id="put_forbidden_pairs", response_model=ForbiddenPairs)
+async def put_forbidden_pairs(
+    event_id: str, body: ForbiddenPairs, session: SessionDep, principal: MaybePrincipal
+) -> ForbiddenPairs:
+    """Replace the pairs of entries that are never paired together (organizer)."""
+    who = authorize(principal, Access.ORGANIZER, event_id=event_id)
+    return ForbiddenPairs(pairs=await svc.put_forbidden_pairs(session, event_id, body.pairs, who))
+
+
+@router.get("/{event_id}/history", operation_id="get_event_history", response_model=list[HistoryEntryRead])
+async def get_history(event_id: str, session: SessionDep) -> list[HistoryEntryRead]:
+    """The event's audit trail: undone rounds, swaps, identity splits, check-in drops, cancellation."""
+    return [
+        HistoryEntryRead(action=h.action, actor=h.actor, payload=h.payload, at=h.created_at)
+        for h in await event_history(session, event_id)
+    ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Header, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
@@ -119,12 +119,20 @@ def lifecycle_read(progress: lifecycle.Progress) -> LifecycleRead:
 
 
 @router.post("/v1/events/{event_id}/start", operation_id="start_event", response_model=LifecycleRead)
-async def start_event(event_id: str, session: SessionDep, principal: MaybePrincipal) -> LifecycleRead:
+async def start_event(
+    event_id: str,
+    session: SessionDep,
+    principal: MaybePrincipal,
+    not_checked_in: Annotated[
+        Literal["drop", "refuse"],
+        Query(description="with check-in: drop the entries not checked in, or refuse to start (409)"),
+    ] = "drop",
+) -> LifecycleRead:
     """Start the event (organizer): draw tie-break values, groups and the first round or schedule.
 
     A schedule search runs as a job (`job_id`)."""
-    authorize(principal, Access.ORGANIZER, event_id=event_id)
-    return lifecycle_read(await lifecycle.start(session, event_id))
+    who = authorize(principal, Access.ORGANIZER, event_id=event_id)
+    return lifecycle_read(await lifecycle.start(session, event_id, who, not_checked_in))
 
 
 @router.post(

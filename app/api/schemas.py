@@ -96,6 +96,12 @@ class EventCreated(EventRead):
 class EntryCreate(Strict):
     player_id: str | None = None
     name: str | None = Field(default=None, min_length=1, max_length=200)
+    external_id: str | None = Field(
+        default=None, min_length=1, max_length=200, description="a federation or club id; wins over the name"
+    )
+    rating: float | None = Field(default=None, ge=-10_000, le=10_000, description="starting rating")
+    seed: int | None = Field(default=None, ge=1, le=100_000, description="seed number, 1 the top")
+    club: str | None = Field(default=None, min_length=1, max_length=100, description="club or team")
     characters: list[str] = Field(default_factory=list, max_length=16)
     organizer: bool = False
 
@@ -116,11 +122,54 @@ class EntryRead(BaseModel):
     group: str | None
     organizer: bool
     tiebreak_value: float | None
+    rating: float | None = None
+    seed: int | None = None
+    club: str | None = None
+    checked_in: bool = False
+    matched_by: str = Field(
+        default="new", description="how the player was found: player_id, external_id, name, or new"
+    )
     created_at: datetime
 
 
 class EntryCreated(EntryRead):
     entry_token: str = Field(description="shown once; the player reports results with it")
+
+
+class CheckInRead(BaseModel):
+    entry_id: str
+    checked_in: bool
+    checked_in_at: datetime | None
+
+
+class IdentityEvent(BaseModel):
+    event_id: str
+    name: str
+    entry_id: str
+
+
+class IdentityRead(BaseModel):
+    entry_id: str
+    player_id: str
+    name: str
+    external_id: str | None
+    matched_by: str
+    other_events: list[IdentityEvent]
+
+
+class ForbiddenPairs(Strict):
+    pairs: list[list[str]] = Field(max_length=10_000)
+
+
+class HistoryEntryRead(BaseModel):
+    action: str
+    actor: str
+    payload: dict[str, Any]
+    at: datetime
+
+
+class SwapIn(Strict):
+    entries: list[str] = Field(min_length=2, max_length=2)
 
 
 # --- jobs ------------------------------------------------------------------------------------
@@ -244,6 +293,10 @@ class StandingsRead(BaseModel):
     event_id: str
     stage: int | None
     group: str | None = None
+    tiebreaks: list[str] = Field(default_factory=list, description="the tie-break chain applied, in order")
+    tiebreaks_from: str = Field(
+        default="settings", description="settings, or default:<format> when the event names none"
+    )
     rows: list[StandingRowRead]
 
 

@@ -93,6 +93,12 @@ STAGE_KEYS: dict[str, Check] = {
     "late_entries": _bool,
     "release": _one_of("all", "rounds"),
     "time_budget": _int(1, 120),
+    # Swiss: keep entries of one club apart (default: on when any entry has a club), and allocate
+    # seats by history (default: on for 2-seat stages; formats.md "Seat allocation").
+    "avoid_same_club": _bool,
+    "seat_balance": _bool,
+    # double elimination: a second grand final when the losers' bracket champion wins the first
+    "grand_final_reset": _bool,
 }
 
 ADVANCE_KEYS: dict[str, Check] = {
@@ -133,6 +139,8 @@ TOP_KEYS: dict[str, Check] = {
     "capacity": _int(1, 100_000),
     "min_entries": _int(1, 100_000),
     "late_entries": _bool,
+    # an optional check-in before the start (api.md "Check-in")
+    "check_in": _bool,
     # BATTLEBOOKS (battlebooks.md): Secret Wars' book catalog; game time limits in minutes.
     "catalog": lambda v: (
         None
@@ -305,6 +313,9 @@ class StageSettings:
     release: str = "all"
     time_budget: int = 20
     rated: bool = True
+    avoid_same_club: bool | None = None  # None: on when any entry of the stage has a club
+    seat_balance: bool | None = None  # None: on for 2-seat Swiss
+    grand_final_reset: bool = False
     advance: AdvanceRule | None = None
     # The stage's own scoring / tiebreaks / ranking_basis, over the event's (STAGE_STANDINGS_KEYS).
     standings: Mapping[str, Any] = field(default_factory=dict)
@@ -349,6 +360,7 @@ class EventSettings:
     capacity: int | None = None
     min_entries: int = 2
     late_entries: bool = False
+    check_in: bool = False
     table_settings: Mapping[str, str] = field(default_factory=dict)
     join_deadline: datetime | None = None
     final_deadline: datetime | None = None
@@ -370,6 +382,7 @@ class EventSettings:
             capacity=raw.get("capacity"),
             min_entries=int(raw.get("min_entries", 2)),
             late_entries=bool(raw.get("late_entries", False)),
+            check_in=bool(raw.get("check_in", False)),
             table_settings=dict(raw.get("table_settings") or {}),
             join_deadline=when("join_deadline"),
             final_deadline=when("final_deadline"),

@@ -56,6 +56,7 @@ class StageFormatName(StrEnum):
     ROUND_ROBIN = "round_robin"
     SWISS = "swiss"
     SINGLE_ELIMINATION = "single_elimination"
+    DOUBLE_ELIMINATION = "double_elimination"
     HEATS = "heats"
     FREE_FOR_ALL = "free_for_all"
     SERIES = "series"

@@ -41,6 +41,8 @@ class Player(Base):
 
     id: Mapped[str] = id_column()
     name: Mapped[str] = mapped_column(String(200), nullable=False, index=True)
+    # The name as identities are matched: NFKC, case-folded, spaces collapsed (app/core/identity.py).
+    name_key: Mapped[str] = mapped_column(String(200), nullable=False, index=True)
     external_id: Mapped[str | None] = mapped_column(String(200), unique=True)
     created_at: Mapped[datetime] = _created()
 
@@ -71,6 +73,8 @@ class Event(Base):
     status: Mapped[str] = mapped_column(String(16), nullable=False, default=EventStatus.REGISTRATION)
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
     organizer_token_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    # Pairs of entry ids never paired together (PUT /v1/events/{id}/forbidden-pairs).
+    forbidden_pairs: Mapped[list[Any]] = mapped_column(JSONType, nullable=False, default=list)
     created_at: Mapped[datetime] = _created()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 
@@ -90,6 +94,11 @@ class Entry(Base):
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), nullable=False, index=True)
     name: Mapped[str] = mapped_column(String(200), nullable=False)
     rating_at_entry: Mapped[float | None] = mapped_column(Float)
+    seed: Mapped[int | None] = mapped_column(Integer)
+    club: Mapped[str | None] = mapped_column(String(100))
+    # How the entry found its player: player_id, external_id, name (an existing player) or new.
+    matched_by: Mapped[str] = mapped_column(String(16), nullable=False, default="new")
+    checked_in_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     tiebreak_value: Mapped[float | None] = mapped_column(Float)
     characters: Mapped[list[Any]] = mapped_column(JSONType, nullable=False, default=list)
     group: Mapped[str | None] = mapped_column(String(32))
@@ -215,6 +224,22 @@ class ResultHistory(Base):
     )
     match_version: Mapped[int] = mapped_column(Integer, nullable=False)
     action: Mapped[str] = mapped_column(String(16), nullable=False)
+    actor: Mapped[str] = mapped_column(String(64), nullable=False)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class EventHistory(Base):
+    """The audit trail of an event's own changes: undone rounds, swaps, identity splits, check-in
+    drops, cancellation (a match's result has its own, ``ResultHistory``)."""
+
+    __tablename__ = "event_history"
+
+    id: Mapped[str] = id_column()
+    event_id: Mapped[str] = mapped_column(
+        ForeignKey("events.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    action: Mapped[str] = mapped_column(String(32), nullable=False)
     actor: Mapped[str] = mapped_column(String(64), nullable=False)
     payload: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False)
     created_at: Mapped[datetime] = _created()

@@ -6,30 +6,35 @@ import secrets
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core import event_settings, presets
+from app.core.access import Principal
 from app.core.concurrency import check_if_match
-from app.core.errors import Conflict, InvalidInput, Problem
+from app.core.errors import Conflict, InvalidInput, NotFound, Problem
+from app.core.identity import clean_name
 from app.core.rng import commitment
 from app.core.standings import settings_problems as standings_problems
 from app.core.vocabulary import EntryStatus, EventStatus, JobKindName
 from app.db.base import utcnow
-from app.db.models import Entry, Event, Job
+from app.db.models import Entry, Event, EventHistory, Job, Player, Stage
 from app.jobs import create_job
 from app.services.games import get_game
-from app.services.players import find_or_create_by_name, get_player
+from app.services.history import record
+from app.services.players import Identity, claim_identity, find_identity
 from app.services.reads import (
     active_stage,
     count_entries,
     details_of,
+    entries_by_id,
     get_entry,
     get_event,
     lock_event,
     set_details,
     settings_of,
     stage_settings,
+    stages_of,
 )
 from app.services.registry import registry_of
 
@@ -135,54 +140,70 @@ async def update_event(
     return await event_view(session, event)
 
 
-async def add_entry(
+@dataclass(frozen=True)
+class EntrySpec:
+    """One registration as a client sends it (one of ``player_id`` or ``name``)."""
+
+    player_id: str | None = None
+    name: str | None = None
+    external_id: str | None = None
+    rating: float | None = None
+    seed: int | None = None
+    club: str | None = None
+    characters: tuple[str, ...] = ()
+    organizer: bool = False
+
+
+async def _registration_stage(session: AsyncSession, event: Event) -> Stage | None:
+    """None during registration; the running stage a late entry joins; else a Conflict."""
+    if event.status == EventStatus.REGISTRATION:
+        return None
+    stage = await active_stage(session, event.id) if event.status == EventStatus.RUNNING else None
+    if stage is None:
+        raise Conflict(f"registration is closed: the event is {event.status}")
+    own = stage_settings(stage).late_entries
+    if not (settings_of(event).late_entries if own is None else own):
+        raise Conflict(f"registration is closed: the event is {event.status}")
+    if not registry_of(session).format_of(stage).late_entries:
+        raise Conflict(f"a {stage.format} stage cannot take a late entry: its schedule is drawn")
+    return stage
+
+
+def _spec_problems(spec: EntrySpec, loc: tuple[str | int, ...]) -> list[Problem]:
+    if len(set(spec.characters)) != len(spec.characters):
+        return [Problem((*loc, "characters"), "each character may be named once")]
+    return []
+
+
+async def _entered(session: AsyncSession, event_id: str, player_id: str) -> Entry | None:
+    return (
+        await session.execute(select(Entry).where(Entry.event_id == event_id, Entry.player_id == player_id))
+    ).scalar_one_or_none()
+
+
+async def _write_entry(
     session: AsyncSession,
-    event_id: str,
-    *,
-    player_id: str | None,
-    name: str | None,
-    characters: list[str],
-    organizer: bool,
+    event: Event,
+    stage: Stage | None,
+    identity: Identity,
+    spec: EntrySpec,
     token_hash: str,
 ) -> Entry:
-    event = await lock_event(session, event_id)
-    stage = None
-    settings = settings_of(event)
-    if event.status != EventStatus.REGISTRATION:
-        if event.status == EventStatus.RUNNING:
-            stage = await active_stage(session, event.id)
-        if stage is None:
-            raise Conflict(f"registration is closed: the event is {event.status}")
-        own = stage_settings(stage).late_entries
-        if not (settings.late_entries if own is None else own):
-            raise Conflict(f"registration is closed: the event is {event.status}")
-        if not registry_of(session).format_of(stage).late_entries:
-            raise Conflict(f"a {stage.format} stage cannot take a late entry: its schedule is drawn")
-    player = (
-        await get_player(session, player_id)
-        if player_id
-        else await find_or_create_by_name(session, name or "")
-    )
-    existing = (
-        await session.execute(select(Entry).where(Entry.event_id == event.id, Entry.player_id == player.id))
-    ).scalar_one_or_none()
-    if existing is not None:
-        raise Conflict(f"player {player.id} is already entered in this event (entry {existing.id})")
-    capacity = settings.capacity
-    if capacity is not None and await count_entries(session, event.id) >= capacity:
-        raise Conflict(f"the event is full ({capacity} entries)")
-    if len(set(characters)) != len(characters):
-        raise InvalidInput(
-            "characters repeat", [Problem(("characters",), "each character may be named once")]
-        )
+    player = await claim_identity(session, identity)
     entry = Entry(
         event_id=event.id,
         player_id=player.id,
         name=player.name,
-        characters=list(characters),
-        organizer=organizer,
+        characters=list(spec.characters),
+        organizer=spec.organizer,
+        rating_at_entry=spec.rating,
+        seed=spec.seed,
+        club=clean_name(spec.club) if spec.club else None,
+        matched_by=identity.by,
         status=EntryStatus.ACTIVE,
         token_hash=token_hash,
+        # a late entry registers in person, so it is checked in
+        checked_in_at=utcnow() if stage is not None else None,
     )
     session.add(entry)
     await session.flush()
@@ -200,6 +221,66 @@ async def add_entry(
         set_details(stage, replace(details, entries=(*details.entries, entry.id)))
         await session.flush()
     return entry
+
+
+async def add_entry(session: AsyncSession, event_id: str, spec: EntrySpec, token_hash: str) -> Entry:
+    """Register one player (409 when already entered or the event is full)."""
+    event = await lock_event(session, event_id)
+    stage = await _registration_stage(session, event)
+    identity = await find_identity(
+        session, player_id=spec.player_id, name=spec.name, external_id=spec.external_id
+    )
+    if identity.player is not None and (existing := await _entered(session, event.id, identity.player.id)):
+        raise Conflict(f"player {identity.player.id} is already entered in this event (entry {existing.id})")
+    capacity = settings_of(event).capacity
+    if capacity is not None and await count_entries(session, event.id) >= capacity:
+        raise Conflict(f"the event is full ({capacity} entries)")
+    problems = _spec_problems(spec, ())
+    if problems:
+        raise InvalidInput("characters repeat", problems)
+    return await _write_entry(session, event, stage, identity, spec, token_hash)
+
+
+async def add_entries(
+    session: AsyncSession, event_id: str, specs: list[EntrySpec], token_hashes: list[str], where: str = "rows"
+) -> list[Entry]:
+    """Register many players, all or nothing: every bad row is named in one InvalidInput (its
+    location is ``(where, row)``: the list index, or the CSV line); a full event is a Conflict."""
+    event = await lock_event(session, event_id)
+    stage = await _registration_stage(session, event)
+    problems: list[Problem] = []
+    identities: list[Identity] = []
+    first_row: dict[str, int] = {}
+    for i, spec in enumerate(specs):
+        loc: tuple[str | int, ...] = (where, i) if where == "rows" else (where, i + 2)
+        problems.extend(_spec_problems(spec, loc))
+        try:
+            identity = await find_identity(
+                session, player_id=spec.player_id, name=spec.name, external_id=spec.external_id
+            )
+        except (Conflict, NotFound) as exc:
+            problems.append(Problem(loc, exc.detail))
+            continue
+        identities.append(identity)
+        if identity.key in first_row:
+            problems.append(Problem(loc, f"the same player as row {first_row[identity.key]}"))
+        else:
+            first_row[identity.key] = loc[1]  # type: ignore[assignment]
+        if identity.player is not None and (
+            existing := await _entered(session, event.id, identity.player.id)
+        ):
+            problems.append(Problem(loc, f"{identity.name!r} is already entered (entry {existing.id})"))
+    if problems:
+        raise InvalidInput(
+            f"{len({p.loc[:2] for p in problems})} bad row(s); nothing was registered", problems
+        )
+    capacity = settings_of(event).capacity
+    if capacity is not None and await count_entries(session, event.id) + len(specs) > capacity:
+        raise Conflict(f"the event is full ({capacity} entries); nothing was registered")
+    return [
+        await _write_entry(session, event, stage, identity, spec, token)
+        for identity, spec, token in zip(identities, specs, token_hashes, strict=True)
+    ]
 
 
 async def list_entries(session: AsyncSession, event_id: str) -> list[Entry]:
@@ -229,3 +310,138 @@ async def request_integrity_check(session: AsyncSession, event_id: str) -> Job:
     return await create_job(
         session, JobKindName.INTEGRITY_CHECK, {"event_id": event.id}, dedup_key=f"integrity:{event.id}"
     )
+
+
+# --------------------------------------------------------------------------- check-in
+async def check_in(session: AsyncSession, event_id: str, entry_id: str, present: bool) -> Entry:
+    """Mark an entry present (or not any more) before the event starts; needs ``check_in: true``."""
+    event = await lock_event(session, event_id)
+    entry = await get_entry(session, event_id, entry_id)
+    if not settings_of(event).check_in:
+        raise Conflict("this event has no check-in: set check_in: true in its settings")
+    if event.status != EventStatus.REGISTRATION:
+        raise Conflict(f"check-in closes when the event starts; it is {event.status}")
+    if entry.status != EntryStatus.ACTIVE:
+        raise Conflict(f"entry {entry.id} is {entry.status}")
+    if present and entry.checked_in_at is None:
+        entry.checked_in_at = utcnow()
+    elif not present:
+        entry.checked_in_at = None
+    await session.flush()
+    return entry
+
+
+# --------------------------------------------------------------------------- identity
+@dataclass(frozen=True)
+class IdentityView:
+    """An entry's player, how the registration found it, and the player's other events."""
+
+    entry: Entry
+    player: Player
+    other_events: list[tuple[str, str, str]]  # (event id, event name, entry id)
+
+
+async def identity_view(session: AsyncSession, event_id: str, entry_id: str) -> IdentityView:
+    entry = await get_entry(session, event_id, entry_id)
+    player = await session.get(Player, entry.player_id)
+    assert player is not None
+    rows = await session.execute(
+        select(Event.id, Event.name, Entry.id)
+        .join(Entry, Entry.event_id == Event.id)
+        .where(Entry.player_id == player.id, Event.id != event_id)
+        .order_by(Event.created_at, Event.id)
+    )
+    return IdentityView(entry, player, [(r[0], r[1], r[2]) for r in rows])
+
+
+async def split_identity(
+    session: AsyncSession, event_id: str, entry_id: str, principal: Principal
+) -> IdentityView:
+    """Undo the match of an entry to an existing player: the entry gets a new player of its own (same
+    name, no external id). Only during registration: after the start its results may be rated."""
+    event = await lock_event(session, event_id)
+    if event.status != EventStatus.REGISTRATION:
+        raise Conflict(f"an entry's player can change only during registration; the event is {event.status}")
+    entry = await get_entry(session, event_id, entry_id)
+    before = await session.get(Player, entry.player_id)
+    assert before is not None
+    others = (
+        await session.execute(
+            select(func.count()).select_from(Entry).where(Entry.player_id == before.id, Entry.id != entry.id)
+        )
+    ).scalar_one()
+    if not others:
+        raise Conflict(f"entry {entry.id} is the only entry of player {before.id}: there is no match to undo")
+    player = Player(name=before.name, name_key=before.name_key, external_id=None)
+    session.add(player)
+    await session.flush()
+    entry.player_id = player.id
+    entry.matched_by = "new"
+    record(
+        session,
+        event.id,
+        "identity_split",
+        principal,
+        {"entry": entry.id, "from_player": before.id, "to_player": player.id, "name": entry.name},
+    )
+    await session.flush()
+    return await identity_view(session, event_id, entry_id)
+
+
+# --------------------------------------------------------------------------- cancel, delete
+async def cancel_event(session: AsyncSession, event_id: str, principal: Principal) -> EventView:
+    """Cancel an event in registration or running: nothing more is paired; its results stay."""
+    event = await lock_event(session, event_id)
+    if event.status not in (EventStatus.REGISTRATION, EventStatus.RUNNING):
+        raise Conflict(f"only an event in registration or running can be cancelled; it is {event.status}")
+    record(session, event.id, "cancel", principal, {"status_before": event.status})
+    event.status = EventStatus.CANCELLED
+    await session.flush()
+    return await event_view(session, event)
+
+
+async def delete_event(session: AsyncSession, event_id: str) -> None:
+    """Delete an event that never started (no stage was ever opened), with its entries."""
+    event = await lock_event(session, event_id)
+    if await stages_of(session, event.id):
+        raise Conflict(f"event {event.id} has started: cancel it instead (POST /v1/events/{event.id}/cancel)")
+    await session.execute(delete(EventHistory).where(EventHistory.event_id == event.id))
+    await session.execute(delete(Entry).where(Entry.event_id == event.id))
+    await session.delete(event)
+    await session.flush()
+
+
+# --------------------------------------------------------------------------- forbidden pairs
+async def put_forbidden_pairs(
+    session: AsyncSession, event_id: str, pairs: list[list[str]], principal: Principal
+) -> list[list[str]]:
+    """Replace the event's forbidden pairs; every pair must be two different entries of the event."""
+    event = await lock_event(session, event_id)
+    if event.status not in (EventStatus.REGISTRATION, EventStatus.RUNNING):
+        raise Conflict(f"the event is {event.status}")
+    entries = await entries_by_id(session, event.id)
+    problems: list[Problem] = []
+    seen: set[tuple[str, str]] = set()
+    out: list[list[str]] = []
+    for i, pair in enumerate(pairs):
+        for j, e in enumerate(pair):
+            if e not in entries:
+                problems.append(Problem(("pairs", i, j), f"entry {e} is not in this event"))
+        if len(pair) != 2 or pair[0] == pair[1]:
+            problems.append(Problem(("pairs", i), "a pair is two different entries"))
+            continue
+        key = (min(pair), max(pair))
+        if key in seen:
+            problems.append(Problem(("pairs", i), "this pair is listed twice"))
+        seen.add(key)
+        out.append(list(key))
+    if problems:
+        raise InvalidInput(f"{len(problems)} problem(s) in the forbidden pairs", problems)
+    record(session, event.id, "forbidden_pairs", principal, {"pairs": out})
+    event.forbidden_pairs = out
+    await session.flush()
+    return out
+
+
+async def get_forbidden_pairs(session: AsyncSession, event_id: str) -> list[list[str]]:
+    return [list(p) for p in (await get_event(session, event_id)).forbidden_pairs or []]

@@ -16,11 +16,14 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core import lifecycle as core
+from app.core.access import Principal
 from app.core.errors import Conflict
 from app.core.pairing.groups import split_groups
 from app.core.stage_details import parse_details
 from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, StageStatus
-from app.db.models import Event, Job, Round, Stage
+from app.db.base import utcnow
+from app.db.models import Entry, Event, Job, Round, Stage
+from app.services.history import record
 from app.services.reads import (
     active_stage,
     count_entries,
@@ -106,13 +109,48 @@ async def activate_stage(
     return result
 
 
-async def start_event(session: AsyncSession, event: Event) -> Round | Job | None:
+def seed_order(entries: list[Entry]) -> list[Entry]:
+    """The order a first stage seeds its entries in: the given ``seed`` numbers first (1 is the top),
+    then by starting rating (highest first), then in registration order."""
+    return sorted(
+        entries,
+        key=lambda e: (
+            e.seed is None,
+            e.seed or 0,
+            e.rating_at_entry is None,
+            -(e.rating_at_entry or 0.0),
+            e.created_at,
+            e.id,
+        ),
+    )
+
+
+async def start_event(
+    session: AsyncSession, event: Event, principal: Principal | None = None, not_checked_in: str = "drop"
+) -> Round | Job | None:
     if event.status != EventStatus.REGISTRATION:
         raise Conflict(f"the event has already started: it is {event.status}")
-    entries = sorted(
-        [e for e in (await entries_by_id(session, event.id)).values() if e.status == EntryStatus.ACTIVE],
-        key=lambda e: (e.created_at, e.id),
+    entries = seed_order(
+        [e for e in (await entries_by_id(session, event.id)).values() if e.status == EntryStatus.ACTIVE]
     )
+    if settings_of(event).check_in:
+        absent = [e for e in entries if e.checked_in_at is None]
+        if absent and not_checked_in == "refuse":
+            names = ", ".join(e.name for e in absent[:10]) + (" …" if len(absent) > 10 else "")
+            raise Conflict(f"{len(absent)} entries have not checked in: {names}")
+        now = utcnow()
+        for e in absent:
+            e.status = EntryStatus.DROPPED
+            e.dropped_at = now
+        if absent:
+            record(
+                session,
+                event.id,
+                "check_in_drop",
+                principal,
+                {"entries": [e.id for e in absent], "names": [e.name for e in absent]},
+            )
+        entries = [e for e in entries if e.checked_in_at is not None]
     await registry_of(session).rules_for(event).before_start(session, event, entries)
     if event.status == EventStatus.CANCELLED:
         await session.flush()
@@ -223,10 +261,13 @@ async def _progress(
     )
 
 
-async def start(session: AsyncSession, event_id: str) -> Progress:
-    """Start the event: tie-break values, groups, and the first stage's round or schedule job."""
+async def start(
+    session: AsyncSession, event_id: str, principal: Principal | None = None, not_checked_in: str = "drop"
+) -> Progress:
+    """Start the event: tie-break values, groups, and the first stage's round or schedule job. With
+    check-in, entries not checked in are dropped (or, ``not_checked_in="refuse"``, the start is a 409)."""
     event = await lock_event(session, event_id)
-    created = await start_event(session, event)
+    created = await start_event(session, event, principal, not_checked_in)
     return await _progress(session, event, await active_stage(session, event_id), created)
 
 

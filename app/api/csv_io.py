@@ -1,0 +1,94 @@
+"""CSV in and out of the API: registration rows read from ``text/csv``, and tables written as CSV
+(standings, pairings, the cross-table). Parsing and formatting only; the services own the rules."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from fastapi.responses import Response
+
+from app.core.errors import InvalidInput, Problem
+
+# Registration columns; ``team`` is read as ``club``. ``characters`` are separated by ``|``.
+ENTRY_COLUMNS = ("name", "player_id", "external_id", "rating", "seed", "club", "characters", "organizer")
+ALIASES = {"team": "club"}
+MAX_ROWS = 5000
+
+
+def read_entry_rows(text: str) -> list[dict[str, Any]]:
+    """The rows of a registration CSV (a header line, then one player a line) as request bodies.
+    An unknown or missing header is an InvalidInput naming it; empty cells are left out."""
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise InvalidInput("the CSV is empty", [Problem(("csv", 1), "a header line is required")]) from None
+    except csv.Error as exc:
+        raise InvalidInput("the CSV cannot be read", [Problem(("csv", 1), str(exc))]) from None
+    columns = [ALIASES.get(h.strip().lower(), h.strip().lower()) for h in header]
+    problems = [
+        Problem(("csv", 1, i), f"unknown column {h!r}; use {', '.join(ENTRY_COLUMNS)}")
+        for i, h in enumerate(columns)
+        if h not in ENTRY_COLUMNS
+    ]
+    if "name" not in columns and "player_id" not in columns:
+        problems.append(Problem(("csv", 1), "a name (or player_id) column is required"))
+    if len(set(columns)) != len(columns):
+        problems.append(Problem(("csv", 1), "a column is named twice"))
+    if problems:
+        raise InvalidInput("the CSV header is not valid", problems)
+    rows: list[dict[str, Any]] = []
+    try:
+        for line in reader:
+            if not any(cell.strip() for cell in line):
+                rows.append({})  # kept so that row numbers stay line numbers; reported as empty
+                continue
+            row: dict[str, Any] = {}
+            for col, cell in zip(columns, line, strict=False):
+                value = cell.strip()
+                if not value:
+                    continue
+                if col == "characters":
+                    row[col] = [c.strip() for c in value.split("|") if c.strip()]
+                elif col == "organizer":
+                    row[col] = value.lower() in ("1", "true", "yes", "y")
+                else:
+                    row[col] = value
+            if len(line) > len(columns):
+                row["__extra__"] = line[len(columns) :]
+            rows.append(row)
+            if len(rows) > MAX_ROWS:
+                raise InvalidInput(
+                    "too many rows", [Problem(("csv",), f"at most {MAX_ROWS} rows in one registration")]
+                )
+    except csv.Error as exc:
+        raise InvalidInput("the CSV cannot be read", [Problem(("csv", reader.line_num), str(exc))]) from None
+    return rows
+
+
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow(["" if v is None else v for v in row])
+    return out.getvalue()
+
+
+def csv_response(header: Sequence[str], rows: Iterable[Sequence[Any]], filename: str) -> Response:
+    return Response(
+        csv_text(header, rows),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+CSV_CONTENT: dict[int | str, dict[str, Any]] = {
+    200: {
+        "content": {"text/csv": {"schema": {"type": "string"}}},
+        "description": "JSON, or CSV with ?format=csv",
+    }
+}
