@@ -22,6 +22,8 @@ from app.api.schemas import (
     SeatResultRead,
     StandingRowRead,
     StandingsRead,
+    SwapIn,
+    UndoneRound,
 )
 from app.core.access import Access, authorize
 from app.core.errors import Unauthorized
@@ -105,6 +107,7 @@ def round_read(view: RoundView) -> RoundRead:
         stage=view.stage.index,
         matches=[match_read(m, view.round, view.stage, view.names) for m in view.matches],
         pairing=(view.round.details or {}).get("pairing"),
+        swaps=(view.round.details or {}).get("swaps", []),
     )
 
 
@@ -167,6 +170,36 @@ async def get_round(
     event_id: str, number: Annotated[int, Path(ge=1, le=1_000_000)], session: SessionDep
 ) -> RoundRead:
     return round_read(await round_svc.round_by_number(session, event_id, number))
+
+
+@router.delete("/v1/events/{event_id}/rounds/{number}", operation_id="undo_round", response_model=UndoneRound)
+async def undo_round(
+    event_id: str,
+    number: Annotated[int, Path(ge=1, le=1_000_000)],
+    session: SessionDep,
+    principal: MaybePrincipal,
+) -> UndoneRound:
+    """Undo the last round (organizer) while none of its matches is reported, to pair it again;
+    409 naming the reported matches. Kept in the event's history."""
+    who = authorize(principal, Access.ORGANIZER, event_id=event_id)
+    return UndoneRound(**await lifecycle.undo_round(session, event_id, number, who))
+
+
+@router.post(
+    "/v1/events/{event_id}/rounds/{number}/swap", operation_id="swap_entries", response_model=RoundRead
+)
+async def swap_entries(
+    event_id: str,
+    number: Annotated[int, Path(ge=1, le=1_000_000)],
+    body: SwapIn,
+    session: SessionDep,
+    principal: MaybePrincipal,
+) -> RoundRead:
+    """Swap two entries between unreported tables of a round, or their seats at one table
+    (organizer). Kept in the event's history and in the round's `swaps`."""
+    who = authorize(principal, Access.ORGANIZER, event_id=event_id)
+    a, b = body.entries
+    return round_read(await lifecycle.swap_entries(session, event_id, number, a, b, who))
 
 
 @router.get("/v1/matches/{match_id}", operation_id="get_match", response_model=MatchRead)

@@ -272,6 +272,15 @@ class RoundRead(BaseModel):
         description="why a generated Swiss round is paired as it is: each pair's score gap, rank "
         "distance, rematch flag and cost, the bye and its recipient's earlier byes",
     )
+    swaps: list[dict[str, Any]] = Field(
+        default_factory=list, description="the organizer's swaps made after the round was paired"
+    )
+
+
+class UndoneRound(BaseModel):
+    round: int
+    stage: int
+    tables: list[list[str]] = Field(description="the tables the undone round had")
 
 
 class StandingRowRead(BaseModel):

@@ -13,16 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import selectinload
 
 from app.core import lifecycle as core
 from app.core.access import Principal
-from app.core.errors import Conflict
+from app.core.errors import Conflict, InvalidInput, NotFound, Problem
 from app.core.pairing.groups import split_groups
 from app.core.stage_details import parse_details
-from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, StageStatus
+from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, MatchStatus, StageStatus
 from app.db.base import utcnow
-from app.db.models import Entry, Event, Job, Round, Stage
+from app.db.models import Entry, Event, Job, Match, Round, Seat, Stage
 from app.services.history import record
 from app.services.reads import (
     active_stage,
@@ -72,7 +74,14 @@ async def pair_next_round(
         return await create_round(session, event, stage, custom)
     explain: dict[str, Any] = {}
     generated = await fmt.next_tables(session, event, stage, rounds, explain)
-    return await create_round(session, event, stage, generated, {"pairing": explain} if explain else None)
+    return await create_round(
+        session,
+        event,
+        stage,
+        generated,
+        {"pairing": explain} if explain else None,
+        first_seat_token=bool(explain.get("seat_balance")),
+    )
 
 
 async def activate_stage(
@@ -282,3 +291,107 @@ async def close_stage(session: AsyncSession, event_id: str) -> Progress:
     event = await lock_event(session, event_id)
     stage, created = await advance(session, event)
     return await _progress(session, event, stage, created)
+
+
+# --------------------------------------------------------------------------- undo and swap
+def _unreported(matches: list[Match]) -> list[Match]:
+    """The matches that already carry a claim or a result (a bye is part of the pairing)."""
+    return [m for m in matches if m.status not in (MatchStatus.PENDING, MatchStatus.BYE)]
+
+
+async def _round_matches(session: AsyncSession, rnd: Round) -> list[Match]:
+    rows = await session.execute(
+        select(Match).where(Match.round_id == rnd.id).options(selectinload(Match.seats)).order_by(Match.table)
+    )
+    return list(rows.scalars())
+
+
+async def undo_round(
+    session: AsyncSession, event_id: str, number: int, principal: Principal
+) -> dict[str, Any]:
+    """Delete the event's last round while none of its matches is reported, so that it can be paired
+    again (after a no-show is dropped, say). A reported match is a 409 naming it. Audited."""
+    event = await lock_event(session, event_id)
+    if event.status != EventStatus.RUNNING:
+        raise Conflict(f"rounds are undone while the event runs; it is {event.status}")
+    rnd = (
+        await session.execute(select(Round).where(Round.event_id == event.id, Round.number == number))
+    ).scalar_one_or_none()
+    if rnd is None:
+        raise NotFound(f"round {number} of event {event_id} not found")
+    last = (
+        await session.execute(select(func.max(Round.number)).where(Round.event_id == event.id))
+    ).scalar_one()
+    if number != last:
+        raise Conflict(f"only the last round ({last}) can be undone")
+    stage = await active_stage(session, event.id)
+    if stage is None or stage.id != rnd.stage_id:
+        raise Conflict(f"round {number} belongs to a closed stage")
+    matches = await _round_matches(session, rnd)
+    reported = _unreported(matches)
+    if reported:
+        names = "; ".join(f"table {m.table} (match {m.id}) is {m.status}" for m in reported)
+        raise Conflict(f"round {number} cannot be undone: {names}")
+    rounds = await stage_rounds(session, stage)
+    why = registry_of(session).format_of(stage).cannot_undo(stage, rounds)
+    if why is not None:
+        raise Conflict(f"round {number} cannot be undone: {why}")
+    tables = [[s.entry_id for s in sorted(m.seats, key=lambda s: s.seat)] for m in matches]
+    ids = [m.id for m in matches]
+    await session.execute(delete(Seat).where(Seat.match_id.in_(ids)))
+    await session.execute(delete(Match).where(Match.id.in_(ids)))
+    await session.execute(delete(Round).where(Round.id == rnd.id))
+    record(
+        session, event.id, "undo_round", principal, {"round": number, "stage": stage.index, "tables": tables}
+    )
+    await session.flush()
+    return {"round": number, "stage": stage.index, "tables": tables}
+
+
+async def swap_entries(
+    session: AsyncSession, event_id: str, number: int, a: str, b: str, principal: Principal
+) -> RoundView:
+    """Swap two entries of round ``number`` between their tables (or their seats at one table), both
+    tables unreported. Audited, and noted in the round's details."""
+    event = await lock_event(session, event_id)
+    if event.status != EventStatus.RUNNING:
+        raise Conflict(f"the event is {event.status}")
+    rnd = (
+        await session.execute(select(Round).where(Round.event_id == event.id, Round.number == number))
+    ).scalar_one_or_none()
+    if rnd is None:
+        raise NotFound(f"round {number} of event {event_id} not found")
+    if a == b:
+        raise InvalidInput(
+            "swap two different entries", [Problem(("entries",), "the two entries are the same")]
+        )
+    matches = await _round_matches(session, rnd)
+    seat_of = {s.entry_id: (m, s) for m in matches for s in m.seats}
+    problems = [
+        Problem(("entries", i), f"entry {e} does not play in round {number}")
+        for i, e in enumerate((a, b))
+        if e not in seat_of
+    ]
+    if problems:
+        raise InvalidInput(problems[0].msg, problems)
+    (ma, sa), (mb, sb) = seat_of[a], seat_of[b]
+    reported = _unreported([ma] if ma is mb else [ma, mb])
+    if reported:
+        names = "; ".join(f"table {m.table} (match {m.id}) is {m.status}" for m in reported)
+        raise Conflict(f"only unreported tables can be swapped: {names}")
+    if ma is mb:
+        # one table: the two seats change hands; the first token stays with its seat
+        pos_a, pos_b = sa.seat, sb.seat
+        tok_a, tok_b = sa.first_token, sb.first_token
+        sa.seat = -1
+        await session.flush()
+        sb.seat, sb.first_token = pos_a, tok_a
+        await session.flush()
+        sa.seat, sa.first_token = pos_b, tok_b
+    else:
+        sa.entry_id, sb.entry_id = b, a
+    detail = {"round": number, "entries": [a, b], "tables": [ma.table, mb.table]}
+    rnd.details = {**(rnd.details or {}), "swaps": [*(rnd.details or {}).get("swaps", []), detail]}
+    record(session, event.id, "swap", principal, detail)
+    await session.flush()
+    return await round_view(session, rnd)

@@ -32,8 +32,12 @@ async def create_round(
     stage: Stage,
     tables: list[list[str]],
     details: dict[str, Any] | None = None,
+    *,
+    first_seat_token: bool = False,
 ) -> Round:
-    """One round of exactly these tables; a table of one entry is a bye."""
+    """One round of exactly these tables; a table of one entry is a bye. The first token is drawn
+    per table from the event seed, or (``first_seat_token``: seats allocated by history) held by
+    seat 0."""
     number = await _next_round_number(session, event.id)
     rnd = Round(event_id=event.id, stage_id=stage.id, number=number, details=details or {})
     session.add(rnd)
@@ -44,7 +48,7 @@ async def create_round(
         bye = len(table) == 1
         first = (
             0
-            if bye
+            if bye or first_seat_token
             else rng.stream(event.seed, f"round:{number}:table:{t}:first_token").randrange(len(table))
         )
         match = Match(

@@ -34,7 +34,22 @@ Rulings where the spec is silent:
   has not met (depth-first, backtracking), i.e. the lexicographically first rematch-free pairing, which
   is the minimal departure from 1–2, 3–4, …. If none exists (or the search exceeds ``SEARCH_BUDGET``
   steps) the ``matching`` result (fewest rematches) is used and a note says so.
-* In every pair ``first`` is the higher-ranked entry; seat/colour allocation is left to the caller.
+* Forbidden pairs (``forbidden``) are left out of the sparse graph like rematches and cost
+  ``FORBIDDEN_PENALTY`` (10¹⁴, above any rematch) on the complete graph, so one is paired only when
+  nothing else can be; a note then says so.
+* Same club (``avoid_same_club``): a pair of one ``club`` costs ``CLUB_PENALTY`` (60): less than one
+  point of score gap (100), more than the rank distance of swapping partners inside a score group,
+  so clubmates meet only when avoiding them would cost a score float. Such edges do not fill an
+  entry's window, so each entry still reaches ``k`` partners of other clubs.
+* Seat balance (an entry's ``seats`` given): a pair whose two entries *need* the same seat
+  (``seats.seat_need``: a seat difference of ±1 or more, or two equal seats in a row) costs
+  ``SEAT_WEIGHT`` (120), and the window widens to ``SEAT_WINDOW`` (12) partners not needing the
+  same seat. 120 is more than one point of score gap: the pairing floats an entry a point rather
+  than leave someone two seats out of balance or on one seat three times in a row. Measured in
+  ``bench/seats_bench.py`` (below 90 or with the narrow window, more than 5% of 1,000 entries end 8
+  rounds two seats out of balance).
+* In every pair ``first`` is the higher-ranked entry; seats are allocated by ``seats.allocate``
+  (or the caller).
 * First round: ``first_round_order`` shuffles with ``rng.stream(seed, purpose)``; by rating, the caller
   sorts instead. Either way the list then goes to ``pair_swiss`` (all scores equal → 1–2, 3–4, …).
 """
@@ -49,10 +64,15 @@ import rustworkx as rx
 
 from app.core import rng
 from app.core.errors import InvalidInput, Problem
+from app.core.pairing.seats import seat_need
 
 GAP_WEIGHT = 100
 RANK_WEIGHT = 1
 REMATCH_PENALTY = 10**12
+FORBIDDEN_PENALTY = 10**14
+CLUB_PENALTY = 60
+SEAT_WEIGHT = 120
+SEAT_WINDOW = 12
 INITIAL_WINDOW = 4
 BLOCK_SIZE = 1000
 SEARCH_BUDGET = 200_000
@@ -68,6 +88,9 @@ class SwissEntry:
     score: float = 0.0
     opponents: frozenset[str] = frozenset()
     byes: int = 0
+    forbidden: frozenset[str] = frozenset()  # entries this one is never paired with
+    club: str | None = None
+    seats: tuple[int, ...] | None = None  # seat history (0 first, 1 second) when seats are balanced
 
 
 @dataclass(frozen=True)
@@ -80,6 +103,12 @@ class PairCost:
     rematch: bool
     rematch_penalty: int
     total: int
+    forbidden: bool = False
+    forbidden_penalty: int = 0
+    same_club: bool = False
+    club_cost: int = 0
+    seat_clash: bool = False
+    seat_cost: int = 0
 
 
 @dataclass(frozen=True)
@@ -113,8 +142,29 @@ def first_round_order(entry_ids: Iterable[str], seed: str, purpose: str = "swiss
     return ids
 
 
+def is_forbidden(a: SwissEntry, b: SwissEntry) -> bool:
+    return b.id in a.forbidden or a.id in b.forbidden
+
+
+def same_club(a: SwissEntry, b: SwissEntry) -> bool:
+    return a.club is not None and a.club == b.club
+
+
+def seat_clash(a: SwissEntry, b: SwissEntry) -> bool:
+    """Both entries must have the same seat (an absolute preference each): one of them cannot."""
+    if a.seats is None or b.seats is None:
+        return False
+    need = seat_need(a.seats)
+    return need is not None and need == seat_need(b.seats)
+
+
 def pair_cost(
-    a: SwissEntry, b: SwissEntry, rank_a: int, rank_b: int, avoid_rematches: bool = True
+    a: SwissEntry,
+    b: SwissEntry,
+    rank_a: int,
+    rank_b: int,
+    avoid_rematches: bool = True,
+    avoid_same_club: bool = False,
 ) -> PairCost:
     """The cost of pairing ``a`` (at rank ``rank_a``) with ``b`` (at ``rank_b``)."""
     gap = abs(a.score - b.score)
@@ -122,7 +172,27 @@ def pair_cost(
     dist = abs(rank_a - rank_b) * RANK_WEIGHT
     rematch = b.id in a.opponents or a.id in b.opponents
     penalty = REMATCH_PENALTY if (rematch and avoid_rematches) else 0
-    return PairCost(gap, gap_cost, dist, rematch, penalty, gap_cost + dist + penalty)
+    forbidden = is_forbidden(a, b)
+    forbidden_penalty = FORBIDDEN_PENALTY if forbidden else 0
+    club = same_club(a, b)
+    club_cost = CLUB_PENALTY if (club and avoid_same_club) else 0
+    clash = seat_clash(a, b)
+    seat_cost = SEAT_WEIGHT if clash else 0
+    total = gap_cost + dist + penalty + forbidden_penalty + club_cost + seat_cost
+    return PairCost(
+        gap,
+        gap_cost,
+        dist,
+        rematch,
+        penalty,
+        total,
+        forbidden,
+        forbidden_penalty,
+        club,
+        club_cost,
+        clash,
+        seat_cost,
+    )
 
 
 def choose_bye(entries: Sequence[SwissEntry]) -> int | None:
@@ -158,6 +228,7 @@ def pair_swiss(
     *,
     avoid_rematches: bool = True,
     pairing: PairingMethod | str = "matching",
+    avoid_same_club: bool = False,
 ) -> SwissPairing:
     """Pair one Swiss round. ``entries`` must be in ranking order, best first."""
     _validate(entries, pairing)
@@ -170,21 +241,25 @@ def pair_swiss(
     notes: list[str] = []
     window = 0
     if pairing == "adjacent":
-        if avoid_rematches:
-            found = _adjacent_search(rest)
+        constrained = avoid_rematches or any(e.forbidden for e in rest)
+        if constrained:
+            found = _adjacent_search(rest, avoid_rematches)
             if found is None:
                 notes.append("no rematch-free adjacent pairing found; used the fewest-rematch matching")
-                index_pairs, window = _match_all(rest, True)
+                index_pairs, window = _match_all(rest, avoid_rematches, avoid_same_club)
             else:
                 index_pairs = found
         else:
             index_pairs = [(i, i + 1) for i in range(0, len(rest), 2)]
     else:
-        index_pairs, window = _match_all(rest, avoid_rematches)
+        index_pairs, window = _match_all(rest, avoid_rematches, avoid_same_club)
     pairs = []
     for i, j in sorted(index_pairs):
-        cost = pair_cost(rest[i], rest[j], i, j, avoid_rematches)
+        cost = pair_cost(rest[i], rest[j], i, j, avoid_rematches, avoid_same_club)
         pairs.append(Pair(rest[i].id, rest[j].id, cost))
+    forced = sum(1 for p in pairs if p.cost.forbidden)
+    if forced:
+        notes.append(f"{forced} forbidden pair(s) could not be avoided")
     return SwissPairing(
         pairs=pairs,
         bye=bye,
@@ -196,12 +271,15 @@ def pair_swiss(
     )
 
 
-def _adjacent_search(rest: Sequence[SwissEntry]) -> list[tuple[int, int]] | None:
-    """Lexicographically first rematch-free pairing going down the list (iterative backtracking)."""
+def _adjacent_search(
+    rest: Sequence[SwissEntry], avoid_rematches: bool = True
+) -> list[tuple[int, int]] | None:
+    """Lexicographically first rematch-free (and forbidden-free) pairing going down the list
+    (iterative backtracking)."""
     m = len(rest)
     if m == 0:
         return []
-    met = [e.opponents for e in rest]
+    met = [(e.opponents if avoid_rematches else frozenset()) | e.forbidden for e in rest]
     ids = [e.id for e in rest]
     used = [False] * m
     stack: list[tuple[int, int]] = []
@@ -239,14 +317,16 @@ def _blocks(m: int) -> list[tuple[int, int]]:
     return out
 
 
-def _match_all(rest: Sequence[SwissEntry], avoid: bool) -> tuple[list[tuple[int, int]], int]:
+def _match_all(
+    rest: Sequence[SwissEntry], avoid: bool, avoid_club: bool = False
+) -> tuple[list[tuple[int, int]], int]:
     blocks = _blocks(len(rest))
     solved: dict[tuple[int, int], tuple[list[tuple[int, int]], int]] = {}
     i = 0
     while i < len(blocks):
         lo, hi = blocks[i]
-        pairs, rematches, k = _match_block(rest, lo, hi, avoid)
-        if rematches and avoid and len(blocks) > 1:
+        pairs, rematches, k = _match_block(rest, lo, hi, avoid, avoid_club)
+        if rematches and len(blocks) > 1:
             # The block's complete graph forces a rematch: merge with a neighbour and solve again.
             if i + 1 < len(blocks):
                 blocks[i : i + 2] = [(lo, blocks[i + 1][1])]
@@ -266,7 +346,7 @@ def _match_all(rest: Sequence[SwissEntry], avoid: bool) -> tuple[list[tuple[int,
 
 
 def _match_block(
-    rest: Sequence[SwissEntry], lo: int, hi: int, avoid: bool
+    rest: Sequence[SwissEntry], lo: int, hi: int, avoid: bool, avoid_club: bool = False
 ) -> tuple[list[tuple[int, int]], int, int]:
     """Min-cost perfect matching of ranks lo..hi-1, widening the window until it is good enough.
 
@@ -279,20 +359,40 @@ def _match_block(
     n = hi - lo
     if n == 0:
         return [], 0, 0
-    scores = [e.score for e in rest[lo:hi]]
-    ids = [e.id for e in rest[lo:hi]]
-    met = [e.opponents for e in rest[lo:hi]]
+    block = rest[lo:hi]
+    scores = [e.score for e in block]
+    ids = [e.id for e in block]
+    met = [e.opponents for e in block]
+    banned = [e.forbidden for e in block]
+    clubs = [e.club if avoid_club else None for e in block]
+    needs = [seat_need(e.seats) if e.seats is not None else None for e in block]
+    constrained = avoid or any(banned)
+
+    def is_rematch(a: int, b: int) -> bool:
+        return avoid and (ids[b] in met[a] or ids[a] in met[b])
+
+    def is_banned(a: int, b: int) -> bool:
+        return ids[b] in banned[a] or ids[a] in banned[b]
 
     def eligible(a: int, b: int) -> bool:
-        return not avoid or not (ids[b] in met[a] or ids[a] in met[b])
+        return not is_rematch(a, b) and not is_banned(a, b)
 
-    k = min(INITIAL_WINDOW, n - 1)
+    def counts(a: int, b: int) -> bool:
+        # an edge that fills the window: eligible, not to the same club when clubs are avoided, and
+        # not between two entries that need the same seat
+        return (
+            eligible(a, b)
+            and (clubs[a] is None or clubs[a] != clubs[b])
+            and (needs[a] is None or needs[a] != needs[b])
+        )
+
+    k = min(SEAT_WINDOW if any(x is not None for x in needs) else INITIAL_WINDOW, n - 1)
     fallback = False
     while True:
         chosen: set[tuple[int, int]] = set()
         if fallback:
             chosen = {(a, b) for a in range(n) for b in range(a + 1, n)}
-        elif not avoid:
+        elif not constrained and not any(clubs) and not any(n is not None for n in needs):
             chosen = {(a, b) for a in range(n) for b in range(a + 1, min(n, a + k + 1))}
         else:
             for a in range(n):
@@ -300,21 +400,27 @@ def _match_block(
                 while b < n and found < k:
                     if eligible(a, b):
                         chosen.add((a, b))
-                        found += 1
+                        found += counts(a, b)
                     b += 1
                 found, b = 0, a - 1
                 while b >= 0 and found < k:
                     if eligible(b, a):
                         chosen.add((b, a))
-                        found += 1
+                        found += counts(b, a)
                     b -= 1
         edges: list[tuple[int, int, int]] = []
         append = edges.append
         for a, b in sorted(chosen):
             gap = scores[a] - scores[b]
             cost = round(GAP_WEIGHT * gap * gap) + (b - a) * RANK_WEIGHT
-            if not eligible(a, b):
+            if is_rematch(a, b):
                 cost += REMATCH_PENALTY
+            if is_banned(a, b):
+                cost += FORBIDDEN_PENALTY
+            if clubs[a] is not None and clubs[a] == clubs[b]:
+                cost += CLUB_PENALTY
+            if needs[a] is not None and needs[a] == needs[b]:
+                cost += SEAT_WEIGHT
             append((a, b, cost))
         pairs: list[tuple[int, int]] = []
         if edges:

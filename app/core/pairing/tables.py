@@ -19,6 +19,9 @@ Rulings where the spec is silent:
 * Table sizes: t = ceil(count / N) tables, t·N − count of them with N−1 seats, placed at the bottom
   of the ranking. If N−1 seats are needed but fall below ``min_seats`` (default N−1), or the count
   cannot be written as tables of N and N−1 (e.g. 5 entries at tables of 4), InvalidInput says so.
+* A forbidden pair at a table costs ``FORBIDDEN_WEIGHT`` (10⁷, above any repeat); with
+  ``avoid_same_club`` two entries of one club at a table cost ``CLUB_WEIGHT`` (60, less than one
+  point of score gap between them, like in 2-seat Swiss). Both are reported per table.
 * Inside a table entries are listed in ranking order; seat order (first player) is the caller's.
 """
 
@@ -31,6 +34,8 @@ from app.core.errors import InvalidInput, Problem
 
 REPEAT_WEIGHT = 10_000
 GAP_WEIGHT = 100
+FORBIDDEN_WEIGHT = 10_000_000
+CLUB_WEIGHT = 60
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,8 @@ class TableEntry:
     id: str
     score: float = 0.0
     met: Mapping[str, int] = field(default_factory=dict)
+    forbidden: frozenset[str] = frozenset()
+    club: str | None = None
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,8 @@ class Table:
     entries: list[str]  # ranking order
     repeat_cost: int  # Σ m² over the table's pairs
     repeat_pairs: int  # pairs at the table that have met before
+    forbidden_pairs: int = 0  # forbidden pairs the table could not avoid
+    same_club_pairs: int = 0  # pairs of one club at the table (with avoid_same_club)
 
 
 @dataclass
@@ -95,6 +104,7 @@ def pair_tables(
     *,
     min_seats: int | None = None,
     max_passes: int = 50,
+    avoid_same_club: bool = False,
 ) -> TablePairing:
     """Seat one N-seat Swiss round. ``entries`` must be in ranking order, best first."""
     ids = [e.id for e in entries]
@@ -112,10 +122,16 @@ def pair_tables(
                 met[i][j] = max(met[i].get(j, 0), times)
                 met[j][i] = max(met[j].get(i, 0), times)
 
+    banned = [{index[o] for o in e.forbidden if o in index} for e in entries]
+    clubs = [e.club if avoid_same_club else None for e in entries]
+
     def cost(a: int, b: int) -> int:
         m = met[a].get(b, 0)
         gap = scores[a] - scores[b]
-        return REPEAT_WEIGHT * m * m + round(GAP_WEIGHT * gap * gap)
+        extra = FORBIDDEN_WEIGHT if (b in banned[a] or a in banned[b]) else 0
+        if clubs[a] is not None and clubs[a] == clubs[b]:
+            extra += CLUB_WEIGHT
+        return REPEAT_WEIGHT * m * m + round(GAP_WEIGHT * gap * gap) + extra
 
     tables: list[list[int]] = []
     start = 0
@@ -155,10 +171,14 @@ def pair_tables(
         members.sort()
         rep = 0
         rep_pairs = 0
+        banned_pairs = 0
+        club_pairs = 0
         for a_pos, a in enumerate(members):
             for b in members[a_pos + 1 :]:
                 m = met[a].get(b, 0)
                 rep += m * m
                 rep_pairs += m > 0
-        out.append(Table(number, [ids[i] for i in members], rep, rep_pairs))
+                banned_pairs += b in banned[a] or a in banned[b]
+                club_pairs += clubs[a] is not None and clubs[a] == clubs[b]
+        out.append(Table(number, [ids[i] for i in members], rep, rep_pairs, banned_pairs, club_pairs))
     return TablePairing(out, sum(t.repeat_cost for t in out), swaps, passes)

@@ -64,6 +64,13 @@ class StageFormat:
         """The entries this stage takes from the previous stage's standings, in seed order."""
         return select_advancing(ranked, settings.advance)
 
+    def cannot_undo(self, stage: Stage, rounds: list[Round]) -> str | None:
+        """Why the stage's last round cannot be deleted and paired again (None when it can): by
+        default a stage's first round is what it drew as it opened, and is not drawn again."""
+        if len(rounds) <= 1:
+            return f"it is the first round of a {stage.format} stage, drawn as the stage opened"
+        return None
+
     def needed(self, entrants: list[str]) -> bool:
         """Whether the stage is played with these entrants (a playoff without a tie is skipped)."""
         return True
@@ -74,7 +81,14 @@ class StageFormat:
             return None
         explain: dict[str, Any] = {}
         tables = await self.next_tables(session, event, stage, [], explain)
-        return await create_round(session, event, stage, tables, {"pairing": explain} if explain else None)
+        return await create_round(
+            session,
+            event,
+            stage,
+            tables,
+            {"pairing": explain} if explain else None,
+            first_seat_token=bool(explain.get("seat_balance")),
+        )
 
 
 def one_table_incomplete(stage: Stage, rounds: list[Round]) -> str | None:

@@ -22,6 +22,9 @@ class Heats(StageFormat):
     late_entries = True
     concurrent_tables = True
 
+    def cannot_undo(self, stage: Stage, rounds: list[Round]) -> str | None:
+        return None  # heats are the organizer's explicit tables
+
     async def start(self, session: AsyncSession, event: Event, stage: Stage) -> Round | Job | None:
         return None
 

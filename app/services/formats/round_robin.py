@@ -57,6 +57,11 @@ class RoundRobin(StageFormat):
             return replace(details, schedule=circle_schedule(event, stage, details, settings.double))
         return details
 
+    def cannot_undo(self, stage: Stage, rounds: list[Round]) -> str | None:
+        if stage_settings(stage).table_size > 2:
+            return "this round robin's tables were released at once from its design"
+        return None  # the circle schedule gives the same round again
+
     async def start(self, session: AsyncSession, event: Event, stage: Stage) -> Round | Job | None:
         if stage_settings(stage).table_size == 2:
             return await self.first_round(session, event, stage)

@@ -14,9 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.errors import Conflict
 from app.core.lifecycle import swiss_rounds
+from app.core.pairing.seats import allocate, balanced_by_default
 from app.core.pairing.swiss import SwissEntry, first_round_order, pair_swiss
 from app.core.pairing.tables import TableEntry, pair_tables
-from app.core.vocabulary import EntryStatus, MatchStatus, StageFormatName
+from app.core.vocabulary import EntryStatus, MatchStatus, Outcome, StageFormatName
 from app.db.models import Entry, Event, Match, Round, Stage
 from app.services.formats.base import StageFormat
 from app.services.reads import (
@@ -27,6 +28,9 @@ from app.services.reads import (
     stage_settings,
     stage_standings,
 )
+
+# Games that give no seat: a forfeit or a void was not played at the table.
+SEATLESS = (Outcome.FORFEIT, Outcome.VOID)
 
 
 def _active_ids(stage: Stage, entries: dict[str, Entry]) -> list[str]:
@@ -40,6 +44,9 @@ def _limit(stage: Stage) -> int:
 class Swiss(StageFormat):
     name = StageFormatName.SWISS
     late_entries = True
+
+    def cannot_undo(self, stage: Stage, rounds: list[Round]) -> str | None:
+        return None  # every Swiss round, the first too, is paired again from the standings
 
     async def next_tables(
         self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]
@@ -82,8 +89,9 @@ async def _swiss_tables(
         order = [r.entry_id for r in rows if r.entry_id in set(active)]
     met: dict[str, dict[str, int]] = {e: {} for e in active}
     byes: dict[str, int] = {e: 0 for e in active}
+    seats: dict[str, list[int]] = {e: [] for e in active}
     for _, match in await stage_matches(session, stage):
-        ids = [s.entry_id for s in match.seats]
+        ids = [s.entry_id for s in sorted(match.seats, key=lambda s: s.seat)]
         if match.status == MatchStatus.BYE:
             if ids[0] in byes:
                 byes[ids[0]] += 1
@@ -92,29 +100,71 @@ async def _swiss_tables(
             for b in ids:
                 if a != b and a in met:
                     met[a][b] = met[a].get(b, 0) + 1
+        if len(ids) == 2 and match.status == MatchStatus.CONFIRMED and match.outcome not in SEATLESS:
+            for position, e in enumerate(ids):
+                if e in seats:
+                    seats[e].append(position)
+    forbidden: dict[str, set[str]] = {e: set() for e in active}
+    for a, b in event.forbidden_pairs or []:
+        if a in forbidden and b in forbidden:
+            forbidden[a].add(b)
+            forbidden[b].add(a)
+    clubs = {e: entries[e].club for e in active}
+    avoid_club = settings.avoid_same_club
+    if avoid_club is None:
+        avoid_club = any(c is not None for c in clubs.values())
     if settings.table_size == 2:
+        balance = settings.seat_balance
+        if balance is None:
+            balance = balanced_by_default(event.game_key)
         pairing = pair_swiss(
-            [SwissEntry(e, rows_points.get(e, 0.0), frozenset(met[e]), byes[e]) for e in order],
+            [
+                SwissEntry(
+                    e,
+                    rows_points.get(e, 0.0),
+                    frozenset(met[e]),
+                    byes[e],
+                    frozenset(forbidden[e]),
+                    clubs[e],
+                    tuple(seats[e]) if balance else None,
+                )
+                for e in order
+            ],
             avoid_rematches=settings.avoid_rematches,
             pairing=settings.pairing,
+            avoid_same_club=avoid_club,
         )
-        tables = [[p.first, p.second] for p in pairing.pairs]
+        described = []
+        tables = []
+        for t, p in enumerate(pairing.pairs, start=1):
+            row: dict[str, Any] = {
+                "entries": [p.first, p.second],
+                "score_gap": p.cost.score_gap,
+                "rank_distance": p.cost.rank_distance,
+                "rematch": p.cost.rematch,
+                "forbidden": p.cost.forbidden,
+                "same_club": p.cost.same_club,
+                "club_cost": p.cost.club_cost,
+                "seat_clash": p.cost.seat_clash,
+                "seat_cost": p.cost.seat_cost,
+                "cost": p.cost.total,
+            }
+            if balance:
+                seated = allocate(p.first, p.second, seats[p.first], seats[p.second], t)
+                tables.append([seated.first, seated.second])
+                row["seats"] = {"first": seated.first, "rule": seated.rule, "reason": seated.reason}
+            else:
+                tables.append([p.first, p.second])
+            described.append(row)
         if pairing.bye is not None:
             tables.append([pairing.bye.entry])
         explain.update(
             method=pairing.method,
             total_cost=pairing.total_cost,
             rematches=pairing.rematches,
-            pairs=[
-                {
-                    "entries": [p.first, p.second],
-                    "score_gap": p.cost.score_gap,
-                    "rank_distance": p.cost.rank_distance,
-                    "rematch": p.cost.rematch,
-                    "cost": p.cost.total,
-                }
-                for p in pairing.pairs
-            ],
+            avoid_same_club=avoid_club,
+            seat_balance=balance,
+            pairs=described,
             bye=None
             if pairing.bye is None
             else {"entry": pairing.bye.entry, "byes_before": pairing.bye.byes_before},
@@ -122,14 +172,24 @@ async def _swiss_tables(
         )
         return tables
     game = await game_of(session, event)
-    seated = pair_tables(
-        [TableEntry(e, rows_points.get(e, 0.0), met[e]) for e in order],
+    seated_tables = pair_tables(
+        [TableEntry(e, rows_points.get(e, 0.0), met[e], frozenset(forbidden[e]), clubs[e]) for e in order],
         settings.table_size,
         min_seats=game.min_seats,
+        avoid_same_club=avoid_club,
     )
     explain.update(
         method="tables",
-        total_repeat_cost=seated.total_repeat_cost,
-        tables=[{"entries": t.entries, "repeat_cost": t.repeat_cost} for t in seated.tables],
+        total_repeat_cost=seated_tables.total_repeat_cost,
+        avoid_same_club=avoid_club,
+        tables=[
+            {
+                "entries": t.entries,
+                "repeat_cost": t.repeat_cost,
+                "forbidden_pairs": t.forbidden_pairs,
+                "same_club_pairs": t.same_club_pairs,
+            }
+            for t in seated_tables.tables
+        ],
     )
-    return [t.entries for t in seated.tables]
+    return [t.entries for t in seated_tables.tables]
