@@ -268,6 +268,8 @@ async def get_standings(
         event_id=event_id,
         stage=view.stage.index if view.stage is not None else None,
         group=group,
+        tiebreaks=list(view.tiebreaks),
+        tiebreaks_from=view.tiebreaks_from,
         rows=[
             StandingRowRead(
                 rank=r.rank,

@@ -17,6 +17,7 @@ from app.core.event_settings import EventSettings, StageSettings
 from app.core.scoring import GameResult, SeatResult
 from app.core.stage_details import StageDetails, parse_details
 from app.core.standings import EntryInfo, StandingRow, StandingsConfig, compute_standings, standings_config
+from app.core.tiebreaks import default_chain
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome, StageStatus
 from app.db.models import Entry, Event, Game, Match, Round, Stage
 
@@ -143,10 +144,22 @@ def game_result(rnd: Round, match: Match) -> GameResult | None:
     return GameResult(match.id, rnd.number, match.outcome, seats)
 
 
-def stage_config(event: Event, stage: Stage | None) -> StandingsConfig:
-    """The event's standings settings, with the stage's own scoring / tiebreaks / basis where it sets them."""
+def tiebreak_source(event: Event, stage: Stage | None) -> str:
+    """Where a stage's tie-break chain comes from: ``settings``, or ``default:<format>``."""
     own = stage_settings(stage) if stage is not None else None
-    return standings_config(settings_of(event).standings_document(own))
+    if "tiebreaks" in settings_of(event).standings_document(own) or stage is None:
+        return "settings"
+    return f"default:{stage.format}"
+
+
+def stage_config(event: Event, stage: Stage | None) -> StandingsConfig:
+    """The event's standings settings, with the stage's own scoring / tiebreaks / basis where it sets
+    them; without ``tiebreaks`` anywhere, the stage format's default chain (``tiebreaks.DEFAULT_CHAINS``)."""
+    own = stage_settings(stage) if stage is not None else None
+    document = settings_of(event).standings_document(own)
+    if "tiebreaks" not in document and stage is not None:
+        document["tiebreaks"] = list(default_chain(stage.format))
+    return standings_config(document)
 
 
 async def stage_standings(

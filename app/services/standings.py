@@ -15,7 +15,14 @@ from app.core.errors import NotFound
 from app.core.standings import StandingRow
 from app.core.vocabulary import StageStatus
 from app.db.models import Round, Stage
-from app.services.reads import details_of, get_event, stage_standings, stages_of
+from app.services.reads import (
+    details_of,
+    get_event,
+    stage_config,
+    stage_standings,
+    stages_of,
+    tiebreak_source,
+)
 
 
 @dataclass(frozen=True)
@@ -24,6 +31,8 @@ class StandingsView:
     group: str | None
     rows: list[StandingRow]
     groups: dict[str, str]  # entry → group, when the stage is split
+    tiebreaks: tuple[str, ...] = ()  # the chain applied
+    tiebreaks_from: str = "settings"  # or default:<format>
 
 
 async def _chosen_stage(session: AsyncSession, event_id: str, index: int | None) -> Stage | None:
@@ -50,4 +59,5 @@ async def event_standings(
     stage = await _chosen_stage(session, event_id, stage_index)
     rows = await stage_standings(session, event, stage, group)
     groups = dict(details_of(stage).groups) if stage is not None else {}
-    return StandingsView(stage, group, rows, groups)
+    chain = stage_config(event, stage).tiebreaks
+    return StandingsView(stage, group, rows, groups, chain, tiebreak_source(event, stage))

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from app.core.vocabulary import StageFormatName
 from app.services.formats.base import StageFormat
+from app.services.formats.double_elimination import DoubleElimination
 from app.services.formats.free_for_all import FreeForAll
 from app.services.formats.heats import Heats
 from app.services.formats.playoff import Playoff
@@ -16,5 +17,14 @@ from app.services.formats.swiss import Swiss
 
 FORMATS: Mapping[StageFormatName, StageFormat] = {
     f.name: f
-    for f in (Swiss(), RoundRobin(), SingleElimination(), Heats(), FreeForAll(), Series(), Playoff())
+    for f in (
+        Swiss(),
+        RoundRobin(),
+        SingleElimination(),
+        DoubleElimination(),
+        Heats(),
+        FreeForAll(),
+        Series(),
+        Playoff(),
+    )
 }
