@@ -24,6 +24,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from app.core.identity import name_key as identity_key
 from app.core.vocabulary import EntryStatus, EventStatus, JobStatus, MatchStatus, StageStatus
 from app.db.base import Base, UTCDateTime, id_column, utcnow
 
@@ -42,7 +43,12 @@ class Player(Base):
     id: Mapped[str] = id_column()
     name: Mapped[str] = mapped_column(String(200), nullable=False, index=True)
     # The name as identities are matched: NFKC, case-folded, spaces collapsed (app/core/identity.py).
-    name_key: Mapped[str] = mapped_column(String(200), nullable=False, index=True)
+    name_key: Mapped[str] = mapped_column(
+        String(200),
+        nullable=False,
+        index=True,
+        default=lambda ctx: identity_key(ctx.get_current_parameters()["name"]),
+    )
     external_id: Mapped[str | None] = mapped_column(String(200), unique=True)
     created_at: Mapped[datetime] = _created()
 

@@ -157,15 +157,7 @@ async def _event(session: Any, stages: list[dict[str, Any]], names: list[str]) -
         session, "Services", "generic", None, {"stages": stages}, "seed-for-services", uuid.uuid4().hex
     )
     for name in names:
-        await event_svc.add_entry(
-            session,
-            ev.id,
-            player_id=None,
-            name=name,
-            characters=[],
-            organizer=False,
-            token_hash=uuid.uuid4().hex,
-        )
+        await event_svc.add_entry(session, ev.id, event_svc.EntrySpec(name=name), uuid.uuid4().hex)
     return ev.id
 
 
@@ -221,13 +213,7 @@ async def test_a_late_entry_joins_only_a_format_that_takes_one(api: Any) -> None
             ev.settings = {**ev.settings, "late_entries": True}
             await lifecycle.start(session, eid)
             late = event_svc.add_entry(
-                session,
-                eid,
-                player_id=None,
-                name=f"Late {fmt}",
-                characters=[],
-                organizer=False,
-                token_hash=uuid.uuid4().hex,
+                session, eid, event_svc.EntrySpec(name=f"Late {fmt}"), uuid.uuid4().hex
             )
             if takes:
                 entry = await late
