@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from app.api.deps import SessionDep
 from app.core.games import battlebooks as bb
-from app.services.presets.battlebooks import ScoreCardView, score_card
+from app.services.presets.battlebooks import ScoreCardView, score_card, score_cards
 
 router = APIRouter(tags=["battlebooks"])
 
@@ -163,3 +163,39 @@ async def get_scorecard(
             headers={"Content-Disposition": f'attachment; filename="{filename}"'},
         )
     return card
+
+
+class ScoreCardsRead(BaseModel):
+    event_id: str
+    cards: list[ScoreCardRead]
+
+
+@router.get(
+    "/v1/events/{event_id}/scorecards",
+    operation_id="get_scorecards",
+    response_model=ScoreCardsRead,
+    responses={200: {"content": {"text/csv": {}}}},
+)
+async def get_scorecards(
+    event_id: str,
+    session: SessionDep,
+    format: Annotated[
+        Literal["json", "csv"], Query(description="json, or csv: one file for the event")
+    ] = "json",
+) -> ScoreCardsRead | Response:
+    """Every entry's score card in one file: JSON, or CSV with each card's lines after its entry's
+    id and name (`?format=csv`)."""
+    cards = [scorecard_read(v) for v in await score_cards(session, event_id)]
+    if format == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(("entry_id", "name", *CSV_COLUMNS))
+        for card in cards:
+            for line in list(csv.reader(io.StringIO(_csv(card))))[1:]:
+                writer.writerow((card.entry_id, card.name, *line))
+        return Response(
+            out.getvalue(),
+            media_type="text/csv; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="scorecards-{event_id}.csv"'},
+        )
+    return ScoreCardsRead(event_id=event_id, cards=cards)

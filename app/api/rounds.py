@@ -5,12 +5,16 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Header, Path, Query, Request, Response
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 
+from app.api.csv_io import CSV_CONTENT, csv_response
 from app.api.deps import MaybePrincipal, SessionDep
 from app.api.events import event_read
 from app.api.idempotency import run_idempotent
 from app.api.schemas import (
+    CrossCellRead,
+    CrossRowRead,
+    CrossTableRead,
     HistoryRead,
     LifecycleRead,
     MatchRead,
@@ -26,9 +30,11 @@ from app.api.schemas import (
     UndoneRound,
 )
 from app.core.access import Access, authorize
+from app.core.crosstable import cell_text
 from app.core.errors import Unauthorized
 from app.core.vocabulary import MatchStatus
 from app.db.models import Match, ResultHistory, Round, Stage
+from app.services import exports as export_svc
 from app.services import lifecycle
 from app.services import results as result_svc
 from app.services import rounds as round_svc
@@ -160,9 +166,57 @@ async def create_round(
     return await run_idempotent(request, session, principal, body.model_dump() if body else {}, handler)
 
 
-@router.get("/v1/events/{event_id}/rounds", operation_id="list_rounds", response_model=list[RoundRead])
-async def list_rounds(event_id: str, session: SessionDep) -> list[RoundRead]:
-    return [round_read(v) for v in await round_svc.event_rounds(session, event_id)]
+ROUND_COLUMNS = (
+    "round",
+    "stage",
+    "table",
+    "match_id",
+    "status",
+    "outcome",
+    "seat",
+    "entry_id",
+    "name",
+    "first_token",
+    "place",
+    "score",
+)
+
+FormatQuery = Annotated[Literal["json", "csv"], Query(description="json, or csv for a spreadsheet")]
+
+
+@router.get(
+    "/v1/events/{event_id}/rounds",
+    operation_id="list_rounds",
+    response_model=list[RoundRead],
+    responses=CSV_CONTENT,
+)
+async def list_rounds(
+    event_id: str, session: SessionDep, format: FormatQuery = "json"
+) -> list[RoundRead] | Response:
+    """Every round with its matches; `?format=csv` gives the pairings one seat a line."""
+    views = await round_svc.event_rounds(session, event_id)
+    if format == "csv":
+        lines = [
+            (
+                v.round.number,
+                v.stage.index,
+                m.table,
+                m.id,
+                m.status,
+                m.outcome,
+                s.seat,
+                s.entry_id,
+                v.names.get(s.entry_id, ""),
+                s.first_token,
+                s.place,
+                s.score,
+            )
+            for v in views
+            for m in v.matches
+            for s in sorted(m.seats, key=lambda s: s.seat)
+        ]
+        return csv_response(ROUND_COLUMNS, lines, f"pairings-{event_id}.csv")
+    return [round_read(v) for v in views]
 
 
 @router.get("/v1/events/{event_id}/rounds/{number}", operation_id="get_round", response_model=RoundRead)
@@ -253,17 +307,48 @@ async def advance_event(event_id: str, session: SessionDep, principal: MaybePrin
     return lifecycle_read(await lifecycle.close_stage(session, event_id))
 
 
-@router.get("/v1/events/{event_id}/standings", operation_id="get_standings", response_model=StandingsRead)
+StageQuery = Annotated[
+    int | None, Query(ge=0, le=1000, description="stage index; default the current (or last) stage")
+]
+
+
+@router.get(
+    "/v1/events/{event_id}/standings",
+    operation_id="get_standings",
+    response_model=StandingsRead,
+    responses=CSV_CONTENT,
+)
 async def get_standings(
     event_id: str,
     session: SessionDep,
-    stage: Annotated[
-        int | None, Query(ge=0, description="stage index; default the current (or last) stage")
-    ] = None,
+    stage: StageQuery = None,
     group: Annotated[str | None, Query(max_length=32)] = None,
-) -> StandingsRead:
-    """Standings computed from the stored results, with every criterion's value and `decided_by`."""
+    format: FormatQuery = "json",
+) -> StandingsRead | Response:
+    """Standings computed from the stored results, with every criterion's value and `decided_by`
+    (`?format=csv`: one row a line, a column per tie-break)."""
     view = await standings_svc.event_standings(session, event_id, stage, group)
+    if format == "csv":
+        header = ("rank", "entry_id", "name", "points", "games", "wins", "differential", "average")
+        tail = ("decided_by", "group", "status")
+        lines = [
+            (
+                r.rank,
+                r.entry_id,
+                r.name,
+                r.points,
+                r.games,
+                r.wins,
+                r.differential,
+                r.average,
+                *(r.tiebreaks.get(t) for t in view.tiebreaks),
+                r.decided_by,
+                view.groups.get(r.entry_id),
+                r.status,
+            )
+            for r in view.rows
+        ]
+        return csv_response((*header, *view.tiebreaks, *tail), lines, f"standings-{event_id}.csv")
     return StandingsRead(
         event_id=event_id,
         stage=view.stage.index if view.stage is not None else None,
@@ -287,4 +372,66 @@ async def get_standings(
             )
             for r in view.rows
         ],
+    )
+
+
+@router.get(
+    "/v1/events/{event_id}/crosstable",
+    operation_id="get_crosstable",
+    response_model=CrossTableRead,
+    responses=CSV_CONTENT,
+)
+async def get_crosstable(
+    event_id: str, session: SessionDep, stage: StageQuery = None, format: FormatQuery = "json"
+) -> CrossTableRead | Response:
+    """The stage's cross-table: every entry in standings order, whom it met each round, in which
+    seat, with what result (`?format=csv`: cells like `+5w`, `=3b`, `-7w`, `+bye`)."""
+    view = await export_svc.crosstable_view(session, event_id, stage)
+    if format == "csv":
+        ranks = {r.entry_id: r.rank for r in view.rows}
+        lines = []
+        for r in view.rows:
+            by_round = {c.round: cell_text(c, ranks) for c in r.cells}
+            lines.append((r.rank, r.name, r.points, *(by_round.get(n, "") for n in view.rounds)))
+        header = ("rank", "name", "points", *(f"round {n}" for n in view.rounds))
+        return csv_response(header, lines, f"crosstable-{event_id}.csv")
+    return CrossTableRead(
+        event_id=event_id,
+        stage=view.stage.index if view.stage is not None else None,
+        rounds=view.rounds,
+        rows=[
+            CrossRowRead(
+                rank=r.rank,
+                entry_id=r.entry_id,
+                name=r.name,
+                points=r.points,
+                cells=[
+                    CrossCellRead(
+                        round=c.round,
+                        seat=c.seat,
+                        opponents=list(c.opponents),
+                        result=c.result,
+                        points=c.points,
+                        place=c.place,
+                    )
+                    for c in r.cells
+                ],
+                versus=dict(r.versus),
+            )
+            for r in view.rows
+        ],
+    )
+
+
+@router.get(
+    "/v1/events/{event_id}/trf",
+    operation_id="get_trf",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}},
+)
+async def get_trf(event_id: str, session: SessionDep, stage: StageQuery = None) -> PlainTextResponse:
+    """The FIDE TRF-16 file of a 2-seat Swiss or round robin stage (409 for another format)."""
+    text = await export_svc.trf_export(session, event_id, stage)
+    return PlainTextResponse(
+        text, headers={"Content-Disposition": f'attachment; filename="event-{event_id}.trf"'}
     )

@@ -317,3 +317,29 @@ class LifecycleRead(BaseModel):
     note: str | None = Field(
         default=None, description="what the organizer must do before the stage can go on"
     )
+
+
+# --- exports ---------------------------------------------------------------------------------
+class CrossCellRead(BaseModel):
+    round: int
+    seat: int | None = Field(description="0 the first seat; null for a bye")
+    opponents: list[str]
+    result: str
+    points: float
+    place: int | None = None
+
+
+class CrossRowRead(BaseModel):
+    rank: int
+    entry_id: str
+    name: str
+    points: float
+    cells: list[CrossCellRead]
+    versus: dict[str, float] = Field(description="opponent entry id → points scored against them")
+
+
+class CrossTableRead(BaseModel):
+    event_id: str
+    stage: int | None
+    rounds: list[int]
+    rows: list[CrossRowRead]

@@ -35,7 +35,7 @@ class StandingsView:
     tiebreaks_from: str = "settings"  # or default:<format>
 
 
-async def _chosen_stage(session: AsyncSession, event_id: str, index: int | None) -> Stage | None:
+async def chosen_stage(session: AsyncSession, event_id: str, index: int | None) -> Stage | None:
     stages = await stages_of(session, event_id)
     if index is not None:
         chosen = next((s for s in stages if s.index == index), None)
@@ -56,7 +56,7 @@ async def event_standings(
     session: AsyncSession, event_id: str, stage_index: int | None = None, group: str | None = None
 ) -> StandingsView:
     event = await get_event(session, event_id)
-    stage = await _chosen_stage(session, event_id, stage_index)
+    stage = await chosen_stage(session, event_id, stage_index)
     rows = await stage_standings(session, event, stage, group)
     groups = dict(details_of(stage).groups) if stage is not None else {}
     chain = stage_config(event, stage).tiebreaks

@@ -199,3 +199,10 @@ async def score_card(session: AsyncSession, event_id: str, entry_id: str) -> Sco
         games, rounds_in_stage, block, event_settings.game_minutes, event_settings.final_minutes
     )
     return ScoreCardView(event, entry, card)
+
+
+async def score_cards(session: AsyncSession, event_id: str) -> list[ScoreCardView]:
+    """Every entry's score card, in registration order (the whole event in one file)."""
+    await get_event(session, event_id)
+    entries = sorted((await entries_by_id(session, event_id)).values(), key=lambda e: (e.created_at, e.id))
+    return [await score_card(session, event_id, e.id) for e in entries]
