@@ -1,4 +1,4 @@
-"""The ``arbiter`` command: migrate, serve, worker, openapi."""
+"""The ``arbiter`` command: migrate, serve, worker, openapi, export, import."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +37,61 @@ def openapi_document() -> str:
     return json.dumps(spec, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+async def _transfer(database_url: str, action: str, arg: Any) -> Any:
+    """Run one transfer (app/services/transfer.py) in its own transaction on ``database_url``."""
+    from app.db.session import make_engine, make_sessionmaker
+    from app.services import transfer
+    from app.wiring import build_registry
+
+    engine = make_engine(database_url)
+    try:
+        async with make_sessionmaker(engine, build_registry().session_info())() as session:
+            if action == "export":
+                return await transfer.export_event(session, arg)
+            result = await transfer.import_event(session, arg)
+            await session.commit()
+            return result
+    finally:
+        await engine.dispose()
+
+
+def export_command(event_id: str, database_url: str) -> int:
+    import asyncio
+
+    from app.core.errors import DomainError
+
+    try:
+        doc = asyncio.run(_transfer(database_url, "export", event_id))
+    except DomainError as exc:
+        sys.stderr.write(f"arbiter export: {exc.detail}\n")
+        return 1
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False, sort_keys=True) + "\n")
+    return 0
+
+
+def import_command(path: str, database_url: str) -> int:
+    import asyncio
+
+    from app.core.errors import DomainError, InvalidInput
+
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        doc = json.loads(text)
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"arbiter import: cannot read {path}: {exc}\n")
+        return 1
+    migrate(database_url)
+    try:
+        result = asyncio.run(_transfer(database_url, "import", doc))
+    except DomainError as exc:
+        problems = "".join(f"\n  {'/'.join(map(str, p.loc))}: {p.msg}" for p in getattr(exc, "problems", []))
+        kind = "invalid file" if isinstance(exc, InvalidInput) else "refused"
+        sys.stderr.write(f"arbiter import: {kind}: {exc.detail}{problems}\n")
+        return 1
+    sys.stdout.write(json.dumps(result) + "\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="arbiter", description=__doc__)
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -46,6 +102,12 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("worker", help="run an arq worker (needs REDIS_URL)")
     oa = sub.add_parser("openapi", help="print the OpenAPI document")
     oa.add_argument("--out", type=Path)
+    ex = sub.add_parser(
+        "export", help="print a whole event as JSON (DATABASE_URL): arbiter export ID > event.json"
+    )
+    ex.add_argument("event_id")
+    im = sub.add_parser("import", help="write an exported event into DATABASE_URL (migrated first)")
+    im.add_argument("file", help="the file of arbiter export, or - for standard input")
     args = parser.parse_args(argv)
 
     if args.cmd == "migrate":
@@ -64,6 +126,12 @@ def main(argv: list[str] | None = None) -> None:
             args.out.write_text(doc)
         else:
             sys.stdout.write(doc)
+    elif args.cmd in ("export", "import"):
+        from app.settings import Settings
+
+        url = Settings().database_url
+        code = export_command(args.event_id, url) if args.cmd == "export" else import_command(args.file, url)
+        raise SystemExit(code)
 
 
 if __name__ == "__main__":
