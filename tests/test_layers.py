@@ -19,7 +19,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "app.wiring": ("app.services",),
     "app.api": ("app.core", "app.db", "app.jobs", "app.services", "app.settings"),
     "app.main": ("app.api", "app.db", "app.jobs", "app.services", "app.settings", "app.wiring"),
-    "app.cli": ("app.main", "app.settings", "workers"),
+    # an entry point like app.main: `arbiter export` / `import` open a session with the registry
+    "app.cli": ("app.main", "app.settings", "workers", "app.core", "app.db", "app.services", "app.wiring"),
 }
 
 

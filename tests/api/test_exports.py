@@ -11,7 +11,6 @@ from typing import Any
 from tests.support.api import (
     Api,
     assert_problem,
-    bearer,
     pair,
     play_round,
     report,

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 FIRST, SECOND = 0, 1
 
 # Games whose own rules draw who moves first (docs/battlebooks.md "Initiative token": drawn from the
-# event seed; docs/rite-of-command.md "The deal": a random first player): their seats are not
+# event seed; docs/rite-of-command.md "Dealing and play": a random first player): their seats are not
 # balanced by default. In every other game the first seat (white, the first player) is an
 # advantage worth balancing, so ``seat_balance`` is on by default in its 2-seat Swiss stages.
 FIRST_PLAYER_DRAWN = frozenset({"battlebooks", "rite-of-command"})
