@@ -175,6 +175,13 @@ def _spec_problems(spec: EntrySpec, loc: tuple[str | int, ...]) -> list[Problem]
     return []
 
 
+async def _seeds_taken(session: AsyncSession, event_id: str) -> set[int]:
+    rows = await session.execute(
+        select(Entry.seed).where(Entry.event_id == event_id, Entry.seed.is_not(None))
+    )
+    return {s for s in rows.scalars() if s is not None}
+
+
 async def _entered(session: AsyncSession, event_id: str, player_id: str) -> Entry | None:
     return (
         await session.execute(select(Entry).where(Entry.event_id == event_id, Entry.player_id == player_id))
@@ -236,8 +243,10 @@ async def add_entry(session: AsyncSession, event_id: str, spec: EntrySpec, token
     if capacity is not None and await count_entries(session, event.id) >= capacity:
         raise Conflict(f"the event is full ({capacity} entries)")
     problems = _spec_problems(spec, ())
+    if spec.seed is not None and spec.seed in await _seeds_taken(session, event.id):
+        problems.append(Problem(("seed",), f"seed {spec.seed} is already given to another entry"))
     if problems:
-        raise InvalidInput("characters repeat", problems)
+        raise InvalidInput(problems[0].msg, problems)
     return await _write_entry(session, event, stage, identity, spec, token_hash)
 
 
@@ -251,9 +260,14 @@ async def add_entries(
     problems: list[Problem] = []
     identities: list[Identity] = []
     first_row: dict[str, int] = {}
+    seeds = await _seeds_taken(session, event.id)
     for i, spec in enumerate(specs):
         loc: tuple[str | int, ...] = (where, i) if where == "rows" else (where, i + 2)
         problems.extend(_spec_problems(spec, loc))
+        if spec.seed is not None:
+            if spec.seed in seeds:
+                problems.append(Problem((*loc, "seed"), f"seed {spec.seed} is given twice"))
+            seeds.add(spec.seed)
         try:
             identity = await find_identity(
                 session, player_id=spec.player_id, name=spec.name, external_id=spec.external_id

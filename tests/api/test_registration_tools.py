@@ -51,11 +51,17 @@ async def test_csv_registration_and_a_bad_file_changes_nothing(api: Api) -> None
 
 async def test_bulk_names_duplicates_and_players_already_entered(api: Api) -> None:
     event_id, token, _ = await setup_event(api, ["Ada"])
-    rows = [{"name": "Bob"}, {"name": "ＡＤＡ"}, {"name": "bob"}, {"name": "Eve", "characters": ["x", "x"]}]
+    rows = [
+        {"name": "Bob", "seed": 1},
+        {"name": "ＡＤＡ"},
+        {"name": "bob"},
+        {"name": "Eve", "characters": ["x", "x"]},
+        {"name": "Fay", "seed": 1},
+    ]
     r = await api.client.post(f"/v1/events/{event_id}/entries", json=rows, headers=bearer(token))
     body = assert_problem(r, 422)
     bad = {e["loc"][1] for e in body["errors"]}
-    assert bad == {1, 2, 3}, body["errors"]
+    assert bad == {1, 2, 3, 4}, body["errors"]
     assert len((await api.client.get(f"/v1/events/{event_id}/entries")).json()) == 1
 
 
