@@ -196,3 +196,26 @@ async def test_seat_balance_is_off_where_the_game_draws_the_first_player(api: Ap
     rnd = (await start(api, event_id, token))["round"]
     assert rnd["pairing"]["seat_balance"] is False
     assert all("seats" not in p for p in rnd["pairing"]["pairs"])
+
+
+async def test_multi_seat_swiss_keeps_clubs_and_forbidden_pairs_apart(api: Api) -> None:
+    clubs = ["Red", "Red", "Blue", "Blue", "Green", "Green", "Gold", "Gold"]
+    entries = {f"P{i}": {"club": c} for i, c in enumerate(clubs)}
+    event_id, token, made = await setup_event(
+        api, entries, settings={"stages": [{"format": "swiss", "rounds": 2, "table_size": 4}]}
+    )
+    ids = {n: e["id"] for n, e in made.items()}
+    r = await api.client.put(
+        f"/v1/events/{event_id}/forbidden-pairs",
+        json={"pairs": [[ids["P0"], ids["P2"]]]},
+        headers=bearer(token),
+    )
+    assert r.status_code == 200, r.text
+    rnd = (await start(api, event_id, token))["round"]
+    assert rnd["pairing"]["avoid_same_club"] is True
+    for t in rnd["pairing"]["tables"]:
+        assert t["same_club_pairs"] == 0 and t["forbidden_pairs"] == 0
+    for m in rnd["matches"]:
+        seated = {s["entry_id"] for s in m["seats"]}
+        assert len({entries[n]["club"] for n, i in ids.items() if i in seated}) == len(seated)
+        assert not {ids["P0"], ids["P2"]} <= seated

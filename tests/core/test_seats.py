@@ -105,3 +105,20 @@ def test_two_entries_needing_the_same_seat_are_kept_apart_when_the_group_allows(
     assert all(not p.cost.seat_clash for p in pairing.pairs)
     without = pair_swiss([SwissEntry(e.id) for e in entries])
     assert [(p.first, p.second) for p in without.pairs] == [("a", "b"), ("c", "d")]
+
+
+def test_multi_seat_tables_keep_forbidden_pairs_and_clubs_apart() -> None:
+    from app.core.pairing.tables import TableEntry, pair_tables
+
+    ids = [f"e{i}" for i in range(8)]
+    clubs = ["Red", "Red", "Blue", "Blue", "Green", "Green", "Gold", "Gold"]
+    entries = [
+        TableEntry(e, club=c, forbidden=frozenset({"e3"}) if e == "e2" else frozenset())
+        for e, c in zip(ids, clubs, strict=True)
+    ]
+    plain = pair_tables(entries, 4)
+    assert sum(t.same_club_pairs for t in plain.tables) == 0  # clubs are counted only when avoided
+    kept = pair_tables(entries, 4, avoid_same_club=True)
+    for t in kept.tables:
+        assert t.forbidden_pairs == 0 and t.same_club_pairs == 0
+        assert len({clubs[ids.index(e)] for e in t.entries}) == 4
