@@ -15,9 +15,11 @@ reported.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
-from typing import Any
+from itertools import groupby
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -28,7 +30,39 @@ from app.services.ratings.pools import Sources
 
 CHUNK = 20_000
 
-OrderKey = tuple[datetime, str]
+
+class OrderKey(NamedTuple):
+    """Where a match sorts among the pool's games; compares as the plain tuple it is."""
+
+    at: datetime
+    match_id: str
+
+
+class GameRow(NamedTuple):
+    """The columns of ``games_stmt``, in order: one row per seat of a confirmed match, seats of a match
+    together. Rows arrive as asyncpg records or plain tuples laid out so; the builder unpacks them
+    into these names (cheaper than building a ``GameRow`` per row, or than indexing)."""
+
+    match_id: str
+    event_id: str
+    outcome: str | None
+    player_id: str
+    place: int | None
+    character: str | None
+    order_at: datetime
+    violation: bool
+
+
+def _column(name: str) -> Callable[[Sequence[Any]], Any]:
+    """A reader of one ``GameRow`` column of a streamed row (a record or a plain tuple)."""
+    return itemgetter(GameRow._fields.index(name))
+
+
+_match_id = _column("match_id")
+_player_id = _column("player_id")
+_place = _column("place")
+_character = _column("character")
+_violation = _column("violation")
 
 
 def order_col() -> Any:
@@ -36,19 +70,19 @@ def order_col() -> Any:
 
 
 def order_key(m: Match) -> OrderKey:
-    return (m.reported_at or m.created_at, m.id)
+    return OrderKey(m.reported_at or m.created_at, m.id)
 
 
 def games_stmt(sources: Sources, after: datetime | None = None) -> Any:
     stmt = (
-        select(
-            Match.id,
+        select(  # the columns of GameRow, in its order
+            Match.id.label("match_id"),
             Match.event_id,
             Match.outcome,
             Entry.player_id,
             Seat.place,
             Seat.character,
-            order_col().label("k"),
+            order_col().label("order_at"),
             Seat.violation,
         )
         .join(Seat, Seat.match_id == Match.id)
@@ -96,7 +130,8 @@ _UNRATED_2P = core.NEVER_RATED | {"forfeit"}
 
 
 class GameBuilder:
-    """Turns ordered (match, seat) rows into the core's stream games, indexing players.
+    """Turns ordered (match, seat) rows (``GameRow`` layout) into the core's stream games, indexing
+    players.
 
     Rows arrive in chunks; the rows of a chunk's last match are held back until the next chunk
     (a match's seats may straddle two chunks)."""
@@ -133,76 +168,65 @@ class GameBuilder:
         rows = self._carry + list(chunk) if self._carry else list(chunk)
         self._carry = []
         if not final and rows:
-            last = rows[-1][0]
+            last = _match_id(rows[-1])
             cut = len(rows)
-            while cut > 0 and rows[cut - 1][0] == last:
+            while cut > 0 and _match_id(rows[cut - 1]) == last:
                 cut -= 1
             self._carry = rows[cut:]
             rows = rows[:cut]
         out: list[core.StreamGame] = []
         append = out.append
-        start = 0
-        n = len(rows)
         char_events = self.char_events
         plain = not self.cfg.rate_forfeits
         draws = core.DRAW_OUTCOMES
         player = self.player
         match_ids = self.match_ids
-        while start < n:
-            first = rows[start]
-            mid = first[0]
-            end = start + 1
-            while end < n and rows[end][0] == mid:
-                end += 1
-            self.matches_seen += 1
-            if (
-                end - start == 2
-                and plain
-                and first[1] not in char_events
-                and not first[7]
-                and not rows[start + 1][7]
-            ):
-                # the common case spelled out: two seats, overall pool, no violation
-                second = rows[start + 1]
-                outcome = first[2]
-                pa, pb = first[4], second[4]
-                if outcome in draws or (outcome not in _UNRATED_2P and pa is not None and pb is not None):
-                    gi = len(match_ids)
-                    match_ids.append(mid)
-                    append(
-                        (
-                            gi,
-                            first[1],
-                            (player(first[3]), player(second[3])),
-                            (pa, pb),
-                            None,
-                            outcome in draws,
+        seen = 0
+        for match_id, group in groupby(rows, _match_id):
+            seats = tuple(group)
+            seen += 1
+            if plain and len(seats) == 2:
+                (
+                    (_, event_id, outcome, player_a, place_a, _, _, violation_a),
+                    (_, _, _, player_b, place_b, _, _, violation_b),
+                ) = seats
+                if event_id not in char_events and not violation_a and not violation_b:
+                    # the common case spelled out: two seats, overall pool, no violation
+                    if outcome in draws or (
+                        outcome not in _UNRATED_2P and place_a is not None and place_b is not None
+                    ):
+                        gi = len(match_ids)
+                        match_ids.append(match_id)
+                        append(
+                            (
+                                gi,
+                                event_id,
+                                (player(player_a), player(player_b)),
+                                (place_a, place_b),
+                                None,
+                                outcome in draws,
+                            )
                         )
-                    )
-            else:
-                g = self._game(rows[start:end])
-                if g is not None:
-                    append(g)
-            start = end
+                    continue
+            g = self._game(seats)
+            if g is not None:
+                append(g)
+        self.matches_seen += seen
         return out
 
     def _game(self, seats: Sequence[Sequence[Any]]) -> core.StreamGame | None:
-        first = seats[0]
-        outcome = first[2]
-        if len(seats) == 2:  # the common case, spelled out
-            places: list[Any] = [first[4], seats[1][4]]
-        else:
-            places = [s[4] for s in seats]
-        if any(s[7] for s in seats):  # violators rank below everyone else at the table, as they score
-            places = [2 if s[7] else 1 for s in seats]
+        match_id, event_id, outcome, _, _, _, _, _ = seats[0]
+        places: list[Any] = list(map(_place, seats))
+        if any(map(_violation, seats)):  # violators rank below everyone else at the table, as they score
+            places = [2 if violator else 1 for violator in map(_violation, seats)]
         if not core.rateable(outcome, len(seats), places, self.cfg):
             return None
         mask: list[bool] | None = None
-        if first[1] in self.char_events:
-            mask = [s[5] == self.character for s in seats]
+        if event_id in self.char_events:
+            mask = [character == self.character for character in map(_character, seats)]
             if not any(mask):
                 return None
         gi = len(self.match_ids)
-        self.match_ids.append(first[0])
+        self.match_ids.append(match_id)
         draw = outcome in core.DRAW_OUTCOMES
-        return (gi, first[1], [self.player(s[3]) for s in seats], places, mask, draw)
+        return (gi, event_id, [self.player(pid) for pid in map(_player_id, seats)], places, mask, draw)

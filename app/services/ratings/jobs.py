@@ -92,7 +92,7 @@ async def enqueue_rating_update(session: AsyncSession, match_id: str) -> list[Jo
             # or it starts after this transaction commits and sees this match.
             await session.execute(select(RatingPool.key).where(RatingPool.key == pool).with_for_update())
             mark = await watermark(session, pool)
-            if mark is not None and (mark[1] is None or order_key(match) < order_key(mark[1])):
+            if mark is not None and (mark.match is None or order_key(match) < order_key(mark.match)):
                 recompute = True
         if recompute:
             jobs += await enqueue_recompute(session, [pool])
@@ -207,20 +207,22 @@ async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None =
     if cfg.period == "event":
         return await recompute_pool(session, pool, ctx)
     mark = await watermark(session, pool)
-    if mark is None or mark[1] is None or mark[1].status != "confirmed":
+    if mark is None or mark.match is None or mark.match.status != "confirmed":
         return await recompute_pool(session, pool, ctx)
-    last_seq, last_match = mark[0], mark[1]
+    last_seq, last_match = mark.seq, mark.match
     wkey = order_key(last_match)
     sources = await pool_sources(session, pool)
     if last_match.event_id not in sources.event_ids:
         return await recompute_pool(session, pool, ctx)
     rows = [
-        r for r in (await session.execute(games_stmt(sources, after=wkey[0]))).all() if (r[6], r[0]) > wkey
+        r
+        for r in (await session.execute(games_stmt(sources, after=wkey.at))).all()
+        if (r.order_at, r.match_id) > wkey
     ]
     if not rows:
         return {"pool": pool, "mode": "incremental", "games": 0, "players": 0}
-    candidates = list(dict.fromkeys(r[0] for r in rows))
-    pids = list({r[3] for r in rows})
+    candidates = list(dict.fromkeys(r.match_id for r in rows))
+    pids = list({r.player_id for r in rows})
     seen = (
         await session.execute(
             select(RatingHistory.match_id)
@@ -251,7 +253,8 @@ async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None =
     now = utcnow()
     new = []
     for i, pid in enumerate(b.players):
-        if state.games[i] == initial.get(pid, (0.0, 0))[1]:
+        _, games_before = initial.get(pid, (0.0, 0))
+        if state.games[i] == games_before:
             continue  # held at its rating, not rated (per-character pools)
         if pid in starts:
             await session.execute(

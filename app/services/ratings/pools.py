@@ -14,7 +14,7 @@ settings count.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -98,9 +98,16 @@ async def ensure_pool(
         await session.execute(sqlite_insert(RatingPool).values(**values).on_conflict_do_nothing())
 
 
-async def watermark(session: AsyncSession, pool: str) -> tuple[int, Match | None] | None:
-    """The pool's high-water mark: its last history row's seq and that row's match (kept on the
-    pool row by both jobs), or None when the pool has no history."""
+class Mark(NamedTuple):
+    """A pool's high-water mark: its last history row's seq and that row's match (None once gone)."""
+
+    seq: int
+    match: Match | None
+
+
+async def watermark(session: AsyncSession, pool: str) -> Mark | None:
+    """The pool's high-water mark (kept on the pool row by both jobs), or None when the pool has no
+    history."""
     row = (
         await session.execute(
             select(RatingPool.last_seq, RatingPool.last_match_id).where(RatingPool.key == pool)
@@ -109,7 +116,7 @@ async def watermark(session: AsyncSession, pool: str) -> tuple[int, Match | None
     if row is None or row.last_seq is None:
         return None
     match = await session.get(Match, row.last_match_id) if row.last_match_id is not None else None
-    return row.last_seq, match
+    return Mark(row.last_seq, match)
 
 
 def history_pools_stmt(match_id: str) -> Any:
