@@ -388,8 +388,9 @@ def rate_stream(
                 if snap is None:
                     snap = (R[p], G[p])
                     snaps[(period, p)] = snap
-                base.append(snap[0])
-                ks.append(kc if kc is not None else k_for(snap[1]))
+                rating_then, games_then = snap  # at the player's first game of the period
+                base.append(rating_then)
+                ks.append(kc if kc is not None else k_for(games_then))
         else:
             base = [R[p] for p in ps]
             ks = [kc if kc is not None else k_for(G[p]) for p in ps]

@@ -131,9 +131,10 @@ class ScoredSeat:
     score: float | None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class ScoredGame:
-    """One scored game, stored by column (index i = seat i) so large events aggregate quickly."""
+    """One scored game, stored by column (index i = seat i) so large events aggregate quickly.
+    Built by ``_scored`` with every column named (see there why not by calling the class)."""
 
     match_id: str
     round: int
@@ -146,7 +147,7 @@ class ScoredGame:
     places: list[int] | None
     scores: list[float | None]
     violation: bool
-    stage: str | None = None
+    stage: str | None
 
     @property
     def seats(self) -> tuple[ScoredSeat, ...]:
@@ -162,6 +163,39 @@ class ScoredGame:
             )
             for i, e in enumerate(self.entries)
         )
+
+
+def _scored(
+    game: GameResult,
+    *,
+    entries: tuple[str, ...],
+    points: list[float],
+    differentials: list[float],
+    results: list[str],
+    orders: list[int],
+    places: list[int] | None,
+    scores: list[float | None],
+    violation: bool,
+) -> ScoredGame:
+    """The ``ScoredGame`` of ``game`` (its match id, round, outcome and stage) with these columns.
+
+    Keyword arguments to the class itself would cost a dict per call on CPython 3.11 (calling a
+    class packs them; about half again the time of scoring a two-seat game), so the class has no
+    ``__init__`` and this fills a bare instance: cheaper than the positional call it replaces."""
+    scored = ScoredGame()
+    scored.match_id = game.match_id
+    scored.round = game.round
+    scored.outcome = game.outcome
+    scored.entries = entries
+    scored.points = points
+    scored.differentials = differentials
+    scored.results = results
+    scored.orders = orders
+    scored.places = places
+    scored.scores = scores
+    scored.violation = violation
+    scored.stage = game.stage
+    return scored
 
 
 # --------------------------------------------------------------------------- settings
@@ -329,54 +363,45 @@ def _score_two_wdl(game: GameResult, config: ScoringConfig) -> ScoredGame | None
         outcome == Outcome.PLAYED and pa is not None and pa == pb
     ):
         places = None if pa is None or pb is None else effective_places((pa, pb))
-        return ScoredGame(
-            game.match_id,
-            game.round,
-            outcome,
-            (a.entry_id, b.entry_id),
-            [config.draw, config.draw],
-            [0.0, 0.0],
-            [DRAW, DRAW],
-            [1, 1],
-            places,
-            [sa, sb],
-            False,
-            game.stage,
+        return _scored(
+            game,
+            entries=(a.entry_id, b.entry_id),
+            points=[config.draw, config.draw],
+            differentials=[0.0, 0.0],
+            results=[DRAW, DRAW],
+            orders=[1, 1],
+            places=places,
+            scores=[sa, sb],
+            violation=False,
         )
     if outcome != Outcome.PLAYED or pa is None or pb is None:
         return None
     if pa < pb:
         win_d = a.differential if a.differential is not None else b.differential
         m = abs(float(win_d)) if win_d is not None else 0.0
-        return ScoredGame(
-            game.match_id,
-            game.round,
-            outcome,
-            (a.entry_id, b.entry_id),
-            [config.win, config.loss],
-            [m, 0.0 - m],
-            [WIN, LOSS],
-            [1, 2],
-            [1, 2],
-            [sa, sb],
-            False,
-            game.stage,
+        return _scored(
+            game,
+            entries=(a.entry_id, b.entry_id),
+            points=[config.win, config.loss],
+            differentials=[m, 0.0 - m],
+            results=[WIN, LOSS],
+            orders=[1, 2],
+            places=[1, 2],
+            scores=[sa, sb],
+            violation=False,
         )
     win_d = b.differential if b.differential is not None else a.differential
     m = abs(float(win_d)) if win_d is not None else 0.0
-    return ScoredGame(
-        game.match_id,
-        game.round,
-        outcome,
-        (a.entry_id, b.entry_id),
-        [config.loss, config.win],
-        [0.0 - m, m],
-        [LOSS, WIN],
-        [2, 1],
-        [2, 1],
-        [sa, sb],
-        False,
-        game.stage,
+    return _scored(
+        game,
+        entries=(a.entry_id, b.entry_id),
+        points=[config.loss, config.win],
+        differentials=[0.0 - m, m],
+        results=[LOSS, WIN],
+        orders=[2, 1],
+        places=[2, 1],
+        scores=[sa, sb],
+        violation=False,
     )
 
 
@@ -388,19 +413,16 @@ def score_game(game: GameResult, config: ScoringConfig) -> ScoredGame | None:
     seats = game.seats
     if outcome == Outcome.BYE:
         seat = seats[0]
-        return ScoredGame(
-            game.match_id,
-            game.round,
-            outcome,
-            (seat.entry_id,),
-            [config.bye_points()],
-            [0.0],
-            [BYE],
-            [1],
-            None,
-            [seat.score],
-            False,
-            game.stage,
+        return _scored(
+            game,
+            entries=(seat.entry_id,),
+            points=[config.bye_points()],
+            differentials=[0.0],
+            results=[BYE],
+            orders=[1],
+            places=None,
+            scores=[seat.score],
+            violation=False,
         )
 
     if len(seats) == 2 and config.scheme == "wdl":
@@ -493,17 +515,14 @@ def _score_general(game: GameResult, config: ScoringConfig) -> ScoredGame:
         else:
             diffs = [float(s.differential) + 0.0 if s.differential is not None else 0.0 for s in seats]
 
-    return ScoredGame(
-        game.match_id,
-        game.round,
-        outcome,
-        entries,
-        points,
-        diffs,
-        results,
-        orders,
-        places,
-        scores,
-        violation,
-        game.stage,
+    return _scored(
+        game,
+        entries=entries,
+        points=points,
+        differentials=diffs,
+        results=results,
+        orders=orders,
+        places=places,
+        scores=scores,
+        violation=violation,
     )

@@ -1,0 +1,114 @@
+"""The reads behind the ratings routes: a pool's leaderboard and a player's ratings with their
+history (api.md "Resources": ``GET /v1/ratings/{pool}``, ``GET /v1/players/{id}/ratings``; paging by
+``limit`` and ``cursor`` as api.md "Conventions" says).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+from sqlalchemy import func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.errors import InvalidInput, NotFound, Problem
+from app.db.models import Player, Rating, RatingHistory
+from app.services.ratings.pools import get_pool
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    rank: int
+    player_id: str
+    name: str
+    rating: float
+    games: int
+
+
+def _encode_cursor(rating: float, player_id: str) -> str:
+    return base64.urlsafe_b64encode(f"{rating.hex()}|{player_id}".encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[float, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        rating, player_id = raw.split("|", 1)
+        return float.fromhex(rating), player_id
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidInput("invalid cursor", [Problem(("query", "cursor"), "invalid cursor")]) from exc
+
+
+async def leaderboard(
+    session: AsyncSession, pool: str, limit: int, cursor: str | None
+) -> tuple[list[BoardRow], str | None]:
+    """The pool's players by rating (highest first, then player id); equal ratings share a rank
+    (competition ranking: 1, 2, 2, 4)."""
+    await get_pool(session, pool)
+    stmt = (
+        select(Rating.player_id, Player.name, Rating.rating, Rating.games)
+        .join(Player, Player.id == Rating.player_id)
+        .where(Rating.pool_key == pool)
+    )
+    before = 0
+    if cursor:
+        cr, cpid = _decode_cursor(cursor)
+        after = or_(Rating.rating < cr, (Rating.rating == cr) & (Rating.player_id > cpid))
+        stmt = stmt.where(after)
+        before = int(
+            (
+                await session.execute(
+                    select(func.count()).select_from(Rating).where(Rating.pool_key == pool, ~after)
+                )
+            ).scalar_one()
+        )
+    rows = (
+        await session.execute(stmt.order_by(Rating.rating.desc(), Rating.player_id).limit(limit + 1))
+    ).all()
+    out: list[BoardRow] = []
+    for i, (pid, name, rating, games) in enumerate(rows[:limit]):
+        if i > 0 and rating == out[-1].rating:
+            rank = out[-1].rank
+        elif i == 0 and before:
+            higher = (
+                await session.execute(
+                    select(func.count())
+                    .select_from(Rating)
+                    .where(Rating.pool_key == pool, Rating.rating > rating)
+                )
+            ).scalar_one()
+            rank = int(higher) + 1
+        else:
+            rank = before + i + 1
+        out.append(BoardRow(rank, pid, name, float(rating), int(games)))
+    nxt = _encode_cursor(out[-1].rating, out[-1].player_id) if len(rows) > limit else None
+    return out, nxt
+
+
+@dataclass(frozen=True)
+class PlayerPoolRating:
+    pool: str
+    rating: float
+    games: int
+    start_rating: float | None
+    history: list[tuple[str | None, float, float]]
+
+
+async def player_ratings(session: AsyncSession, player_id: str) -> list[PlayerPoolRating]:
+    if await session.get(Player, player_id) is None:
+        raise NotFound(f"player {player_id} not found")
+    ratings = (
+        (await session.execute(select(Rating).where(Rating.player_id == player_id).order_by(Rating.pool_key)))
+        .scalars()
+        .all()
+    )
+    hist: dict[str, list[tuple[str | None, float, float]]] = {}
+    for pool, mid, bf, af in await session.execute(
+        select(RatingHistory.pool_key, RatingHistory.match_id, RatingHistory.before, RatingHistory.after)
+        .where(RatingHistory.player_id == player_id)
+        .order_by(RatingHistory.pool_key, RatingHistory.seq)
+    ):
+        hist.setdefault(pool, []).append((mid, bf, af))
+    return [
+        PlayerPoolRating(r.pool_key, r.rating, r.games, r.start_rating, hist.get(r.pool_key, []))
+        for r in ratings
+    ]
