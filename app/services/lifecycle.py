@@ -21,6 +21,7 @@ from app.core.pairing.groups import split_groups
 from app.core.stage_details import parse_details
 from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, StageStatus
 from app.db.models import Event, Job, Round, Stage
+from app.services.downstream import entrants
 from app.services.reads import (
     active_stage,
     count_entries,
@@ -178,18 +179,12 @@ async def advance(session: AsyncSession, event: Event) -> tuple[Stage | None, Ro
             event.status = EventStatus.FINISHED
             await session.flush()
             return None, None
-        entries = await entries_by_id(session, event.id)
-        groups = details_of(stage).groups
-        ranked = [
-            core.RankedEntry(r.entry_id, r.rank, groups.get(r.entry_id), entries[r.entry_id].tiebreak_value)
-            for r in rows
-            if entries[r.entry_id].status == EntryStatus.ACTIVE
-        ]
         fmt = registry.format_of(nxt)
-        custom = await registry.rules_for(event).advancing(session, event, stage, rows, nxt)
-        chosen = custom if custom is not None else fmt.entrants(ranked, stage_settings(nxt))
+        chosen = await entrants(session, event, stage, rows, nxt)
         result = await activate_stage(session, event, nxt, chosen)
-        if not fmt.needed(chosen):
+        if not fmt.needed(chosen) or not await registry.rules_for(event).stage_needed(
+            session, event, nxt, chosen
+        ):
             stage = nxt  # e.g. no tie for first: the playoff is not needed
             continue
         return nxt, result

@@ -75,11 +75,20 @@ class TwoPlayer(EventRules):
         }
 
     async def advancing(
-        self, session: AsyncSession, event: Event, closed: Stage, rows: list[StandingRow], nxt: Stage
+        self,
+        session: AsyncSession,
+        event: Event,
+        closed: Stage,
+        rows: list[StandingRow],
+        nxt: Stage,
+        *,
+        record: bool = True,
     ) -> list[str] | None:
         if closed.index != 0:
             return None
         decision = await _decision(session, event, closed)
+        if not record:
+            return decision.finalists
         final = {"finalists": decision.finalists, "winner": decision.winner, "reason": decision.reason}
         set_details(closed, details_of(closed).with_extra(final=final))
         if nxt.format == StageFormatName.SERIES and len(decision.finalists) != 2:
