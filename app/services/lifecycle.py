@@ -19,8 +19,9 @@ from app.core import lifecycle as core
 from app.core.errors import Conflict
 from app.core.pairing.groups import split_groups
 from app.core.stage_details import parse_details
-from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, StageStatus
-from app.db.models import Event, Job, Round, Stage
+from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, Outcome, StageStatus
+from app.db.models import Event, Job, Match, Round, Stage
+from app.services import results
 from app.services.downstream import entrants
 from app.services.reads import (
     active_stage,
@@ -54,6 +55,8 @@ async def pair_next_round(
     registry = registry_of(session)
     fmt = registry.format_of(stage)
     rules = registry.rules_for(event)
+    if tables is None and (why := fmt.nothing_to_pair(stage)) is not None:
+        raise Conflict(why)
     open_matches = [m for _, m in await stage_matches(session, stage) if m.status in OPEN_MATCH]
     if open_matches and not (fmt.concurrent_tables and tables is not None):
         raise Conflict(
@@ -70,7 +73,10 @@ async def pair_next_round(
         return await create_round(session, event, stage, custom)
     explain: dict[str, Any] = {}
     generated = await fmt.next_tables(session, event, stage, rounds, explain)
-    return await create_round(session, event, stage, generated, {"pairing": explain} if explain else None)
+    rnd = await create_round(session, event, stage, generated, {"pairing": explain} if explain else None)
+    released = [m for _, m in await stage_matches(session, stage) if m.round_id == rnd.id]
+    await results.resign_games(session, event, stage, released, results.organizer_of(event).actor)
+    return rnd
 
 
 async def activate_stage(
@@ -145,10 +151,13 @@ async def start_event(session: AsyncSession, event: Event) -> Round | Job | None
     return await activate_stage(session, event, stages[0], [e.id for e in entries])
 
 
-async def stage_complete(session: AsyncSession, event: Event, stage: Stage) -> str | None:
-    """None when the stage can close; otherwise why not."""
+async def stage_complete(
+    session: AsyncSession, event: Event, stage: Stage, ignore: list[Match] | None = None
+) -> str | None:
+    """None when the stage can close (``ignore``: open matches that do not count); otherwise why not."""
     matches = await stage_matches(session, stage)
-    open_count = sum(1 for _, m in matches if m.status in OPEN_MATCH)
+    skip = {m.id for m in ignore or []}
+    open_count = sum(1 for _, m in matches if m.status in OPEN_MATCH and m.id not in skip)
     if open_count:
         return f"{open_count} match(es) are unreported or disputed"
     registry = registry_of(session)
@@ -166,10 +175,17 @@ async def advance(session: AsyncSession, event: Event) -> tuple[Stage | None, Ro
     stage = await active_stage(session, event.id)
     if stage is None:
         raise Conflict("no stage is active")
+    registry = registry_of(session)
+    moot = await registry.format_of(stage).moot(session, event, stage)
+    if moot and await stage_complete(session, event, stage, ignore=moot) is None:
+        for m in moot:  # e.g. the games still out of a decided series
+            void = {"outcome": Outcome.VOID, "seats": [{"entry_id": s.entry_id} for s in m.seats]}
+            await results.rule(
+                session, event, stage, m, void, "not needed", results.organizer_of(event).actor
+            )
     why = await stage_complete(session, event, stage)
     if why is not None:
         raise Conflict(f"the stage cannot close yet: {why}")
-    registry = registry_of(session)
     stages = await stages_of(session, event.id)
     while True:
         rows = await stage_standings(session, event, stage)

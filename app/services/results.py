@@ -22,11 +22,19 @@ from app.core.concurrency import check_if_match
 from app.core.errors import Conflict, InvalidInput, Problem
 from app.core.games.registry import adjudicator_name, get_adjudicator, in_seat_order
 from app.core.results import Report, ReportedSeat, normalize
-from app.core.vocabulary import EventStatus, MatchStatus, Role, StageStatus
+from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, MatchStatus, Outcome, Role, StageStatus
 from app.db.base import utcnow
 from app.db.models import Event, Match, ResultHistory, ResultReport, Round, Stage
 from app.services import downstream, ratings
-from app.services.reads import entry_names, game_of, load_match, lock_event, settings_of
+from app.services.reads import (
+    entries_by_id,
+    entry_names,
+    game_of,
+    load_match,
+    lock_event,
+    settings_of,
+    stage_settings,
+)
 from app.services.registry import registry_of
 
 
@@ -285,6 +293,56 @@ async def correct(
 def organizer_of(event: Event) -> Principal:
     """The principal a preset's organizer action reports results as (e.g. forfeits at a deadline)."""
     return Principal(Role.ORGANIZER, event_id=event.id)
+
+
+async def rule(
+    session: AsyncSession,
+    event: Event,
+    stage: Stage,
+    match: Match,
+    body: dict[str, Any],
+    action: str,
+    actor: str,
+) -> None:
+    """A result the service records by a rule of the stage — a dropped entry's resigned game, a game
+    a decided series no longer needs: checked like a report, confirmed at once, kept in the history
+    under ``action`` (with the event already locked by the caller)."""
+    judged = await _normalized(session, event, stage, match, body)
+    normalized = (
+        await registry_of(session).rules_for(event).check_report(session, event, stage, match, judged.report)
+    )
+    _apply(match, normalized, None, None)
+    await _history(session, match, action, actor, normalized.as_dict())
+    await _after_confirm(session, event, stage, match, correction=False)
+
+
+async def resign_games(
+    session: AsyncSession, event: Event, stage: Stage, matches: list[Match], actor: str
+) -> None:
+    """The open games of ``matches`` that seat a dropped entry, lost by it as the stage's ``on_drop``
+    says: ``resign`` — a forfeit won by everyone else at the table; ``violation`` — the same, scored
+    as the dropper's violation (formats.md "Late entries and drops"). ``bye`` leaves them be."""
+    on_drop = stage_settings(stage).on_drop
+    if on_drop == "bye":
+        return
+    entries = await entries_by_id(session, event.id)
+    for match in matches:
+        seats = sorted(match.seats, key=lambda s: s.seat)
+        dropped = {s.entry_id for s in seats if entries[s.entry_id].status != EntryStatus.ACTIVE}
+        if match.status not in OPEN_MATCH or not dropped:
+            continue
+        body = {
+            "outcome": Outcome.FORFEIT,
+            "seats": [
+                {
+                    "entry_id": s.entry_id,
+                    "place": len(seats) if s.entry_id in dropped else 1,
+                    "violation": on_drop == "violation" and s.entry_id in dropped,
+                }
+                for s in seats
+            ],
+        }
+        await rule(session, event, stage, match, body, "drop", actor)
 
 
 async def history(session: AsyncSession, match_id: str) -> list[ResultHistory]:
