@@ -576,3 +576,24 @@ async def test_the_bga_summary_names_entries_not_only_ids(api: Api) -> None:
     s = await summary(api, eid)
     assert s["winners"] == [entries["Ann"]["id"]]
     assert s["names"] == {e["id"]: n for n, e in entries.items()}
+
+
+async def test_a_schedule_released_by_rounds_uses_the_fewest_rounds_where_a_resolvable_design_exists(
+    api: Api,
+) -> None:
+    names = [f"K{i:02d}" for i in range(21)]
+    stage = {"format": "round_robin", "table_size": 3, "mode": "complete", "release": "rounds"}
+    eid, token, _ = await setup(api, THREE, names, settings={"stages": [stage], "rated": False})
+    started = await start(api, eid, token)
+    await api.drain_jobs()
+    assert started["job_id"]
+    rounds = await rounds_of(api, eid)
+    assert len(rounds) == 10  # a Kirkman triple system: (21 − 1) / 2 rounds, every pair once
+    met: set[frozenset[str]] = set()
+    for rnd in rounds:
+        seated = [s["entry_id"] for m in rnd["matches"] for s in m["seats"]]
+        assert len(seated) == len(set(seated)) == 21  # everyone plays every round
+        met |= {
+            frozenset(p) for m in rnd["matches"] for p in combinations([s["entry_id"] for s in m["seats"]], 2)
+        }
+    assert len(met) == 210
