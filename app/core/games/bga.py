@@ -23,8 +23,12 @@ Rulings where the spec is silent:
   first come, first served, so a late entry is refused once the event is full. The periods differ only
   in how the organizer invites players, not in any rule Arbiter enforces.
 - The 2-player round robin scores win 1 / draw 0.5 / loss 0 with byes worth 0 (an odd group gives every
-  entry one bye; an opponent's drop must not hand out a free win). No tie-break chain: ranks below
-  first stay shared, as the seed says tie-break values are not used below first place.
+  entry one bye, which must not be a win). No tie-break chain: ranks below first stay shared, as the
+  seed says tie-break values are not used below first place.
+- Release (2p): every game of the round robin (both groups) and of the best-of-3 final is out at the
+  start (``release: all``); a final decided early voids its games still open as it closes.
+- Drops: a dropped player resigns every game still open (``on_drop``): 2p ``resign`` — a forfeit won
+  by the opponent; 3p ``violation`` — the seed counts resigning as a violation (−0.5 / +1).
 - The 11+ group split is drawn from the event seed (``group_method`` ``random``; ``snake`` by rating
   if the organizer sets it). The threshold (11) is the seed's and not configurable.
 - A sole first place up to 10 entries wins without a final; a finalist's withdrawal then changes

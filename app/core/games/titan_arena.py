@@ -17,16 +17,19 @@ Rulings where the spec is silent:
   ``players`` are names, 3–5 of them (the game's seats), distinct. ``scores`` is an object
   ``{player: score}`` naming every player (a name not seated is an error), or a list in
   ``players`` order.
-- In a match (``adjudicate_match``) the log's ``players`` are the match's seats in seat order
-  (players[0] is seat 0); the names are labels only. The dice seed is the service's
-  (event seed + match id); a ``seed`` in the log is ignored there.
+- In a match the log's ``players`` name the match's seats by entry id or by name, in any order;
+  ``in_seat_order`` puts them in seat order (a name that is no seat's is an error), and
+  ``adjudicate_match`` reads players[0] as seat 0. The dice seed is the service's (event seed +
+  match id); a ``seed`` in the log is ignored there.
 - ``variant`` is ``titan-the-arena`` (default; also ``original``) or ``colossal-arena`` (also
-  ``colossal``). Colossal Arena accepts only its eight creatures (Amazon, Cyclops, Ettin, Magus,
-  Titan, Troll, Unicorn, Wyrm), in ``creatures``, ``deaths`` and ``bets``.
+  ``colossal``). Colossal Arena accepts only the eight creatures in play, in ``creatures``,
+  ``deaths`` and ``bets``: the WBC's eight (Amazon, Cyclops, Ettin, Magus, Titan, Troll, Unicorn,
+  Wyrm), or in a final under its own rules the eight drawn from its twelve (``final_creatures``).
 - The creatures "in the game" are ``creatures`` when the log gives them (every death and bet must
-  name one), else the eight for Colossal Arena; for the original game without ``creatures`` any
-  name is accepted (the box's creature list is not in the spec). Names match case-insensitively
-  and are reported as the game's spelling.
+  name one), else the eight in play for Colossal Arena; for the original game without
+  ``creatures``, the twelve of the catalog (``creature_catalog``: any other name is refused, so a
+  typo never reaches the dice; a log of other creatures lists them). Names match
+  case-insensitively and are reported as the game's spelling.
 - A creature may die once: a death listed twice is an error. ``killed_by`` and ``last_play``
   must name a player. Bet points are numbers >= 0; secret bets count like open ones (they are
   revealed at the end). Bets on creatures still alive are not part of the WBC rule.
@@ -37,7 +40,10 @@ Rulings where the spec is silent:
 - Semifinal tables: 16 → 4 tables, 20 → 5, 25 → 5 (the spec's ruling); any other size S (it
   shrinks when too few qualify): 5 tables from 20 up, else ceil(S/5) tables, but at least 3 tables
   from 9 seats up (tables of 3 are then allowed) so the final seats three. Fewer than 3 semifinal
-  seats: no semifinal can be played (the heats cannot close).
+  seats: no semifinal can be played (the heats cannot close). 3–5 seats (one table,
+  ``semifinal_needed`` false): no semifinal is played, the qualifiers play the final directly.
+- Places never contradict scores (``place_contradictions``): a seat placed ahead of one that scored
+  more is an error; equal scores may be placed either way.
 - Snake dealing: seed k goes to table k in the first pass (1..T), T..1 in the second, …; table
   sizes follow (the first tables get the extra seats).
 - Final seats are the semifinal table winners by seeding; when fewer than 3 tables were played,
