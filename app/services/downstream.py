@@ -41,7 +41,12 @@ async def entrants(
     """The entries ``nxt`` takes from the closed stage's standings ``rows``, in seed order
     (``record=False``: what it would take, writing nothing)."""
     registry = registry_of(session)
-    custom = await registry.rules_for(event).advancing(session, event, closed, rows, nxt, record=record)
+    rules = registry.rules_for(event)
+    custom = await (
+        rules.advancing(session, event, closed, rows, nxt)
+        if record
+        else rules.advancing(session, event, closed, rows, nxt, record=False)
+    )
     if custom is not None:
         return custom
     entries = await entries_by_id(session, event.id)
