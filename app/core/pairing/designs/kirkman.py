@@ -8,7 +8,7 @@ i; the other m are one base class shifted by every g in Z_m. The base classes be
 a search over exactly those conditions (each pure difference ±d within a copy once, each mixed
 difference left by the fixed rounds once); ``check_design`` and ``check_rounds`` verify every
 system before it is used (constructions.py), so a wrong row can only ever be unused, never wrong.
-The other orders come from elsewhere: 9, 27, 81 and 243 are affine spaces AG(n, 3), 15 is the
+The other orders come from elsewhere: 9, 27 and 81 are affine spaces AG(n, 3), 15 is the
 schoolgirls' resolution of PG(3, 2).
 """
 
