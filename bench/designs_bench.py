@@ -4,7 +4,8 @@ Run: ``.venv/bin/python -m bench.designs_bench [--quick] [--budget SECONDS]``
 
 For every N from 4 to 30 and tables of 3 and of 4: tables used, the Schönheim bound L(N,k,2), the ratio
 tables / L (target ≤ 1.10), the known covering number C(N,k,2) where settled, games per player, the
-largest number of meetings of one pair, and the search time. Each search gets a time budget through a
+largest number of meetings of one pair, and the search time. Then, where the table size divides N,
+the same asked for in rounds: rounds used against the fewest possible, ceil((N − 1)/(k − 1)). Each search gets a time budget through a
 ``should_stop`` callback defined here (the core code reads no clock). Not a test.
 """
 
@@ -80,6 +81,35 @@ def main(argv: list[str] | None = None) -> None:
         f"(N={worst_feasible[1]}, k={worst_feasible[2]})"
     )
     print(f"slowest search: {slow:.2f} s")
+    rounds_table(ns, seconds)
+
+
+def rounds_table(ns: list[int], seconds: float) -> None:
+    """Schedules released by rounds where the table size divides the players: rounds used against
+    the lower bound ceil((N − 1)/(k − 1)) (ratio 1.00 = the fewest possible), tables against L."""
+    print()
+    print(f"released by rounds (k divides N), budget {seconds:g} s per search")
+    header = f"{'N':>3} {'k':>2} {'rounds':>6} {'R_min':>5} {'ratio':>6} {'tables':>6} {'L':>4} {'time_s':>7}"
+    print(header)
+    print("-" * len(header))
+    worst = (0.0, 0, 0)
+    for k in (3, 4):
+        for n in ns:
+            if k > n or n % k:
+                continue
+            t0 = time.monotonic()
+            d = search_design(n, k, "complete", rounds=True, seed="bench", should_stop=budget(seconds))
+            dt = time.monotonic() - t0
+            rounds = len(d.rounds or [])
+            low = -(-(n - 1) // (k - 1))
+            ratio = rounds / low
+            worst = max(worst, (ratio, n, k))
+            print(
+                f"{n:>3} {k:>2} {rounds:>6} {low:>5} {ratio:>6.2f} {len(d.tables):>6} "
+                f"{schonheim_bound(n, k):>4} {dt:>7.2f}"
+            )
+    print("-" * len(header))
+    print(f"worst ratio rounds/R_min: {worst[0]:.2f} (N={worst[1]}, k={worst[2]})")
 
 
 if __name__ == "__main__":

@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from app.api.schemas import Strict
+from app.api.verdicts import RoyalVerdict
 from app.core.games import battlebooks_royal as br
 
 router = APIRouter(tags=["battlebooks"])
@@ -32,19 +33,6 @@ class AdjudicateRoyal(Strict):
     first: int | None = Field(default=None, description="the seat holding the token first (default 0)")
     body_points: list[float] = Field(description="every seat's starting body points, in seat order")
     turns: list[RoyalTurn]
-
-
-class Elimination(BaseModel):
-    turn: int = Field(description="0-based index of the turn that eliminated the seat")
-    seat: int
-
-
-class RoyalVerdict(BaseModel):
-    first: int
-    holders: list[int] = Field(description="the token holder of every turn")
-    eliminations: list[Elimination] = Field(description="in order of elimination")
-    body_points: list[float] = Field(description="every seat's body points after the last turn")
-    places: list[int] = Field(description="per seat: the reverse order of elimination (1 = last standing)")
 
 
 @router.post(

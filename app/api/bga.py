@@ -41,7 +41,8 @@ class TableIn(Strict):
     players: list[str] = Field(min_length=1, max_length=8, description="entry ids seated at the table")
     settings: dict[str, str] = Field(
         default_factory=dict,
-        description="e.g. variant, two_player_rule, speed, as the event's table_settings",
+        description="e.g. variant, two_player_rule, speed, as the site shows them (case and spacing "
+        "do not matter); compared with the event's table_settings",
     )
     allowed: bool = Field(default=False, description="the organizer permits this table whatever its settings")
 
@@ -61,6 +62,13 @@ class BgaRead(BaseModel):
     schedule_report: dict[str, Any] | None = None
     final: dict[str, Any] | None
     winners: list[str]
+    names: dict[str, str] = Field(
+        default_factory=dict, description="every entry's name by id (the ids above are entries)"
+    )
+    table_settings: dict[str, str | list[str]] | None = Field(
+        default=None,
+        description="3-player: each table setting's allowed value(s), compared as the site shows them",
+    )
 
 
 class ActionRead(BaseModel):

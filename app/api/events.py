@@ -271,9 +271,12 @@ async def get_entry(event_id: str, entry_id: str, session: SessionDep) -> EntryR
 async def drop_entry(
     event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
 ) -> EntryRead:
-    """Drop an entry (the organizer, or the entry itself). Its results stay; it is paired no more."""
-    authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=entry_id)
-    return entry_read(await svc.drop_entry(session, event_id, entry_id))
+    """Drop an entry (the organizer, or the entry itself). Its results stay; it is paired no more.
+
+    Where the stage's `on_drop` is `resign` (the Board Game Arena presets), its open games are lost:
+    each is recorded as a forfeit won by the others (`violation`: scored as its violation)."""
+    who = authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=entry_id)
+    return entry_read(await svc.drop_entry(session, event_id, entry_id, who))
 
 
 @router.post(

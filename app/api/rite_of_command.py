@@ -14,6 +14,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from app.api.schemas import Strict
+from app.api.verdicts import RiteVerdict
 from app.core.games import rite_of_command as roc
 
 router = APIRouter(tags=["rite-of-command"])
@@ -101,43 +102,6 @@ class AdjudicateRite(Strict):
     wagers: dict[str, int | float | str] | None = Field(
         default=None, description='{"1": stake, "2": stake}; a number >= 0 or a text'
     )
-
-
-class ArmedOut(BaseModel):
-    soldier: str
-    owner: int
-    weapons: list[str]
-    position: int
-
-
-class FightOut(BaseModel):
-    p1: str
-    p2: str
-    p1_power: int
-    p2_power: int
-    winner: int
-    p1_position: int
-    p2_position: int
-
-
-class RingOut(BaseModel):
-    ring: int
-    armed: list[ArmedOut]
-    fights: list[FightOut]
-    winner: int | None
-
-
-class WagersOut(BaseModel):
-    stakes: dict[str, int | float | str]
-    goes_to: dict[str, int]
-    payouts: dict[str, int | float] | None
-
-
-class RiteVerdict(BaseModel):
-    rings: list[RingOut]
-    winner: int | None
-    rings_won: dict[str, int]
-    wagers: WagersOut | None = None
 
 
 @router.post("/v1/rite-of-command/deal", operation_id="deal_rite_of_command", response_model=DealRead)

@@ -29,6 +29,7 @@ from app.api.schemas import (
     SwapIn,
     UndoneRound,
 )
+from app.api.verdicts import match_verdict
 from app.core.access import Access, authorize
 from app.core.crosstable import cell_text
 from app.core.errors import Unauthorized
@@ -53,6 +54,7 @@ def match_read(
     names: dict[str, str],
     claims: int = 0,
     history: list[ResultHistory] | None = None,
+    warnings: list[str] | None = None,
 ) -> MatchRead:
     seats = sorted(match.seats, key=lambda s: s.seat)
     result = None
@@ -100,11 +102,13 @@ def match_read(
             )
             for h in history
         ],
+        verdict=match_verdict(match.details),
+        warnings=warnings or [],
     )
 
 
-def full_match_read(view: MatchView) -> MatchRead:
-    return match_read(view.match, view.round, view.stage, view.names, view.claims, view.history)
+def full_match_read(view: MatchView, warnings: list[str] | None = None) -> MatchRead:
+    return match_read(view.match, view.round, view.stage, view.names, view.claims, view.history, warnings)
 
 
 def round_read(view: RoundView) -> RoundRead:
@@ -291,12 +295,15 @@ async def correct_result(
     response: Response,
     if_match: Annotated[str | None, Header()] = None,
 ) -> MatchRead:
-    """Correct a result or rule on a dispute (organizer; `If-Match: <match version>`). Kept in the history."""
-    match = await result_svc.correct(
+    """Correct a result or rule on a dispute (organizer; `If-Match: <match version>`). Kept in the history.
+
+    After its stage has closed, `warnings` say what was built on it that the correction made stale
+    (the standings, the next stage's seeding); they are kept in the history too."""
+    corrected = await result_svc.correct(
         session, match_id, principal, if_match, body.model_dump(exclude_unset=True)
     )
-    response.headers["ETag"] = f'"{match.version}"'
-    return full_match_read(await result_svc.match_view(session, match))
+    response.headers["ETag"] = f'"{corrected.match.version}"'
+    return full_match_read(await result_svc.match_view(session, corrected.match), corrected.warnings)
 
 
 @router.post("/v1/events/{event_id}/advance", operation_id="advance_event", response_model=LifecycleRead)

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from app.api.verdicts import MatchVerdict
+
 
 class Strict(BaseModel):
     """Request bodies: unknown fields and non-finite numbers are refused (422), never stored."""
@@ -261,6 +263,13 @@ class MatchRead(BaseModel):
     result: MatchResultRead | None = None
     claims: int = Field(default=0, description="players' reports filed so far")
     history: list[HistoryRead] | None = None
+    verdict: MatchVerdict | None = Field(
+        default=None, description="what decided a match reported by its game log, as judged from it"
+    )
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="after a correction of a closed stage: what built on it is now stale, and how",
+    )
 
 
 class RoundRead(BaseModel):

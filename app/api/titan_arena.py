@@ -6,9 +6,12 @@
   semifinalists by semifinal place, then seeding); ``complete`` once the event is finished.
 - ``GET /v1/events/{id}/titan-arena/statistics``: kills credited per entry and bets per creature
   over the event's confirmed game logs.
+- ``GET /v1/events/{id}/titan-arena/semifinal``: the semifinal's make-up — seeding, winners,
+  alternates, the target size before shrinking, the tables — as recorded when the heats closed.
 - ``GET|POST /v1/events/{id}/titan-arena/final-rules``: the finalists' opt-in to the Colossal Arena
   rules (``{entry_id?, colossal}`` — an entry token answers for itself, the organizer for any
-  finalist) and the resulting ``version``: ``colossal-arena`` only when every finalist said yes.
+  finalist), the resulting ``version`` (``colossal-arena`` only when every finalist said yes) and
+  then the eight ``creatures`` drawn for the final.
 
 Every rule lives in app/core/games/titan_arena.py and app/services/presets/titan_arena.py.
 """
@@ -21,6 +24,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import MaybePrincipal, SessionDep
+from app.api.verdicts import TitanVerdict
 from app.core.games import titan_arena as core
 from app.services.presets import titan_arena as svc
 
@@ -53,35 +57,6 @@ class AdjudicateTitan(Strict):
     tie_rule: str | None = Field(default=None, description="wbc (default) or last_play")
     creatures: list[str] | None = Field(default=None, description="the creatures in the game (optional)")
     seed: str | None = Field(default=None, max_length=200, description="for the dice; default fixed")
-
-
-class PlaceOut(BaseModel):
-    player: str
-    place: int
-    score: float
-
-
-class TieBreakOut(BaseModel):
-    players: list[str] = Field(description="the players tied on score")
-    order: list[str] = Field(description="[above, below]: the pair this record splits")
-    score: float
-    rule: str = Field(description="bets, last_play or dice")
-    decided_by: str = Field(description="the creature whose bets split them, 'last_play' or 'dice'")
-    values: dict[str, float]
-
-
-class StatisticsOut(BaseModel):
-    kills: dict[str, int]
-    bets: dict[str, dict[str, float]]
-
-
-class TitanVerdict(BaseModel):
-    variant: str
-    tie_rule: str
-    places: list[PlaceOut]
-    tiebreaks: list[TieBreakOut]
-    statistics: StatisticsOut
-    deaths: list[str]
 
 
 class PlaceRow(BaseModel):
@@ -120,7 +95,32 @@ class FinalRulesRead(BaseModel):
     finalists: list[str]
     choices: dict[str, bool]
     version: str = Field(description="titan-the-arena (original) or colossal-arena")
+    creatures: list[str] | None = Field(
+        default=None,
+        description="under the Colossal Arena rules: the eight creatures drawn (event seed) from the "
+        "game's twelve for the final; its log may name no other",
+    )
     open: bool
+
+
+class SeedRow(BaseModel):
+    seed: int
+    entry_id: str
+    name: str
+    role: str | None = Field(description="winner (a heat won), alternate (a second place, seated), or null")
+
+
+class SemifinalRead(BaseModel):
+    recorded: bool = Field(description="true once the heats closed: the make-up as it was recorded then")
+    stale: bool = Field(description="a correction since the heats closed would change the make-up now")
+    seeding: list[SeedRow] = Field(description="everyone who played a heat, in seeding order")
+    winners: list[str] = Field(description="heat winners seated, by seeding")
+    alternates: list[str] = Field(description="entries with a second place but no win seated, by seeding")
+    seats: list[str] = Field(description="the semifinal's seats in seed order: winners, then alternates")
+    target_size: int = Field(description="16, 20 or 25: the size chosen before too few qualified")
+    size: int
+    tables: int
+    straight_to_final: bool = Field(description="too few for two tables: the seats play the final directly")
 
 
 @router.post(
@@ -147,6 +147,16 @@ async def get_places(event_id: str, session: SessionDep) -> dict[str, Any]:
 async def get_statistics(event_id: str, session: SessionDep) -> dict[str, Any]:
     """Kills credited per entry and bets per creature, from the event's confirmed game logs."""
     return await svc.statistics(session, event_id)
+
+
+@router.get(
+    "/v1/events/{event_id}/titan-arena/semifinal",
+    operation_id="get_titan_arena_semifinal",
+    response_model=SemifinalRead,
+)
+async def get_semifinal(event_id: str, session: SessionDep) -> dict[str, Any]:
+    """The semifinal's make-up: seeding, winners, alternates, the target size and its tables."""
+    return await svc.semifinal(session, event_id)
 
 
 @router.get(

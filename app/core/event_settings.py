@@ -11,6 +11,12 @@ Rulings where the spec is silent:
   games of each match (default 1); each game of a series is one match of one game.
 - ``block`` (rounds scored together) defaults to 1; ``table_size`` to the game's smallest table,
   filled in at creation.
+- ``release`` (``all`` or ``rounds``): an N-seat round robin releases every table at once unless
+  it says ``rounds``; a 2-seat round robin and a series release one round (one game) at a time
+  unless they say ``all``.
+- ``on_drop``: what becomes of a dropped entry's remaining games in the stage — ``bye`` (the
+  default: it is paired no more; a round robin's opponents get a bye), ``resign`` (each is lost,
+  a forfeit won by the others) or ``violation`` (the same, scored as the dropper's violation).
 """
 
 from __future__ import annotations
@@ -92,6 +98,7 @@ STAGE_KEYS: dict[str, Check] = {
     "advance_per_table": _int(1, 64),
     "late_entries": _bool,
     "release": _one_of("all", "rounds"),
+    "on_drop": _one_of("bye", "resign", "violation"),
     "time_budget": _int(1, 120),
     # Swiss: keep entries of one club apart (default: on when any entry has a club), and allocate
     # seats by history (default: on for 2-seat stages; formats.md "Seat allocation").
@@ -125,8 +132,16 @@ TOP_KEYS: dict[str, Check] = {
     # deadlines (ISO 8601 with a time zone) before which their closing routes refuse to close.
     "table_settings": lambda v: (
         None
-        if isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str) for k, x in v.items())
-        else "must be an object of setting name to required value (strings)"
+        if isinstance(v, dict)
+        and all(
+            isinstance(k, str)
+            and (
+                (isinstance(x, str) and x.strip())
+                or (isinstance(x, list) and x and all(isinstance(y, str) and y.strip() for y in x))
+            )
+            for k, x in v.items()
+        )
+        else "must be an object of setting name to its allowed value (a string, or a list of strings)"
     ),
     "join_deadline": _iso_datetime,
     "final_deadline": _iso_datetime,
@@ -310,7 +325,8 @@ class StageSettings:
     games_per_player: int | None = None
     advance_per_table: int = 1
     late_entries: bool | None = None  # None: the event's ``late_entries``
-    release: str = "all"
+    release: str | None = None  # None: the format's own way (see ``releases_all``)
+    on_drop: str = "bye"
     time_budget: int = 20
     rated: bool = True
     avoid_same_club: bool | None = None  # None: on when any entry of the stage has a club
@@ -319,6 +335,14 @@ class StageSettings:
     advance: AdvanceRule | None = None
     # The stage's own scoring / tiebreaks / ranking_basis, over the event's (STAGE_STANDINGS_KEYS).
     standings: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def releases_all(self) -> bool:
+        """Every game of the stage is out at once (``release: all``); by default only an N-seat
+        round robin's, while a 2-seat round robin and a series go one round at a time."""
+        if self.release is not None:
+            return self.release == "all"
+        return self.format is StageFormatName.ROUND_ROBIN and self.table_size > 2
 
     @property
     def games_per_match(self) -> int:
@@ -361,7 +385,7 @@ class EventSettings:
     min_entries: int = 2
     late_entries: bool = False
     check_in: bool = False
-    table_settings: Mapping[str, str] = field(default_factory=dict)
+    table_settings: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
     join_deadline: datetime | None = None
     final_deadline: datetime | None = None
     catalog: tuple[str, ...] = ()
@@ -383,7 +407,9 @@ class EventSettings:
             min_entries=int(raw.get("min_entries", 2)),
             late_entries=bool(raw.get("late_entries", False)),
             check_in=bool(raw.get("check_in", False)),
-            table_settings=dict(raw.get("table_settings") or {}),
+            table_settings={
+                k: v if isinstance(v, str) else tuple(v) for k, v in (raw.get("table_settings") or {}).items()
+            },
             join_deadline=when("join_deadline"),
             final_deadline=when("final_deadline"),
             catalog=tuple(raw.get("catalog") or ()),

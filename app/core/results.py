@@ -10,7 +10,8 @@ Rulings where the spec is silent:
   higher is better, equal scores share a place), or a game log for a game with an adjudicator.
 - ``draw`` and ``timeout`` give every seat place 1, whatever was sent.
 - ``forfeit`` needs places: the seats that did not forfeit take place 1; a table where everyone
-  forfeited has no place 1 (all lose).
+  forfeited has no place 1 (all lose), and keeps none after normalization: places 2, 2 stay 2, 2,
+  and 2, 3 become 2, 2 (a double forfeit credits nobody with a win).
 - ``void`` records no places: the game counts for nothing.
 - ``body_points`` (BATTLEBOOKS) on both seats of a two-seat game, without an explicit differential,
   give a differential of their difference, + to the winner and − to the loser (0 for a draw).
@@ -96,6 +97,8 @@ def normalize(match_entries: Sequence[str], outcome: str | None, seats: Sequence
         scores = [s.score for s in ordered]
         if all(p is not None for p in given):
             places = list(competition_places([float(p) for p in given if p is not None], False))
+            if outcome == Outcome.FORFEIT and 1 not in given:
+                places = [max(p or 2, 2) for p in places]  # nobody at place 1: everyone forfeited
         elif (
             outcome == Outcome.PLAYED and all(p is None for p in given) and all(s is not None for s in scores)
         ):

@@ -20,6 +20,7 @@ from app.core.vocabulary import EntryStatus, EventStatus, JobKindName
 from app.db.base import utcnow
 from app.db.models import Entry, Event, EventHistory, Job, Player, Stage
 from app.jobs import create_job
+from app.services import results
 from app.services.games import get_game
 from app.services.history import record
 from app.services.players import Identity, claim_identity, find_identity
@@ -33,6 +34,7 @@ from app.services.reads import (
     lock_event,
     set_details,
     settings_of,
+    stage_matches,
     stage_settings,
     stages_of,
 )
@@ -308,14 +310,23 @@ async def list_entries(session: AsyncSession, event_id: str) -> list[Entry]:
     )
 
 
-async def drop_entry(session: AsyncSession, event_id: str, entry_id: str) -> Entry:
-    """Drop an entry: its results stay, it is paired no more."""
+async def drop_entry(session: AsyncSession, event_id: str, entry_id: str, principal: Principal) -> Entry:
+    """Drop an entry: its results stay, it is paired no more; its games still open in the running
+    stage are resigned when the stage's ``on_drop`` says so (kept in each game's history as a drop
+    by ``principal``)."""
+    event = await lock_event(session, event_id)
     entry = await get_entry(session, event_id, entry_id)
     if entry.status == EntryStatus.DROPPED:
         return entry
     entry.status = EntryStatus.DROPPED
     entry.dropped_at = utcnow()
     await session.flush()
+    stage = await active_stage(session, event.id) if event.status == EventStatus.RUNNING else None
+    if stage is not None:
+        mine = [
+            m for _, m in await stage_matches(session, stage) if entry_id in {s.entry_id for s in m.seats}
+        ]
+        await results.resign_games(session, event, stage, mine, principal.actor)
     return entry
 
 

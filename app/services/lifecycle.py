@@ -22,9 +22,11 @@ from app.core.access import Principal
 from app.core.errors import Conflict, InvalidInput, NotFound, Problem
 from app.core.pairing.groups import split_groups
 from app.core.stage_details import parse_details
-from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, MatchStatus, StageStatus
+from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, MatchStatus, Outcome, StageStatus
 from app.db.base import utcnow
 from app.db.models import Entry, Event, Job, Match, Round, Seat, Stage
+from app.services import results
+from app.services.downstream import entrants
 from app.services.history import record
 from app.services.reads import (
     active_stage,
@@ -58,6 +60,8 @@ async def pair_next_round(
     registry = registry_of(session)
     fmt = registry.format_of(stage)
     rules = registry.rules_for(event)
+    if tables is None and (why := fmt.nothing_to_pair(stage)) is not None:
+        raise Conflict(why)
     open_matches = [m for _, m in await stage_matches(session, stage) if m.status in OPEN_MATCH]
     if open_matches and not (fmt.concurrent_tables and tables is not None):
         raise Conflict(
@@ -74,7 +78,7 @@ async def pair_next_round(
         return await create_round(session, event, stage, custom)
     explain: dict[str, Any] = {}
     generated = await fmt.next_tables(session, event, stage, rounds, explain)
-    return await create_round(
+    rnd = await create_round(
         session,
         event,
         stage,
@@ -82,6 +86,9 @@ async def pair_next_round(
         {"pairing": explain} if explain else None,
         first_seat_token=bool(explain.get("seat_balance")),
     )
+    released = [m for _, m in await stage_matches(session, stage) if m.round_id == rnd.id]
+    await results.resign_games(session, event, stage, released, results.organizer_of(event).actor)
+    return rnd
 
 
 async def activate_stage(
@@ -191,10 +198,13 @@ async def start_event(
     return await activate_stage(session, event, stages[0], [e.id for e in entries])
 
 
-async def stage_complete(session: AsyncSession, event: Event, stage: Stage) -> str | None:
-    """None when the stage can close; otherwise why not."""
+async def stage_complete(
+    session: AsyncSession, event: Event, stage: Stage, ignore: list[Match] | None = None
+) -> str | None:
+    """None when the stage can close (``ignore``: open matches that do not count); otherwise why not."""
     matches = await stage_matches(session, stage)
-    open_count = sum(1 for _, m in matches if m.status in OPEN_MATCH)
+    skip = {m.id for m in ignore or []}
+    open_count = sum(1 for _, m in matches if m.status in OPEN_MATCH and m.id not in skip)
     if open_count:
         return f"{open_count} match(es) are unreported or disputed"
     registry = registry_of(session)
@@ -212,10 +222,17 @@ async def advance(session: AsyncSession, event: Event) -> tuple[Stage | None, Ro
     stage = await active_stage(session, event.id)
     if stage is None:
         raise Conflict("no stage is active")
+    registry = registry_of(session)
+    moot = await registry.format_of(stage).moot(session, event, stage)
+    if moot and await stage_complete(session, event, stage, ignore=moot) is None:
+        for m in moot:  # e.g. the games still out of a decided series
+            void = {"outcome": Outcome.VOID, "seats": [{"entry_id": s.entry_id} for s in m.seats]}
+            await results.rule(
+                session, event, stage, m, void, "not needed", results.organizer_of(event).actor
+            )
     why = await stage_complete(session, event, stage)
     if why is not None:
         raise Conflict(f"the stage cannot close yet: {why}")
-    registry = registry_of(session)
     stages = await stages_of(session, event.id)
     while True:
         rows = await stage_standings(session, event, stage)
@@ -225,18 +242,12 @@ async def advance(session: AsyncSession, event: Event) -> tuple[Stage | None, Ro
             event.status = EventStatus.FINISHED
             await session.flush()
             return None, None
-        entries = await entries_by_id(session, event.id)
-        groups = details_of(stage).groups
-        ranked = [
-            core.RankedEntry(r.entry_id, r.rank, groups.get(r.entry_id), entries[r.entry_id].tiebreak_value)
-            for r in rows
-            if entries[r.entry_id].status == EntryStatus.ACTIVE
-        ]
         fmt = registry.format_of(nxt)
-        custom = await registry.rules_for(event).advancing(session, event, stage, rows, nxt)
-        chosen = custom if custom is not None else fmt.entrants(ranked, stage_settings(nxt))
+        chosen = await entrants(session, event, stage, rows, nxt)
         result = await activate_stage(session, event, nxt, chosen)
-        if not fmt.needed(chosen):
+        if not fmt.needed(chosen) or not await registry.rules_for(event).stage_needed(
+            session, event, nxt, chosen
+        ):
             stage = nxt  # e.g. no tie for first: the playoff is not needed
             continue
         return nxt, result

@@ -20,13 +20,21 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.access import Access, Principal, authorize
 from app.core.concurrency import check_if_match
 from app.core.errors import Conflict, InvalidInput, Problem
-from app.core.games.registry import get_adjudicator
+from app.core.games.registry import adjudicator_name, get_adjudicator, in_seat_order
 from app.core.results import Report, ReportedSeat, normalize
-from app.core.vocabulary import EventStatus, MatchStatus, Role, StageStatus
+from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, MatchStatus, Outcome, Role, StageStatus
 from app.db.base import utcnow
 from app.db.models import Event, Match, ResultHistory, ResultReport, Round, Stage
-from app.services import ratings
-from app.services.reads import entry_names, game_of, load_match, lock_event, settings_of
+from app.services import downstream, ratings
+from app.services.reads import (
+    entries_by_id,
+    entry_names,
+    game_of,
+    load_match,
+    lock_event,
+    settings_of,
+    stage_settings,
+)
 from app.services.registry import registry_of
 
 
@@ -62,9 +70,24 @@ def _seats_in(body: dict[str, Any]) -> list[ReportedSeat]:
     ]
 
 
+@dataclass(frozen=True)
+class _Judged:
+    """A report checked against its table; with a game log, the log in seat order and its verdict."""
+
+    report: Report
+    game_log: dict[str, Any] | None = None
+    verdict: dict[str, Any] | None = None
+    adjudicator: str | None = None
+
+    def payload(self, posted: bool) -> dict[str, Any]:
+        """What the history and a claim keep: the normalized result, and the log when one was posted."""
+        log = {"game_log": self.game_log} if posted and self.game_log is not None else {}
+        return {**self.report.as_dict(), **log}
+
+
 async def _normalized(
-    session: AsyncSession, event: Event, match: Match, body: dict[str, Any]
-) -> tuple[Report, dict[str, Any] | None]:
+    session: AsyncSession, event: Event, stage: Stage, match: Match, body: dict[str, Any]
+) -> _Judged:
     seats = sorted(match.seats, key=lambda s: s.seat)
     entry_ids = [s.entry_id for s in seats]
     reported = _seats_in(body)
@@ -72,20 +95,24 @@ async def _normalized(
     if game_log is None and not reported and match.game_log:
         game_log = match.game_log  # a record kept on the match (POST /v1/matches/{id}/log) decides it
     verdict: dict[str, Any] | None = None
+    name: str | None = None
     outcome = body.get("outcome")
     if game_log is not None:
+        game = await game_of(session, event)
         # a preset may judge its own records
-        adjudicate = registry_of(session).rules_for(event).adjudicator(event, match)
+        adjudicate = registry_of(session).rules_for(event).adjudicator(event, stage, match)
         if adjudicate is None:
-            game = await game_of(session, event)
             if not game.adjudicator:
                 raise InvalidInput(
                     "this game has no adjudicator; report places instead of a game log",
                     [Problem(("game_log",), f"game {event.game_key!r} is not adjudicated by Arbiter")],
                 )
             adjudicate = get_adjudicator(game.adjudicator)
+        names = await entry_names(session, event.id)
+        game_log = in_seat_order(game.adjudicator, game_log, [(e, names.get(e, "")) for e in entry_ids])
         adjudication = adjudicate(game_log, len(entry_ids), f"{event.seed}:{match.id}")
         verdict = adjudication.details
+        name = adjudicator_name(adjudicate)
         given = {s.entry_id: s for s in reported}
         reported = []
         for o in adjudication.seats:
@@ -101,11 +128,15 @@ async def _normalized(
                 )
             )
         outcome = outcome or adjudication.outcome
-    return normalize(entry_ids, outcome, reported), verdict
+    return _Judged(normalize(entry_ids, outcome, reported), game_log, verdict, name)
 
 
 def _apply(
-    match: Match, report: Report, game_log: dict[str, Any] | None, verdict: dict[str, Any] | None
+    match: Match,
+    report: Report,
+    game_log: dict[str, Any] | None,
+    verdict: dict[str, Any] | None,
+    adjudicator: str | None = None,
 ) -> None:
     by_entry = {s.entry_id: s for s in report.seats}
     for seat in match.seats:
@@ -127,7 +158,7 @@ def _apply(
     if game_log is not None:
         match.game_log = game_log
     if verdict is not None:
-        match.details = {**(match.details or {}), "adjudication": verdict}
+        match.details = {**(match.details or {}), "adjudication": verdict, "adjudicator": adjudicator}
 
 
 async def _history(
@@ -171,18 +202,17 @@ async def report(
         raise Conflict("a bye has no result to report")
     if match.status == MatchStatus.CONFIRMED:
         raise Conflict("the result is already confirmed; the organizer corrects it with PUT and If-Match")
-    normalized, verdict = await _normalized(session, event, match, body)
+    judged = await _normalized(session, event, stage, match, body)
     normalized = (
-        await registry_of(session).rules_for(event).check_report(session, event, stage, match, normalized)
+        await registry_of(session).rules_for(event).check_report(session, event, stage, match, judged.report)
     )
-    payload = {
-        **normalized.as_dict(),
-        **({"game_log": body["game_log"]} if body.get("game_log") is not None else {}),
-    }
+    posted = body.get("game_log") is not None
+    payload = {**judged.payload(posted), **normalized.as_dict()}
+    verdict, adjudicator = judged.verdict, judged.adjudicator
 
     if organizer:
         action = "ruling" if match.status == MatchStatus.DISPUTED else "report"
-        _apply(match, normalized, body.get("game_log"), verdict)
+        _apply(match, normalized, judged.game_log if posted else None, verdict, adjudicator)
         await _history(session, match, action, principal.actor, payload)
         await _after_confirm(session, event, stage, match, correction=False)
         return match
@@ -209,7 +239,7 @@ async def report(
         match.status = MatchStatus.DISPUTED
     elif set(claims) >= seated:
         first = claims[actor_entry].payload
-        _apply(match, Report.from_dict(first), first.get("game_log"), verdict)
+        _apply(match, Report.from_dict(first), first.get("game_log"), verdict, adjudicator)
         await _history(session, match, "confirm", "players", payload)
         await _after_confirm(session, event, stage, match, correction=False)
     else:
@@ -218,38 +248,101 @@ async def report(
     return match
 
 
+@dataclass(frozen=True)
+class Corrected:
+    """A corrected match, and what the correction made stale downstream (its stage was closed)."""
+
+    match: Match
+    warnings: list[str]
+
+
 async def correct(
     session: AsyncSession,
     match_id: str,
     principal: Principal | None,
     if_match: str | None,
     body: dict[str, Any],
-) -> Match:
-    """The organizer's correction of a result, or ruling on a dispute (``If-Match``: the match's version)."""
+) -> Corrected:
+    """The organizer's correction of a result, or ruling on a dispute (``If-Match``: the match's
+    version). A correction after the match's stage has closed changes no later stage; its warnings
+    say what those stages built on that is now stale (kept in the history with the correction)."""
     event, stage, _, match, organizer = await _context(session, match_id, principal, Access.ORGANIZER)
     check_if_match(if_match, match.version)
     if match.status == MatchStatus.BYE:
         raise Conflict("a bye has no result to correct")
     if event.status == EventStatus.CANCELLED:
         raise Conflict("the event is cancelled")
-    normalized, verdict = await _normalized(session, event, match, body)
+    before = await downstream.built_on(session, event, stage)
+    judged = await _normalized(session, event, stage, match, body)
     normalized = (
-        await registry_of(session).rules_for(event).check_report(session, event, stage, match, normalized)
+        await registry_of(session).rules_for(event).check_report(session, event, stage, match, judged.report)
     )
     was_confirmed = match.status == MatchStatus.CONFIRMED
-    _apply(match, normalized, body.get("game_log"), verdict)
-    payload = {
-        **normalized.as_dict(),
-        **({"game_log": body["game_log"]} if body.get("game_log") is not None else {}),
-    }
+    posted = body.get("game_log") is not None
+    _apply(match, normalized, judged.game_log if posted else None, judged.verdict, judged.adjudicator)
+    payload = {**judged.payload(posted), **normalized.as_dict()}
+    await session.flush()
+    warnings = await downstream.stale_warnings(session, event, stage, before)
+    if warnings:
+        payload["warnings"] = warnings
     await _history(session, match, "correction" if was_confirmed else "ruling", organizer.actor, payload)
     await _after_confirm(session, event, stage, match, correction=was_confirmed)
-    return match
+    return Corrected(match, warnings)
 
 
 def organizer_of(event: Event) -> Principal:
     """The principal a preset's organizer action reports results as (e.g. forfeits at a deadline)."""
     return Principal(Role.ORGANIZER, event_id=event.id)
+
+
+async def rule(
+    session: AsyncSession,
+    event: Event,
+    stage: Stage,
+    match: Match,
+    body: dict[str, Any],
+    action: str,
+    actor: str,
+) -> None:
+    """A result the service records by a rule of the stage — a dropped entry's resigned game, a game
+    a decided series no longer needs: checked like a report, confirmed at once, kept in the history
+    under ``action`` (with the event already locked by the caller)."""
+    judged = await _normalized(session, event, stage, match, body)
+    normalized = (
+        await registry_of(session).rules_for(event).check_report(session, event, stage, match, judged.report)
+    )
+    _apply(match, normalized, None, None)
+    await _history(session, match, action, actor, normalized.as_dict())
+    await _after_confirm(session, event, stage, match, correction=False)
+
+
+async def resign_games(
+    session: AsyncSession, event: Event, stage: Stage, matches: list[Match], actor: str
+) -> None:
+    """The open games of ``matches`` that seat a dropped entry, lost by it as the stage's ``on_drop``
+    says: ``resign`` — a forfeit won by everyone else at the table; ``violation`` — the same, scored
+    as the dropper's violation (formats.md "Late entries and drops"). ``bye`` leaves them be."""
+    on_drop = stage_settings(stage).on_drop
+    if on_drop == "bye":
+        return
+    entries = await entries_by_id(session, event.id)
+    for match in matches:
+        seats = sorted(match.seats, key=lambda s: s.seat)
+        dropped = {s.entry_id for s in seats if entries[s.entry_id].status != EntryStatus.ACTIVE}
+        if match.status not in OPEN_MATCH or not dropped:
+            continue
+        body = {
+            "outcome": Outcome.FORFEIT,
+            "seats": [
+                {
+                    "entry_id": s.entry_id,
+                    "place": len(seats) if s.entry_id in dropped else 1,
+                    "violation": on_drop == "violation" and s.entry_id in dropped,
+                }
+                for s in seats
+            ],
+        }
+        await rule(session, event, stage, match, body, "drop", actor)
 
 
 async def history(session: AsyncSession, match_id: str) -> list[ResultHistory]:

@@ -43,16 +43,31 @@ class EventRules:
         """Called when a match's result is confirmed or corrected."""
 
     async def advancing(
-        self, session: AsyncSession, event: Event, closed: Stage, rows: list[StandingRow], nxt: Stage
+        self,
+        session: AsyncSession,
+        event: Event,
+        closed: Stage,
+        rows: list[StandingRow],
+        nxt: Stage,
+        *,
+        record: bool = True,
     ) -> list[str] | None:
-        """The entries the next stage takes, in seed order; None = the stage's ``advance`` rule."""
+        """The entries the next stage takes, in seed order; None = the stage's ``advance`` rule.
+        ``record=False`` asks what it would take now, writing nothing (a correction's check)."""
         return None
+
+    async def stage_needed(
+        self, session: AsyncSession, event: Event, stage: Stage, entrants: list[str]
+    ) -> bool:
+        """Whether the stage is played with these entrants (False: it closes at once, as the format's
+        ``needed`` does for a playoff without a tie)."""
+        return True
 
     async def stage_complete(self, session: AsyncSession, event: Event, stage: Stage) -> str | None:
         """An extra reason the stage cannot close yet (None = no objection)."""
         return None
 
-    def adjudicator(self, event: Event, match: Match) -> Adjudicator | None:
+    def adjudicator(self, event: Event, stage: Stage, match: Match) -> Adjudicator | None:
         """The judge of a ``game_log`` reported for this match; None = the game's catalog adjudicator."""
         return None
 

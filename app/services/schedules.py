@@ -110,7 +110,7 @@ async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str
         settings = stage_settings(stage)
         seed, stage_index = event.seed, stage.index
         await peek.commit()
-    by_rounds = settings.release == "rounds"
+    by_rounds = not settings.releases_all
     tables: list[list[str]] = []
     rounds: list[list[list[str]]] = []
     seat_numbers: dict[str, dict[str, int]] = {}

@@ -67,3 +67,32 @@ async def test_strategic_titan_match_reported_from_its_kept_record(api: Api) -> 
     reported = await post_result(api, token, m, {})
     places = {s["entry_id"]: s["place"] for s in reported["result"]["seats"]}
     assert [places[entries[n]["id"]] for n in ["Ann", "Bob", "Cy", "Dee"]] == [2, 1, 4, 3]
+
+
+async def test_the_verdict_of_a_rite_of_command_match_shows_its_arming_fights_and_wagers(api: Api) -> None:
+    _, token, m = await _one_match(api, "rite-of-command")
+    done = await post_result(api, token, m, {"game_log": RINGS})
+    verdict = done["verdict"]
+    assert verdict["adjudicator"] == "rite-of-command"
+    # the same verdict as the stateless tool gives for the same rings
+    tool = (await api.client.post("/v1/adjudicate/rite-of-command", json=RINGS)).json()
+    assert verdict["rite_of_command"] == tool
+    ring = verdict["rite_of_command"]["rings"][0]
+    assert [a["soldier"] for a in ring["armed"]] == ["Shield bearer", "Mace bearer"]
+    assert ring["fights"] and ring["winner"] == ring["fights"][-1]["winner"]
+    assert verdict["rite_of_command"]["wagers"]["goes_to"] == {"1": 2, "2": 2}
+    assert (await api.client.get(f"/v1/matches/{m['id']}")).json()["verdict"] == verdict
+
+
+async def test_the_verdict_of_a_strategic_titan_match_is_its_replayed_record(api: Api) -> None:
+    eid, token, entries = await setup_event(
+        api, ["Ann", "Bob", "Cy", "Dee"], game="strategic-titan", settings={"stages": [{"format": "heats"}]}
+    )
+    await start(api, eid, token)
+    m = (await pair(api, eid, token, [[entries[n]["id"] for n in ["Ann", "Bob", "Cy", "Dee"]]]))["matches"][0]
+    for ev in four_player_game():
+        r = await api.client.post(f"/v1/matches/{m['id']}/log", json=ev, headers=bearer(token))
+        assert r.status_code == 201, r.text
+    verdict = (await post_result(api, token, m, {}))["verdict"]
+    assert verdict["adjudicator"] == "strategic-titan"
+    assert verdict["strategic_titan"]["valid"] is True and verdict["strategic_titan"]["state"]["finished"]

@@ -219,6 +219,22 @@ async def test_battle_royal_end_to_end(api: Api, n: int) -> None:
     await no_ratings(api, entries)
 
 
+async def test_the_verdict_of_a_battle_royal_shows_its_token_holders_and_eliminations(api: Api) -> None:
+    eid, token, entries = await setup(api, ROYAL, 5)
+    match = (await start(api, eid, token))["round"]["matches"][0]
+    names = sorted(entries, reverse=True)
+    record = legal_record(match, names[:-1])
+    done = await post_result(api, token, match, {"game_log": record})
+    verdict = done["verdict"]
+    assert verdict["adjudicator"] == "battlebooks-royal"
+    royal = verdict["battlebooks_royal"]
+    first = next(s["seat"] for s in match["seats"] if s["first_token"])
+    assert royal["first"] == first and royal["holders"] == [t["attacker"] for t in record["turns"]]
+    seat_of = {s["name"]: s["seat"] for s in match["seats"]}
+    assert [e["seat"] for e in royal["eliminations"]] == [seat_of[n] for n in names[:-1]]
+    assert (await api.client.get(f"/v1/matches/{match['id']}")).json()["verdict"] == verdict
+
+
 async def test_battle_royal_table_limits(api: Api) -> None:
     eid, token, entries = await setup(api, ROYAL, 8)
     r = await api.client.post(f"/v1/events/{eid}/entries", json={"name": "Ninth"}, headers=bearer(token))

@@ -11,7 +11,7 @@ from tests.support.api import (
     assert_problem,
     bearer,
     pair,
-    play_stage,
+    post_result,
     report,
     setup_event,
     standings,
@@ -47,6 +47,17 @@ async def values(api: Api, eid: str) -> dict[str, float]:
     return {e["id"]: e["tiebreak_value"] for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()}
 
 
+async def play_released(api: Api, eid: str, token: str, rule: Any) -> int:
+    """Report every open game released so far (the 2-player round robin releases all at once);
+    returns how many rounds are out."""
+    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()
+    for rnd in rounds:
+        for m in rnd["matches"]:
+            if m["status"] == "pending":
+                await report(api, token, m, rule(m))
+    return len(rounds)
+
+
 async def summary(api: Api, eid: str) -> dict[str, Any]:
     r = await api.client.get(f"/v1/events/{eid}/bga")
     assert r.status_code == 200, r.text
@@ -80,7 +91,7 @@ async def test_ten_entries_three_way_tie_final_with_withdrawal_and_forfeit(api: 
 
     started = await start(api, eid, token)
     assert started["event"]["status"] == "running"
-    assert await play_stage(api, eid, token, started["round"], places) == 9
+    assert await play_released(api, eid, token, places) == 9
     rows = await standings(api, eid)
     assert {r["name"] for r in rows if r["rank"] == 1} == {"P0", "P1", "P2"}
     assert rows[3]["rank"] == 4 and rows[3]["name"] == "P3"
@@ -122,8 +133,8 @@ async def test_both_finalists_forfeit_the_higher_value_wins(api: Api) -> None:
         a, b = (s["entry_id"] for s in m["seats"])
         return {a: 1, b: 2} if (a, b) in beats else {a: 2, b: 1}
 
-    started = await start(api, eid, token)
-    await play_stage(api, eid, token, started["round"], places)
+    await start(api, eid, token)
+    await play_released(api, eid, token, places)
     tb = await values(api, eid)
     adv = await advance(api, eid, token)
     finalists = [s["entry_id"] for s in adv["round"]["matches"][0]["seats"]]
@@ -144,7 +155,7 @@ async def test_eleven_entries_two_groups_and_an_unrated_drawn_best_of_three(api:
     assert sorted(len(g) for g in groups.values()) == [5, 6]
     for m in started["round"]["matches"]:  # group round robins: nobody meets the other group
         assert len({next(e["group"] for e in listed if e["id"] == s["entry_id"]) for s in m["seats"]}) == 1
-    await play_stage(api, eid, token, started["round"], by_name_order)
+    await play_released(api, eid, token, by_name_order)
     winners = {min(g) for g in groups.values()}
     adv = await advance(api, eid, token)
     game1 = adv["round"]["matches"][0]
@@ -159,10 +170,9 @@ async def test_eleven_entries_two_groups_and_an_unrated_drawn_best_of_three(api:
         )
     assert (await post(api, f"/v1/events/{eid}/bga/final/deadline", token))["forfeits"] == []
     a, b = (s["entry_id"] for s in game1["seats"])
+    game2, game3 = [m for r in await rounds_of(api, eid) if r["stage"] == 1 for m in r["matches"]][1:]
     await report(api, token, game1, {a: 1, b: 2})
-    game2 = (await pair(api, eid, token))["matches"][0]
     await report(api, token, game2, {a: 2, b: 1})
-    game3 = (await pair(api, eid, token))["matches"][0]
     await report(api, token, game3, {a: 1, b: 1}, outcome="draw")  # 1.5–1.5: the higher value wins
     await advance(api, eid, token)
     tb = await values(api, eid)
@@ -395,9 +405,195 @@ async def test_join_deadline_not_yet_passed(api: Api) -> None:
 
 async def test_sole_first_wins_without_a_final(api: Api) -> None:
     eid, token, entries = await setup(api, TWO, ["Ann", "Bob", "Cy"])
-    started = await start(api, eid, token)
-    await play_stage(api, eid, token, started["round"], by_name_order)
+    await start(api, eid, token)
+    await play_released(api, eid, token, by_name_order)
     done = await advance(api, eid, token)
     assert done["event"]["status"] == "finished" and done.get("round") is None
     s = await summary(api, eid)
     assert s["winners"] == [entries["Ann"]["id"]] and s["final"]["finalists"] == []
+
+
+# --------------------------------------------------------------------------- issue 19
+async def rounds_of(api: Api, eid: str) -> list[dict[str, Any]]:
+    return list((await api.client.get(f"/v1/events/{eid}/rounds")).json())
+
+
+async def test_the_two_player_round_robin_releases_all_its_games_at_once(api: Api) -> None:
+    names = [f"Q{i:02d}" for i in range(11)]
+    eid, token, entries = await setup(api, TWO, names)
+    await start(api, eid, token)
+    listed = {e["id"]: e["group"] for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()}
+    games = [m for r in await rounds_of(api, eid) for m in r["matches"] if m["status"] != "bye"]
+    assert len(games) == 10 + 15  # every game of both groups (5 and 6), open from the start
+    assert all(m["status"] == "pending" for m in games)
+    met = {frozenset(s["entry_id"] for s in m["seats"]) for m in games}
+    assert len(met) == 25 and all(len({listed[e] for e in pair}) == 1 for pair in met)
+    # there is nothing to pair: every game is out
+    assert (
+        "released"
+        in assert_problem(await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token)), 409)[
+            "detail"
+        ]
+    )
+    # group B plays out while one game of group A is slow; the stage waits only for that one game
+    slow = next(m for m in games if listed[m["seats"][0]["entry_id"]] == "A")
+    for m in games:
+        if m["id"] != slow["id"]:
+            await report(api, token, m, by_name_order(m))
+    r = await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))
+    assert "1 match" in assert_problem(r, 409)["detail"]
+    await report(api, token, slow, by_name_order(slow))
+    adv = await advance(api, eid, token)
+    # the best-of-3 final's games run side by side too: all three are out at once
+    final_games = [m for r in await rounds_of(api, eid) if r["stage"] == 1 for m in r["matches"]]
+    assert len(final_games) == 3 and all(m["status"] == "pending" for m in final_games)
+    assert adv["round"]["matches"][0]["id"] == final_games[0]["id"]
+    tokens = {e["id"]: e["entry_token"] for e in entries.values()}
+    finalists = [s["entry_id"] for s in final_games[0]["seats"]]
+    for f in finalists:
+        await post(api, f"/v1/events/{eid}/bga/final/registrations", tokens[f], {"entry_id": f})
+    await post(api, f"/v1/events/{eid}/bga/final/deadline", token)
+    # games 2 and 3 are played first; the same finalist wins both: the series is decided
+    winner = finalists[0]
+    for m in final_games[1:]:
+        await report(api, token, m, {s["entry_id"]: 1 if s["entry_id"] == winner else 2 for s in m["seats"]})
+    done = await advance(api, eid, token)
+    assert done["event"]["status"] == "finished"
+    assert (await summary(api, eid))["winners"] == [winner]
+    game1 = (await api.client.get(f"/v1/matches/{final_games[0]['id']}")).json()
+    assert game1["status"] == "confirmed" and game1["result"]["outcome"] == "void"  # not needed
+
+
+async def test_a_player_who_drops_resigns_their_remaining_games(api: Api) -> None:
+    eid, token, entries = await setup(api, TWO, ["Ann", "Bob", "Cy", "Dee"])
+    ids = {n: e["id"] for n, e in entries.items()}
+    await start(api, eid, token)
+    games = [m for r in await rounds_of(api, eid) for m in r["matches"] if m["status"] != "bye"]
+    # Dee beats Ann, then drops; Ann wins her other games, Bob beats Cy
+    for m in games:
+        seated = {s["entry_id"] for s in m["seats"]}
+        if seated == {ids["Ann"], ids["Dee"]}:
+            await report(api, token, m, {ids["Dee"]: 1, ids["Ann"]: 2})
+        elif ids["Ann"] in seated:
+            await report(api, token, m, {e: 1 if e == ids["Ann"] else 2 for e in seated})
+        elif seated == {ids["Bob"], ids["Cy"]}:
+            await report(api, token, m, {ids["Bob"]: 1, ids["Cy"]: 2})
+    r = await api.client.delete(
+        f"/v1/events/{eid}/entries/{ids['Dee']}", headers=bearer(entries["Dee"]["entry_token"])
+    )
+    assert r.status_code == 200 and r.json()["status"] == "dropped"
+    for m in games:
+        read = (await api.client.get(f"/v1/matches/{m['id']}")).json()
+        seated = {s["entry_id"] for s in read["seats"]}
+        assert read["status"] == "confirmed"
+        if ids["Dee"] in seated and ids["Ann"] not in seated:  # resigned: the opponent wins
+            place = {s["entry_id"]: s["place"] for s in read["result"]["seats"]}
+            assert read["result"]["outcome"] == "forfeit" and place[ids["Dee"]] == 2
+            assert read["history"][-1]["action"] == "drop"
+    rows = {r["name"]: r for r in await standings(api, eid)}
+    assert rows["Bob"]["points"] == 2 and rows["Cy"]["points"] == 1  # each won the game Dee resigned
+    assert rows["Ann"]["points"] == 2 and rows["Ann"]["rank"] == 1 and rows["Bob"]["rank"] == 1
+    assert rows["Dee"]["points"] == 1 and rows["Dee"]["status"] == "dropped"
+
+
+async def test_a_double_forfeit_credits_nobody_with_a_win(api: Api) -> None:
+    eid, token, entries = await setup(api, TWO, ["Ann", "Bob", "Cy"])
+    await start(api, eid, token)
+    games = [m for r in await rounds_of(api, eid) for m in r["matches"] if m["status"] != "bye"]
+    first, *rest = games
+    both = [{"entry_id": s["entry_id"], "place": 2} for s in first["seats"]]
+    done = await post_result(api, token, first, {"outcome": "forfeit", "seats": both})
+    assert [s["place"] for s in done["result"]["seats"]] == [2, 2]
+    rows = {r["entry_id"]: r for r in await standings(api, eid)}
+    for s in first["seats"]:
+        assert rows[s["entry_id"]]["wins"] == 0 and rows[s["entry_id"]]["points"] == 0
+
+
+async def test_bga_table_settings_are_compared_as_the_site_shows_them(api: Api) -> None:
+    eid, token, entries = await setup(api, THREE, ["Ann", "Bob", "Cy"])
+    (m,) = await _scheduled(api, eid, token)
+    seats = [s["entry_id"] for s in m["seats"]]
+    shown = {"variant": "Adjusted game", "two_player_rule": " Classic", "speed": "Turn-based,  2 moves a day"}
+    url = f"/v1/matches/{m['id']}/bga/tables"
+    out = await post(
+        api,
+        url,
+        token,
+        {"table": "t1", "created_at": "2099-01-01T00:00:00Z", "players": seats, "settings": shown},
+    )
+    assert out["tables"][0]["counted"] is True, out
+    wrong = {**shown, "speed": "Real time"}
+    out = await post(
+        api,
+        url,
+        token,
+        {"table": "t2", "created_at": "2099-01-02T00:00:00Z", "players": seats, "settings": wrong},
+    )
+    reason = out["tables"][1]["reasons"][0]
+    assert "Real time" in reason and "turn-based, 2 moves a day" in reason  # the allowed value is named
+    # a preset may allow several values for a setting; the error lists them all
+    eid2, token2, _ = await setup(
+        api,
+        THREE,
+        ["Ann", "Bob", "Cy"],
+        settings={"table_settings": {"speed": ["turn-based, 1 move a day", "turn-based, 2 moves a day"]}},
+    )
+    (m2,) = await _scheduled(api, eid2, token2)
+    seats2 = [s["entry_id"] for s in m2["seats"]]
+    out = await post(
+        api,
+        f"/v1/matches/{m2['id']}/bga/tables",
+        token2,
+        {
+            "table": "u1",
+            "created_at": "2099-01-01T00:00:00Z",
+            "players": seats2,
+            "settings": {"speed": "real time"},
+        },
+    )
+    assert "turn-based, 1 move a day" in out["tables"][0]["reasons"][0]
+    out = await post(
+        api,
+        f"/v1/matches/{m2['id']}/bga/tables",
+        token2,
+        {
+            "table": "u2",
+            "created_at": "2099-01-02T00:00:00Z",
+            "players": seats2,
+            "settings": {"speed": "Turn-based, 1 move a day"},
+        },
+    )
+    assert out["tables"][1]["counted"] is True
+    s = await summary(api, eid2)
+    assert s["table_settings"] == {"speed": ["turn-based, 1 move a day", "turn-based, 2 moves a day"]}
+
+
+async def test_the_bga_summary_names_entries_not_only_ids(api: Api) -> None:
+    eid, token, entries = await setup(api, TWO, ["Ann", "Bob", "Cy"])
+    await start(api, eid, token)
+    await play_released(api, eid, token, by_name_order)
+    await advance(api, eid, token)
+    s = await summary(api, eid)
+    assert s["winners"] == [entries["Ann"]["id"]]
+    assert s["names"] == {e["id"]: n for n, e in entries.items()}
+
+
+async def test_a_schedule_released_by_rounds_uses_the_fewest_rounds_where_a_resolvable_design_exists(
+    api: Api,
+) -> None:
+    names = [f"K{i:02d}" for i in range(21)]
+    stage = {"format": "round_robin", "table_size": 3, "mode": "complete", "release": "rounds"}
+    eid, token, _ = await setup(api, THREE, names, settings={"stages": [stage], "rated": False})
+    started = await start(api, eid, token)
+    await api.drain_jobs()
+    assert started["job_id"]
+    rounds = await rounds_of(api, eid)
+    assert len(rounds) == 10  # a Kirkman triple system: (21 − 1) / 2 rounds, every pair once
+    met: set[frozenset[str]] = set()
+    for rnd in rounds:
+        seated = [s["entry_id"] for m in rnd["matches"] for s in m["seats"]]
+        assert len(seated) == len(set(seated)) == 21  # everyone plays every round
+        met |= {
+            frozenset(p) for m in rnd["matches"] for p in combinations([s["entry_id"] for s in m["seats"]], 2)
+        }
+    assert len(met) == 210

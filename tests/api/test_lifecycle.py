@@ -480,3 +480,60 @@ async def test_a_playoff_wider_than_a_table_waits_for_explicit_tables(api: Api) 
         f"/v1/events/{eid}/rounds", json={"tables": [ids[:5], ids[5:]]}, headers=bearer(token)
     )
     assert r.status_code == 201 and len(r.json()["matches"]) == 2
+
+
+# --------------------------------------------------------------------------- issue 19
+async def test_a_two_seat_round_robin_with_release_all_opens_every_round_at_once(api: Api) -> None:
+    names = ["Ada", "Barbara", "Claude", "Dijkstra", "Edsger"]
+    stage = {"format": "round_robin", "release": "all"}
+    eid, token, _ = await setup_event(api, names, settings={"stages": [stage]}, seed=SEED)
+    await start(api, eid, token)
+    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()
+    assert len(rounds) == 5  # the whole circle, one bye a round
+    r = await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token))
+    assert "released at once" in assert_problem(r, 409)["detail"]
+    for rnd in reversed(rounds):  # any order: no game waits for another
+        await play_round(api, token, rnd)
+    assert [r["wins"] for r in await standings(api, eid)] == [4, 3, 2, 1, 0]
+    assert (await advance(api, eid, token))["event"]["status"] == "finished"
+    # a generic 2-seat round robin still goes one round at a time
+    eid, token, _ = await setup_event(api, names, settings={"stages": [{"format": "round_robin"}]}, seed=SEED)
+    await start(api, eid, token)
+    assert len((await api.client.get(f"/v1/events/{eid}/rounds")).json()) == 1
+
+
+async def test_a_drop_leaves_byes_by_default_and_resigns_the_games_with_on_drop_resign(api: Api) -> None:
+    names = ["Ada", "Barbara", "Claude", "Dijkstra"]
+    for on_drop in ("bye", "resign"):
+        stage = {"format": "round_robin", **({"on_drop": on_drop} if on_drop != "bye" else {})}
+        eid, token, entries = await setup_event(api, names, settings={"stages": [stage]}, seed=SEED)
+        rnd = (await start(api, eid, token))["round"]
+        await play_round(api, token, rnd)
+        dropped = entries["Dijkstra"]["id"]
+        r = await api.client.delete(f"/v1/events/{eid}/entries/{dropped}", headers=bearer(token))
+        assert r.status_code == 200
+        nxt = await pair(api, eid, token)
+        mine = next(
+            m
+            for m in nxt["matches"]
+            if dropped in {s["entry_id"] for s in m["seats"]} or m["status"] == "bye"
+        )
+        if on_drop == "bye":  # the general engine's ruling: the opponent gets a bye
+            assert mine["status"] == "bye" and dropped not in {s["entry_id"] for s in mine["seats"]}
+        else:  # the game is released and lost at once: the opponent wins it
+            read = (await api.client.get(f"/v1/matches/{mine['id']}")).json()
+            place = {s["entry_id"]: s["place"] for s in read["result"]["seats"]}
+            assert read["status"] == "confirmed" and read["result"]["outcome"] == "forfeit"
+            assert place[dropped] == 2 and read["history"][-1]["action"] == "drop"
+            (other,) = set(place) - {dropped}
+            assert next(r for r in await standings(api, eid) if r["entry_id"] == other)["wins"] >= 1
+
+
+async def test_a_double_forfeit_credits_nobody_with_a_win_in_any_event(api: Api) -> None:
+    eid, token, _ = await setup_event(
+        api, ["Ada", "Barbara"], settings={"stages": [{"format": "swiss", "rounds": 1}]}
+    )
+    m = (await start(api, eid, token))["round"]["matches"][0]
+    await report(api, token, m, [2, 2], outcome="forfeit")
+    rows = await standings(api, eid)
+    assert [(r["wins"], r["points"]) for r in rows] == [(0, 0), (0, 0)]

@@ -149,8 +149,9 @@ async def test_same_club_is_avoided_and_reported(api: Api) -> None:
 
 
 async def _seat_histories(api: Api, balance: bool) -> tuple[dict[str, list[int]], list[dict[str, Any]]]:
-    stage = {"format": "swiss", "rounds": 4, "seat_balance": balance}
-    names = [*NAMES, "Gus", "Hal"]
+    # Round 1 by rating and results by name: the same pairings on every run, whatever the entry ids.
+    stage = {"format": "swiss", "rounds": 4, "seat_balance": balance, "first_round": "rating"}
+    names = {name: {"rating": 2000 - 10 * i} for i, name in enumerate([*NAMES, "Gus", "Hal"])}
     event_id, token, _ = await setup_event(api, names, seed="seat-history", settings={"stages": [stage]})
     rnd = (await start(api, event_id, token))["round"]
     history: dict[str, list[int]] = {}

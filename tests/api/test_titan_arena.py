@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.games import titan_arena as ta
 from app.core.games.titan_arena import snake_deal
 from tests.support.api import (
     Api,
@@ -238,3 +239,244 @@ async def test_whole_hmwp_event(api: Api) -> None:
     semifinalists = set(expected) - set(finalists)
     assert set(order[4:16]) == semifinalists
     assert order[16:] == [n for n in seeding if n not in set(expected)]
+
+
+# --- issue 19: the WBC rules, again ------------------------------------------------------------
+async def heat(api: Api, eid: str, token: str, seats: list[str]) -> dict[str, Any]:
+    return dict((await pair(api, eid, token, [seats]))["matches"][0])
+
+
+async def score_heat(api: Api, token: str, m: dict[str, Any], scores: dict[str, float]) -> dict[str, Any]:
+    """Report a heat by its scores (places follow them), ``scores`` by entry id."""
+    seats = [{"entry_id": s["entry_id"], "score": scores[s["entry_id"]]} for s in m["seats"]]
+    return await post_result(api, token, m, {"seats": seats})
+
+
+async def test_a_heat_must_determine_every_place_draws_and_timeouts_are_refused(api: Api) -> None:
+    eid, token, ids = await heat_event(api, ["Ann", "Bob", "Cy", "Dee"])
+    m = await heat(api, eid, token, [ids["Ann"], ids["Bob"], ids["Cy"]])
+    url = f"/v1/matches/{m['id']}/result"
+    seats = [{"entry_id": s["entry_id"], "score": 5} for s in m["seats"]]
+    for outcome in ("draw", "timeout"):
+        r = await api.client.post(url, json={"outcome": outcome, "seats": seats}, headers=bearer(token))
+        assert "every place determined" in assert_problem(r, 422)["detail"]
+    # a forfeit must still name one winner
+    two_first = [{"entry_id": s["entry_id"], "place": p} for s, p in zip(m["seats"], [1, 1, 3], strict=True)]
+    r = await api.client.post(url, json={"outcome": "forfeit", "seats": two_first}, headers=bearer(token))
+    assert "every place determined" in assert_problem(r, 422)["detail"]
+    assert (await api.client.get(f"/v1/matches/{m['id']}")).json()["status"] == "pending"
+    rows = await standings(api, eid)
+    assert all(r["games"] == 0 for r in rows)  # nobody became a "heat winner" of a drawn heat
+
+
+async def test_a_heat_needs_every_seats_score_and_places_must_agree_with_the_scores(api: Api) -> None:
+    eid, token, ids = await heat_event(api, ["Ann", "Bob", "Cy", "Dee"])
+    m = await heat(api, eid, token, [ids["Ann"], ids["Bob"], ids["Cy"], ids["Dee"]])
+    url = f"/v1/matches/{m['id']}/result"
+    places_only = [{"entry_id": s["entry_id"], "place": i + 1} for i, s in enumerate(m["seats"])]
+    body = assert_problem(await api.client.post(url, json={"seats": places_only}, headers=bearer(token)), 422)
+    assert "score" in body["detail"] and {tuple(e["loc"]) for e in body["errors"]} == {
+        ("seats", i, "score") for i in range(4)
+    }
+    # the 9-point player placed 2nd, ahead of the 12-point one: the places contradict the scores
+    scores = [15, 9, 12, 4]
+    wrong = [
+        {"entry_id": s["entry_id"], "place": i + 1, "score": sc}
+        for i, (s, sc) in enumerate(zip(m["seats"], scores, strict=True))
+    ]
+    body = assert_problem(await api.client.post(url, json={"seats": wrong}, headers=bearer(token)), 422)
+    assert "contradict" in body["detail"] and body["errors"][0]["loc"] == ["seats", 1, "place"]
+    assert (await api.client.get(f"/v1/matches/{m['id']}")).json()["status"] == "pending"
+    # equal scores may be split by explicit places either way (the tie-break was applied at the table)
+    tied = [
+        {"entry_id": s["entry_id"], "place": p, "score": sc}
+        for s, p, sc in zip(m["seats"], [1, 3, 2, 4], [15, 9, 9, 4], strict=True)
+    ]
+    done = await post_result(api, token, m, {"seats": tied})
+    assert [s["place"] for s in done["result"]["seats"]] == [1, 3, 2, 4]
+
+
+async def test_a_logs_players_are_matched_to_the_seats_by_entry_id_or_name(api: Api) -> None:
+    eid, token, ids = await heat_event(api, ["Anne", "Pippin", "Louis Wu", "Hatshepsut"])
+    # the table seats them in another order than the log lists them
+    seats = [ids["Hatshepsut"], ids["Louis Wu"], ids["Pippin"], ids["Anne"]]
+    m = await heat(api, eid, token, seats)
+    url = f"/v1/matches/{m['id']}/result"
+    unknown = {**SEED_LOG, "players": ["Anne", "Pippin", "Louis Wu", "Hatshepsutt"]}
+    body = assert_problem(await api.client.post(url, json={"game_log": unknown}, headers=bearer(token)), 422)
+    assert body["errors"][0]["loc"] == ["game_log", "players", 3] and "Hatshepsutt" in body["detail"]
+    typo = {**SEED_LOG, "deaths": [*SEED_LOG["deaths"][:2], {"creature": "Unicron", "killed_by": "Anne"}]}
+    body = assert_problem(await api.client.post(url, json={"game_log": typo}, headers=bearer(token)), 422)
+    assert "Unicron" in body["detail"]
+    assert (await api.client.get(f"/v1/matches/{m['id']}")).json()["status"] == "pending"
+    done = await post_result(api, token, m, {"game_log": SEED_LOG})
+    place = {s["entry_id"]: s["place"] for s in done["result"]["seats"]}
+    assert [place[ids[n]] for n in ("Anne", "Louis Wu", "Hatshepsut", "Pippin")] == [1, 2, 3, 4]
+    score = {s["entry_id"]: s["score"] for s in done["result"]["seats"]}
+    assert score[ids["Anne"]] == 12 and score[ids["Pippin"]] == 4
+    # statistics credit the kills to the right entries
+    stats = (await api.client.get(f"/v1/events/{eid}/titan-arena/statistics")).json()
+    assert stats["kills"][0] == {"entry_id": ids["Anne"], "name": "Anne", "kills": 2}
+    # by entry id works as well
+    m2 = await heat(api, eid, token, [ids["Anne"], ids["Pippin"], ids["Louis Wu"]])
+    by_id = {
+        "players": [ids["Louis Wu"], ids["Anne"], ids["Pippin"]],
+        "scores": [3, 10, 7],
+        "deaths": [],
+        "bets": [],
+    }
+    done = await post_result(api, token, m2, {"game_log": by_id})
+    place = {s["entry_id"]: s["place"] for s in done["result"]["seats"]}
+    assert [place[ids[n]] for n in ("Anne", "Pippin", "Louis Wu")] == [1, 2, 3]
+
+
+async def test_the_verdict_of_an_adjudicated_match_is_on_the_match_read(api: Api) -> None:
+    eid, token, ids = await heat_event(api, ["Anne", "Pippin", "Louis Wu", "Hatshepsut"])
+    m = await heat(api, eid, token, [ids[n] for n in SEED_LOG["players"]])
+    dice = {**SEED_LOG, "scores": {"Anne": 12, "Pippin": 9, "Louis Wu": 9, "Hatshepsut": 9}, "bets": []}
+    done = await post_result(api, token, m, {"game_log": dice})
+    verdict = done["verdict"]
+    assert verdict["adjudicator"] == "titan-arena"
+    breaks = verdict["titan_arena"]["tiebreaks"]
+    assert {b["rule"] for b in breaks} == {"dice"} and len(breaks) == 2
+    read = (await api.client.get(f"/v1/matches/{m['id']}")).json()
+    assert read["verdict"] == verdict
+    # the round read shows it too
+    rnd = (await api.client.get(f"/v1/events/{eid}/rounds/{read['round']}")).json()
+    assert rnd["matches"][0]["verdict"] == verdict
+    m2 = await heat(api, eid, token, [ids[n] for n in SEED_LOG["players"]])
+    done = await post_result(api, token, m2, {"game_log": SEED_LOG})
+    (tb,) = done["verdict"]["titan_arena"]["tiebreaks"]
+    assert (
+        tb["decided_by"] == "Unicorn"
+        and tb["rule"] == "bets"
+        and tb["values"]
+        == {
+            "Louis Wu": 3,
+            "Hatshepsut": 0,
+        }
+    )
+    # a match reported by places carries no verdict
+    m3 = await heat(api, eid, token, [ids["Anne"], ids["Pippin"], ids["Louis Wu"]])
+    done = await score_heat(api, token, m3, {ids["Anne"]: 3, ids["Pippin"]: 2, ids["Louis Wu"]: 1})
+    assert done["verdict"] is None
+
+
+async def qualify(api: Api, names: list[str], heats: list[list[str]]) -> tuple[str, str, dict[str, str]]:
+    """A wbc-hmwp event whose heats seat ``heats`` (names, best score first)."""
+    eid, token, ids = await heat_event(api, names)
+    for table in heats:
+        m = await heat(api, eid, token, [ids[n] for n in table])
+        await score_heat(api, token, m, {ids[n]: 20 - k for k, n in enumerate(table)})
+    return eid, token, ids
+
+
+async def test_a_field_too_small_for_two_semifinal_tables_goes_straight_to_one_final_table(api: Api) -> None:
+    names = ["A", "B", "C", "D", "E", "F"]
+    eid, token, ids = await qualify(api, names, [["A", "B", "C"], ["D", "E", "F"]])
+    done = await advance(api, eid, token)  # 2 winners and 2 seconds: 4 fit one table
+    assert done["stage"] == 2
+    (final,) = done["round"]["matches"]
+    assert {s["entry_id"] for s in final["seats"]} == {ids[n] for n in "ABDE"}
+    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()
+    assert [r["stage"] for r in rounds] == [0, 0, 2]  # no semifinal table was played
+    await score_heat(api, token, final, {ids["E"]: 9, ids["A"]: 7, ids["D"]: 5, ids["B"]: 3})
+    assert (await advance(api, eid, token))["event"]["status"] == "finished"
+    places = (await api.client.get(f"/v1/events/{eid}/places")).json()["rows"]
+    assert [(r["name"], r["decided_by"]) for r in places[:4]] == [
+        ("E", "final"),
+        ("A", "final"),
+        ("D", "final"),
+        ("B", "final"),
+    ]
+    assert [r["decided_by"] for r in places[4:]] == ["seeding", "seeding"]
+    # six qualifiers need two semifinal tables
+    names = [f"Q{i}" for i in range(9)]
+    eid, token, _ = await qualify(api, names, [names[0:3], names[3:6], names[6:9]])
+    done = await advance(api, eid, token)
+    assert done["stage"] == 1 and [len(m["seats"]) for m in done["round"]["matches"]] == [3, 3]
+
+
+async def test_the_semifinal_make_up_is_readable(api: Api) -> None:
+    names = [f"W{i}" for i in range(12)]
+    heats = [names[i : i + 3] for i in range(0, 12, 3)]  # 4 winners, 4 seconds, 4 thirds
+    eid, token, ids = await qualify(api, names, heats)
+    url = f"/v1/events/{eid}/titan-arena/semifinal"
+    live = (await api.client.get(url)).json()
+    assert live["recorded"] is False and live["target_size"] == 16 and live["size"] == 8
+    assert set(live["winners"]) == {ids[t[0]] for t in heats}
+    assert set(live["alternates"]) == {ids[t[1]] for t in heats}
+    assert live["seats"] == live["winners"] + live["alternates"] and live["tables"] == 2
+    await advance(api, eid, token)
+    kept = (await api.client.get(url)).json()
+    assert kept["recorded"] is True and kept["seats"] == live["seats"] and kept["stale"] is False
+    seeding = [r["entry_id"] for r in kept["seeding"]]
+    assert seeding[:8] == kept["seats"] and set(seeding[8:]) == {ids[t[2]] for t in heats}
+    assert [r["role"] for r in kept["seeding"]] == ["winner"] * 4 + ["alternate"] * 4 + [None] * 4
+
+
+async def test_a_correction_after_its_stage_closed_warns_what_is_stale(api: Api) -> None:
+    names = [f"W{i}" for i in range(12)]
+    heats = [names[i : i + 3] for i in range(0, 12, 3)]
+    eid, token, ids = await qualify(api, names, heats)
+    first = (await api.client.get(f"/v1/events/{eid}/rounds/1")).json()["matches"][0]
+    await advance(api, eid, token)
+    current = (await api.client.get(f"/v1/matches/{first['id']}")).json()
+    # the organizer finds that the heat's third (W2) really won it
+    seats = [
+        {"entry_id": s["entry_id"], "score": {"W0": 18, "W1": 17, "W2": 20}[s["name"]]}
+        for s in current["seats"]
+    ]
+    r = await api.client.put(
+        f"/v1/matches/{first['id']}/result",
+        json={"seats": seats},
+        headers={**bearer(token), "If-Match": f'"{current["version"]}"'},
+    )
+    assert r.status_code == 200, r.text
+    warnings = r.json()["warnings"]
+    assert warnings and any("Semifinal" in w for w in warnings)
+    stale = " ".join(warnings)
+    assert "W2" in stale and "W1" in stale  # who would now be in, who out
+    history = r.json()["history"][-1]
+    assert history["action"] == "correction" and history["payload"]["warnings"] == warnings
+    semi = (await api.client.get(f"/v1/events/{eid}/titan-arena/semifinal")).json()
+    assert semi["stale"] is True and ids["W1"] in semi["seats"]  # the record stays as it was drawn
+    # a correction that changes nothing downstream warns of nothing
+    again = (await api.client.get(f"/v1/matches/{first['id']}")).json()
+    r = await api.client.put(
+        f"/v1/matches/{first['id']}/result",
+        json={"seats": seats},
+        headers={**bearer(token), "If-Match": f'"{again["version"]}"'},
+    )
+    assert r.status_code == 200 and r.json()["warnings"] == []
+
+
+async def test_under_colossal_rules_the_final_shows_its_drawn_creatures_and_checks_the_log(api: Api) -> None:
+    names = ["A", "B", "C", "D", "E", "F"]
+    eid, token, ids = await qualify(api, names, [["A", "B", "C"], ["D", "E", "F"]])
+    final = (await advance(api, eid, token))["round"]["matches"][0]
+    url = f"/v1/events/{eid}/titan-arena/final-rules"
+    for s in final["seats"]:
+        r = await api.client.post(
+            url, json={"entry_id": s["entry_id"], "colossal": True}, headers=bearer(token)
+        )
+        assert r.status_code == 200, r.text
+    rules = r.json()
+    assert rules["version"] == "colossal-arena"
+    drawn = rules["creatures"]
+    assert drawn == list(ta.final_creatures("wbc-2026")) and len(drawn) == 8
+    outside = next(c for c in ta.creature_catalog().creatures if c not in drawn)
+    players = [s["name"] for s in final["seats"]]
+    log = {
+        "variant": "colossal-arena",
+        "players": players,
+        "scores": [10, 8, 6, 4],
+        "deaths": [{"creature": drawn[0]}, {"creature": outside}],
+        "bets": [],
+    }
+    murl = f"/v1/matches/{final['id']}/result"
+    body = assert_problem(await api.client.post(murl, json={"game_log": log}, headers=bearer(token)), 422)
+    assert outside in body["detail"] and drawn[1] in body["detail"]
+    log["deaths"] = [{"creature": drawn[0]}, {"creature": drawn[1]}]
+    done = await post_result(api, token, final, {"game_log": log})
+    assert done["verdict"]["titan_arena"]["deaths"] == drawn[:2]

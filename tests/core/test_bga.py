@@ -150,3 +150,22 @@ def test_the_seed_head_to_head_example() -> None:
     assert by["β"].tiebreaks["head_to_head"] == pytest.approx((0.5 + 2 * 0 + 1) / 4)
     assert by["γ"].tiebreaks["head_to_head"] == pytest.approx((2 * 1 + 0.5) / 3)
     assert by["α"].decided_by == "head_to_head" and by["β"].decided_by == "head_to_head"
+
+
+def test_table_settings_are_compared_as_the_site_shows_them() -> None:
+    when = datetime(2099, 1, 1, tzinfo=UTC)
+    required = {
+        "variant": "adjusted game",
+        "speed": ["turn-based, 1 move a day", "turn-based, 2 moves a day"],
+    }
+    shown = bga.BgaTable(
+        "t1", when, ("a", "b", "c"), {"variant": "Adjusted  Game", "speed": "Turn-based, 2 moves a day"}
+    )
+    wrong = bga.BgaTable("t2", when, ("a", "b", "c"), {"variant": "Standard"})
+    verdicts = bga.judge_tables(["a", "b", "c"], required, None, [shown, wrong])
+    assert verdicts[0].counted and not verdicts[1].counted
+    assert (
+        verdicts[1].reasons[0]
+        == "speed is not given, the event allows 'turn-based, 1 move a day' or 'turn-based, 2 moves a day'"
+    )
+    assert "'Standard'" in verdicts[1].reasons[1] and "'adjusted game'" in verdicts[1].reasons[1]

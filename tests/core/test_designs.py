@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from app.core.errors import InvalidInput
 from app.core.pairing.designs import (
     Design,
+    GamesRange,
     check_design,
     check_rounds,
     known_covering_number,
@@ -327,3 +328,29 @@ def test_validate_request_matches_search() -> None:
     validate_request(9, 3, "complete")
     with pytest.raises(InvalidInput):
         validate_request(7, 3, "games", 2)
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "mode", "gpp", "rounds"),
+    [
+        (21, 3, "complete", None, 10),  # a Kirkman triple system
+        (33, 3, "complete", None, 16),
+        (45, 3, "complete", None, 22),
+        (8, 4, "complete", None, 3),  # everyone plays every round: 2 tables a round
+        (6, 3, "complete", None, 4),  # no 3-round one exists; 4 rounds of 2 tables
+        (6, 3, "games", 2, 2),
+        (12, 4, "games", 3, 3),
+        (10, 5, "games", 4, 4),
+    ],
+)
+def test_a_schedule_released_by_rounds_uses_the_fewest_rounds_where_a_resolvable_design_exists(
+    n: int, k: int, mode: str, gpp: int | None, rounds: int
+) -> None:
+    d = search_design(n, k, mode, gpp, rounds=True, seed="fewest")
+    assert_rounds_valid(d, n)
+    assert d.rounds is not None and len(d.rounds) == rounds
+    assert all(len(r) * k == n for r in d.rounds)  # every round seats everyone
+    if mode == "complete":
+        assert d.report.pair_meetings.min >= 1
+    else:
+        assert d.report.games_per_player == GamesRange(gpp, gpp)

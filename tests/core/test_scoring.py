@@ -299,3 +299,18 @@ def test_two_seat_fast_path_matches_the_general_path() -> None:
             assert fast == _score_general(g, cfg)
 
     check()
+
+
+def test_a_double_forfeit_keeps_nobody_at_place_one_when_normalized() -> None:
+    from app.core.results import ReportedSeat, normalize
+
+    both = normalize(["a", "b"], "forfeit", [ReportedSeat("a", place=2), ReportedSeat("b", place=2)])
+    assert [s.place for s in both.seats] == [2, 2]
+    seats3 = [ReportedSeat("a", place=2), ReportedSeat("b", place=3), ReportedSeat("c", place=3)]
+    assert 1 not in [s.place for s in normalize(["a", "b", "c"], "forfeit", seats3).seats]
+    one = normalize(
+        ["a", "b", "c"],
+        "forfeit",
+        [ReportedSeat("a", place=1), ReportedSeat("b", place=3), ReportedSeat("c", place=3)],
+    )
+    assert [s.place for s in one.seats] == [1, 2, 2]

@@ -136,7 +136,7 @@ def test_bad_logs_name_the_problem(change: dict[str, Any], loc: tuple[Any, ...],
 
 
 def test_open_creature_names_match_case_insensitively() -> None:
-    log = seed_example(deaths=[{"creature": "Seer"}, {"creature": "seer"}])
+    log = seed_example(creatures=["Seer", "Troll"], deaths=[{"creature": "Seer"}, {"creature": "seer"}])
     with pytest.raises(InvalidInput) as e:
         ta.parse_log(log)
     assert "twice" in e.value.detail
@@ -217,3 +217,65 @@ def test_final_seats_and_places() -> None:
     assert ta.final_version(["a", "d"], {"a": True, "d": True}) == ta.COLOSSAL
     assert ta.final_version(["a", "d"], {"a": True}) == ta.ORIGINAL
     assert ta.final_version(["a", "d"], {"a": True, "d": False}) == ta.ORIGINAL
+
+
+# --- the game's creatures (issue 19, items 11 and 12) -------------------------------------------
+def test_the_twelve_colossal_arena_creatures_are_catalog_data_with_their_source() -> None:
+    catalog = ta.creature_catalog()
+    assert len(catalog.creatures) == 12 and len(set(catalog.creatures)) == 12
+    # the seed names the WBC's eight; the game has four more
+    assert set(catalog.wbc_eight) <= set(catalog.creatures) and len(catalog.wbc_eight) == 8
+    assert catalog.wbc_eight == ta.COLOSSAL_CREATURES
+    assert catalog.source["wbc_eight"] and catalog.source["creatures"]
+
+
+def test_creature_names_come_from_the_games_list() -> None:
+    # a typo is refused, not sent silently to the dice: the original game's names are the catalog's
+    typo = seed_example(deaths=[{"creature": "Cyclops"}, {"creature": "Unicron"}])
+    with pytest.raises(InvalidInput) as e:
+        ta.parse_log(typo)
+    assert e.value.problems[0].loc == ("deaths", 1, "creature") and "Unicron" in e.value.problems[0].msg
+    # a creature outside the catalog is accepted when the log lists the game's creatures
+    listed = seed_example(creatures=["Cyclops", "Wyrm", "Unicorn", "Hydra"], deaths=[{"creature": "Hydra"}])
+    assert ta.parse_log(listed).deaths[0].creature == "Hydra"
+    # names match whatever their case, reported as the catalog spells them
+    assert ta.parse_log(seed_example(deaths=[{"creature": "unicorn"}])).deaths[0].creature == "Unicorn"
+
+
+def test_the_colossal_final_draws_eight_of_the_twelve_from_the_event_seed() -> None:
+    twelve = ta.creature_catalog().creatures
+    drawn = ta.final_creatures("wbc-2026")
+    assert len(drawn) == 8 and len(set(drawn)) == 8 and set(drawn) <= set(twelve)
+    assert list(drawn) == [c for c in twelve if c in drawn]  # listed in the catalog's order
+    assert ta.final_creatures("wbc-2026") == drawn  # reproducible from the seed
+    assert len({ta.final_creatures(f"seed-{i}") for i in range(30)}) > 1  # and random across seeds
+    # a colossal log is checked against the eight in play
+    outside = next(c for c in twelve if c not in drawn)
+    log = seed_example(variant="colossal-arena", deaths=[{"creature": outside}], bets=[])
+    with pytest.raises(InvalidInput) as e:
+        ta.parse_log(log, colossal_creatures=drawn)
+    assert outside in e.value.problems[0].msg and drawn[0] in e.value.problems[0].msg
+    inside = seed_example(variant="colossal-arena", deaths=[{"creature": drawn[0]}], bets=[])
+    assert ta.parse_log(inside, colossal_creatures=drawn).deaths[0].creature == drawn[0]
+
+
+def test_a_logs_players_are_matched_to_the_seats_by_entry_id_or_name_in_any_order() -> None:
+    seats = [("e-wu", "Louis Wu"), ("e-anne", "Anne"), ("e-hat", "Hatshepsut"), ("e-pip", "Pippin")]
+    log = seed_example()  # Anne, Pippin, Louis Wu, Hatshepsut: not the seat order
+    ordered = ta.in_seat_order(log, seats)
+    assert ordered["players"] == ["Louis Wu", "Anne", "Hatshepsut", "Pippin"]
+    adj = ta.adjudicate_match(ordered, 4, "event:match")
+    assert [(s.seat, s.place) for s in adj.seats] == [(0, 2), (1, 1), (2, 3), (3, 4)]
+    # by entry id, scores as a list in the log's order follow their players
+    by_id = {**log, "players": ["e-anne", "e-pip", "e-wu", "e-hat"], "scores": [12, 4, 9, 9]}
+    by_id["deaths"] = [{"creature": "Unicorn", "killed_by": "e-anne"}]
+    by_id["bets"] = [{"player": "e-wu", "creature": "Unicorn", "points": 3}]
+    ordered = ta.in_seat_order(by_id, seats)
+    assert ordered["players"] == ["e-wu", "e-anne", "e-hat", "e-pip"] and ordered["scores"] == [9, 12, 9, 4]
+    adj = ta.adjudicate_match(ordered, 4, "event:match")
+    assert [s.place for s in adj.seats] == [2, 1, 3, 4]
+    # an unknown name, or a seat left out, is refused naming it
+    with pytest.raises(InvalidInput) as e:
+        ta.in_seat_order({**log, "players": ["Anne", "Pippin", "Louis Wu", "Hatshepsutt"]}, seats)
+    assert e.value.problems[0].loc == ("game_log", "players", 3) and "Hatshepsutt" in e.value.problems[0].msg
+    assert "Hatshepsut" in e.value.problems[0].msg  # the seated names are listed

@@ -23,8 +23,12 @@ Rulings where the spec is silent:
   first come, first served, so a late entry is refused once the event is full. The periods differ only
   in how the organizer invites players, not in any rule Arbiter enforces.
 - The 2-player round robin scores win 1 / draw 0.5 / loss 0 with byes worth 0 (an odd group gives every
-  entry one bye; an opponent's drop must not hand out a free win). No tie-break chain: ranks below
-  first stay shared, as the seed says tie-break values are not used below first place.
+  entry one bye, which must not be a win). No tie-break chain: ranks below first stay shared, as the
+  seed says tie-break values are not used below first place.
+- Release (2p): every game of the round robin (both groups) and of the best-of-3 final is out at the
+  start (``release: all``); a final decided early voids its games still open as it closes.
+- Drops: a dropped player resigns every game still open (``on_drop``): 2p ``resign`` — a forfeit won
+  by the opponent; 3p ``violation`` — the seed counts resigning as a violation (−0.5 / +1).
 - The 11+ group split is drawn from the event seed (``group_method`` ``random``; ``snake`` by rating
   if the organizer sets it). The threshold (11) is the seed's and not configurable.
 - A sole first place up to 10 entries wins without a final; a finalist's withdrawal then changes
@@ -36,7 +40,8 @@ Rulings where the spec is silent:
   final is decided: one game for the one-game final; for the best-of-3, 2 games (one forfeit) or 3
   double forfeits (both), so the series standings and their history say what happened.
 - Table rules (3p): a table counts when it was created at or after the start, with the event's
-  ``table_settings`` and exactly the scheduled players; among such tables the oldest counts and the
+  ``table_settings`` (each a value or a list of allowed values, compared as the site shows them:
+  case and spacing aside) and exactly the scheduled players; among such tables the oldest counts and the
   others are surplus. A table the organizer explicitly allows counts whatever its settings (the seed:
   "unless the organizer permits"); when several are valid the oldest counts. A result reported for a
   match whose recorded tables all fail is refused (rule ``bga.table``), unless it is void or
@@ -79,12 +84,20 @@ _FINAL_COMMON: dict[str, Any] = {
     "name": "final",
     "scoring": {"scheme": "wdl", "win": 1, "draw": 0.5, "loss": 0, "bye": 0},
     "tiebreaks": ["tiebreak_value"],
+    "release": "all",
+    "on_drop": "resign",
 }
 
 PRESETS: dict[str, dict[str, Any]] = {
     "bga-round-robin": {
         "stages": [
-            {"format": "round_robin", "table_size": 2, "name": "round robin"},
+            {
+                "format": "round_robin",
+                "table_size": 2,
+                "name": "round robin",
+                "release": "all",
+                "on_drop": "resign",
+            },
             {"format": "playoff", "table_size": 2, **_FINAL_COMMON},
         ],
         "scoring": {"scheme": "wdl", "win": 1, "draw": 0.5, "loss": 0, "bye": 0},
@@ -102,6 +115,7 @@ PRESETS: dict[str, dict[str, Any]] = {
                 "table_size": 3,
                 "mode": "complete",
                 "release": "all",
+                "on_drop": "violation",
                 "name": "round robin",
             }
         ],
@@ -216,9 +230,20 @@ class TableVerdict:
     reasons: tuple[str, ...]
 
 
+def as_shown(value: str) -> str:
+    """A table setting as Board Game Arena shows it, compared without regard to case or spacing
+    ("Adjusted game", "adjusted  game" and "adjusted game" are one value)."""
+    return "".join(value.casefold().split())
+
+
+def allowed_values(want: str | Sequence[str]) -> tuple[str, ...]:
+    """A required setting's allowed values: one value, or a list of them."""
+    return (want,) if isinstance(want, str) else tuple(want)
+
+
 def judge_tables(
     expected: Sequence[str],
-    required: Mapping[str, str],
+    required: Mapping[str, str | Sequence[str]],
     started_at: datetime | None,
     tables: Sequence[BgaTable],
 ) -> list[TableVerdict]:
@@ -229,8 +254,11 @@ def judge_tables(
         if not t.allowed:
             for key, want in sorted(required.items()):
                 got = t.settings.get(key)
-                if got != want:
-                    why.append(f"{key} is {got!r}, the event requires {want!r}")
+                allowed = allowed_values(want)
+                if got is None or as_shown(got) not in {as_shown(v) for v in allowed}:
+                    one_of = " or ".join(repr(v) for v in allowed)
+                    shown = "not given" if got is None else f"{got!r}"
+                    why.append(f"{key} is {shown}, the event allows {one_of}")
             if sorted(t.players) != sorted(expected):
                 why.append("wrong players: the table does not seat exactly this match's players")
             if started_at is not None and t.created_at < started_at:

@@ -1,17 +1,29 @@
 """Game adjudicators by name (the ``adjudicator`` of a game in the catalog): a match of such a game
 may be reported as its game record (``game_log``) and the service fills the places from the
 adjudicator's verdict (app/core/games/adjudication.py). A new adjudicated game is one module and
-one row here."""
+one row here; a game whose record names its players (Titan: The Arena) also has a row in
+``SEAT_ORDER``, which puts the record's players in the match's seat order first."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any
 
 from app.core.errors import InvalidInput, Problem
 from app.core.games import battlebooks_royal, rite_of_command, strategic_titan, titan_arena
 from app.core.games.adjudication import Adjudication, Adjudicator, SeatOutcome
 
-__all__ = ["ADJUDICATORS", "Adjudication", "Adjudicator", "SeatOutcome", "get_adjudicator"]
+__all__ = [
+    "ADJUDICATORS",
+    "SEAT_ORDER",
+    "Adjudication",
+    "Adjudicator",
+    "SeatOutcome",
+    "adjudicator_name",
+    "get_adjudicator",
+    "in_seat_order",
+]
 
 ADJUDICATORS: Mapping[str, Adjudicator] = {
     "titan-arena": titan_arena.adjudicate_match,
@@ -28,3 +40,21 @@ def get_adjudicator(name: str) -> Adjudicator:
             f"no adjudicator named {name!r}", [Problem(("game_log",), f"game has no adjudicator {name!r}")]
         )
     return adjudicator
+
+
+SEAT_ORDER: Mapping[str, Callable[[Any, Sequence[tuple[str, str]]], Any]] = {
+    "titan-arena": titan_arena.in_seat_order,
+}
+
+
+def in_seat_order(name: str | None, game_log: Any, seats: Sequence[tuple[str, str]]) -> Any:
+    """The record with its players in the match's seat order (``seats``: (entry id, name), seat 0
+    first), for the adjudicators whose records name their players; other records as they are."""
+    order = SEAT_ORDER.get(name or "")
+    return order(game_log, seats) if order is not None else game_log
+
+
+def adjudicator_name(adjudicator: Adjudicator) -> str | None:
+    """The registry's name of an adjudicator (a preset may hand in one with arguments bound)."""
+    fn = adjudicator.func if isinstance(adjudicator, partial) else adjudicator
+    return next((name for name, known in ADJUDICATORS.items() if known is fn), None)

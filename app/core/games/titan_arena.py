@@ -17,16 +17,19 @@ Rulings where the spec is silent:
   ``players`` are names, 3–5 of them (the game's seats), distinct. ``scores`` is an object
   ``{player: score}`` naming every player (a name not seated is an error), or a list in
   ``players`` order.
-- In a match (``adjudicate_match``) the log's ``players`` are the match's seats in seat order
-  (players[0] is seat 0); the names are labels only. The dice seed is the service's
-  (event seed + match id); a ``seed`` in the log is ignored there.
+- In a match the log's ``players`` name the match's seats by entry id or by name, in any order;
+  ``in_seat_order`` puts them in seat order (a name that is no seat's is an error), and
+  ``adjudicate_match`` reads players[0] as seat 0. The dice seed is the service's (event seed +
+  match id); a ``seed`` in the log is ignored there.
 - ``variant`` is ``titan-the-arena`` (default; also ``original``) or ``colossal-arena`` (also
-  ``colossal``). Colossal Arena accepts only its eight creatures (Amazon, Cyclops, Ettin, Magus,
-  Titan, Troll, Unicorn, Wyrm), in ``creatures``, ``deaths`` and ``bets``.
+  ``colossal``). Colossal Arena accepts only the eight creatures in play, in ``creatures``,
+  ``deaths`` and ``bets``: the WBC's eight (Amazon, Cyclops, Ettin, Magus, Titan, Troll, Unicorn,
+  Wyrm), or in a final under its own rules the eight drawn from its twelve (``final_creatures``).
 - The creatures "in the game" are ``creatures`` when the log gives them (every death and bet must
-  name one), else the eight for Colossal Arena; for the original game without ``creatures`` any
-  name is accepted (the box's creature list is not in the spec). Names match case-insensitively
-  and are reported as the game's spelling.
+  name one), else the eight in play for Colossal Arena; for the original game without
+  ``creatures``, the twelve of the catalog (``creature_catalog``: any other name is refused, so a
+  typo never reaches the dice; a log of other creatures lists them). Names match
+  case-insensitively and are reported as the game's spelling.
 - A creature may die once: a death listed twice is an error. ``killed_by`` and ``last_play``
   must name a player. Bet points are numbers >= 0; secret bets count like open ones (they are
   revealed at the end). Bets on creatures still alive are not part of the WBC rule.
@@ -37,7 +40,10 @@ Rulings where the spec is silent:
 - Semifinal tables: 16 → 4 tables, 20 → 5, 25 → 5 (the spec's ruling); any other size S (it
   shrinks when too few qualify): 5 tables from 20 up, else ceil(S/5) tables, but at least 3 tables
   from 9 seats up (tables of 3 are then allowed) so the final seats three. Fewer than 3 semifinal
-  seats: no semifinal can be played (the heats cannot close).
+  seats: no semifinal can be played (the heats cannot close). 3–5 seats (one table,
+  ``semifinal_needed`` false): no semifinal is played, the qualifiers play the final directly.
+- Places never contradict scores (``place_contradictions``): a seat placed ahead of one that scored
+  more is an error; equal scores may be placed either way.
 - Snake dealing: seed k goes to table k in the first pass (1..T), T..1 in the second, …; table
   sizes follow (the first tables get the extra seats).
 - Final seats are the semifinal table winners by seeding; when fewer than 3 tables were played,
@@ -51,9 +57,12 @@ Rulings where the spec is silent:
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from typing import Any
 
 from app.core import rng
@@ -68,12 +77,41 @@ VARIANTS = {
     "colossal-arena": COLOSSAL,
     "colossal": COLOSSAL,
 }
-COLOSSAL_CREATURES = ("Amazon", "Cyclops", "Ettin", "Magus", "Titan", "Troll", "Unicorn", "Wyrm")
 TIE_RULES = ("wbc", "last_play")
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 DEFAULT_SEED = "titan-arena"
 
 Loc = tuple[str | int, ...]
+
+
+# --- the creatures -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CreatureCatalog:
+    """Colossal Arena's twelve creatures and the WBC's eight, as shipped in
+    ``data/colossal_arena_creatures.json`` with the source of each list."""
+
+    creatures: tuple[str, ...]
+    wbc_eight: tuple[str, ...]
+    source: Mapping[str, str]
+
+
+@lru_cache(maxsize=1)
+def creature_catalog() -> CreatureCatalog:
+    text = resources.files("app.core.games").joinpath("data/colossal_arena_creatures.json").read_text("utf-8")
+    raw = json.loads(text)
+    return CreatureCatalog(tuple(raw["creatures"]), tuple(raw["wbc_eight"]), dict(raw["source"]))
+
+
+COLOSSAL_CREATURES = creature_catalog().wbc_eight
+FINAL_CREATURES = 8
+
+
+def final_creatures(seed: str) -> tuple[str, ...]:
+    """The eight creatures of a final played under Colossal Arena's own rules: drawn from the twelve
+    with the event seed (stream ``titan-arena:final:creatures``), listed in the catalog's order."""
+    twelve = creature_catalog().creatures
+    drawn = set(rng.stream(seed, "titan-arena:final:creatures").sample(list(twelve), FINAL_CREATURES))
+    return tuple(c for c in twelve if c in drawn)
 
 
 # --- the log -----------------------------------------------------------------------------------
@@ -111,8 +149,11 @@ def _name(v: Any) -> str | None:
     return v.strip() if isinstance(v, str) and v.strip() else None
 
 
-def parse_log(data: Any, prefix: Loc = ()) -> GameLog:
-    """Check a log and return it; raise InvalidInput listing every problem (locs under ``prefix``)."""
+def parse_log(data: Any, prefix: Loc = (), colossal_creatures: Sequence[str] | None = None) -> GameLog:
+    """Check a log and return it; raise InvalidInput listing every problem (locs under ``prefix``).
+
+    ``colossal_creatures`` are the creatures a ``colossal-arena`` log may name (default the WBC's
+    eight; a final under Colossal Arena's own rules passes the eight drawn for it)."""
     problems: list[Problem] = []
 
     def bad(loc: Loc, msg: str) -> None:
@@ -156,10 +197,14 @@ def parse_log(data: Any, prefix: Loc = ()) -> GameLog:
             )
     seated = set(players)
 
-    # The creatures of the game: the log's list, else Colossal Arena's eight, else open.
-    allowed: dict[str, str] | None = None
-    if variant == COLOSSAL:
-        allowed = {c.casefold(): c for c in COLOSSAL_CREATURES}
+    # The creatures of the game: the log's list (within the eight in play for Colossal Arena), else
+    # the eight in play, else (the original game) the creatures Arbiter knows.
+    in_play = tuple(colossal_creatures) if colossal_creatures is not None else COLOSSAL_CREATURES
+    drawn = colossal_creatures is not None
+    allowed: dict[str, str] = {
+        c.casefold(): c for c in (in_play if variant == COLOSSAL else creature_catalog().creatures)
+    }
+    listed_any = False
     creatures: tuple[str, ...] | None = None
     raw_creatures = data.get("creatures")
     if raw_creatures is not None:
@@ -171,29 +216,32 @@ def parse_log(data: Any, prefix: Loc = ()) -> GameLog:
                 n = _name(c)
                 if n is None:
                     bad(("creatures", i), "must be a non-empty name")
-                elif allowed is not None and n.casefold() not in allowed:
-                    bad(("creatures", i), _not_colossal(n))
+                elif variant == COLOSSAL and n.casefold() not in allowed:
+                    bad(("creatures", i), _not_colossal(n, in_play, drawn))
                 elif n.casefold() in listed:
                     bad(("creatures", i), f"creature {n!r} is listed twice")
                 else:
-                    listed[n.casefold()] = allowed[n.casefold()] if allowed is not None else n
+                    listed[n.casefold()] = allowed.get(n.casefold(), n)
             allowed = listed
+            listed_any = True
             creatures = tuple(listed.values())
-
-    spelled: dict[str, str] = {}
 
     def creature(v: Any, loc: Loc) -> str | None:
         n = _name(v)
         if n is None:
             bad(loc, "must name a creature")
             return None
-        if allowed is None:
-            return spelled.setdefault(n.casefold(), n)  # open list: first spelling wins
         if n.casefold() not in allowed:
-            if variant == COLOSSAL and n.casefold() not in {c.casefold() for c in COLOSSAL_CREATURES}:
-                bad(loc, _not_colossal(n))
-            else:
+            if variant == COLOSSAL and n.casefold() not in {c.casefold() for c in in_play}:
+                bad(loc, _not_colossal(n, in_play, drawn))
+            elif listed_any:
                 bad(loc, f"creature {n!r} is not in this game ({', '.join(allowed.values())})")
+            else:
+                bad(
+                    loc,
+                    f"creature {n!r} is not a creature of the game ({', '.join(allowed.values())}); "
+                    "a log of other creatures lists them in 'creatures'",
+                )
             return None
         return allowed[n.casefold()]
 
@@ -292,8 +340,59 @@ def parse_log(data: Any, prefix: Loc = ()) -> GameLog:
     )
 
 
-def _not_colossal(name: str) -> str:
-    return f"creature {name!r} is not one of Colossal Arena's eight ({', '.join(COLOSSAL_CREATURES)})"
+def _not_colossal(name: str, in_play: Sequence[str], drawn: bool) -> str:
+    which = "the eight drawn for this Colossal Arena final" if drawn else "Colossal Arena's eight"
+    return f"creature {name!r} is not one of {which} ({', '.join(in_play)})"
+
+
+def in_seat_order(game_log: Any, seats: Sequence[tuple[str, str]]) -> Any:
+    """The log with its ``players`` (and a list of ``scores``) in the match's seat order.
+
+    ``seats`` are the match's (entry id, name), seat 0 first. A log names each player by entry id
+    or by name, in any order; a label that is no seat's, or a seat named twice, is refused (422)
+    naming it. A log whose players cannot be read is returned as it is, for ``parse_log`` to judge.
+    """
+    if not isinstance(game_log, Mapping) or not isinstance(game_log.get("players"), list):
+        return game_log
+    labels = game_log["players"]
+    by_id = {e: i for i, (e, _) in enumerate(seats)}
+    by_name: dict[str, list[int]] = {}
+    for i, (_, name) in enumerate(seats):
+        by_name.setdefault(name.strip().casefold(), []).append(i)
+    seated = ", ".join(f"{name} ({e})" for e, name in seats)
+    problems: list[Problem] = []
+    seat_of: list[int | None] = []
+    taken: dict[int, int] = {}
+    for i, label in enumerate(labels):
+        loc: Loc = ("game_log", "players", i)
+        n = _name(label)
+        found: int | None = None
+        if n is None:
+            pass  # parse_log names the problem
+        elif n in by_id:
+            found = by_id[n]
+        elif len(by_name.get(n.casefold(), [])) == 1:
+            found = by_name[n.casefold()][0]
+        elif n.casefold() in by_name:
+            problems.append(Problem(loc, f"two seats are named {n!r}: name them by entry id ({seated})"))
+        else:
+            problems.append(Problem(loc, f"{n!r} is not seated at this match; the seats are {seated}"))
+        if found is not None and found in taken:
+            problems.append(Problem(loc, f"{n!r} names seat {found} again (as players[{taken[found]}] does)"))
+            found = None
+        if found is not None:
+            taken[found] = i
+        seat_of.append(found)
+    if problems:
+        raise InvalidInput(problems[0].msg, problems)
+    if len(labels) != len(seats) or None in seat_of:
+        return game_log  # a count the adjudicator refuses, or a label parse_log refuses
+    order = sorted(range(len(labels)), key=lambda i: seat_of[i] or 0)
+    out = dict(game_log)
+    out["players"] = [labels[i] for i in order]
+    if isinstance(game_log.get("scores"), list) and len(game_log["scores"]) == len(labels):
+        out["scores"] = [game_log["scores"][i] for i in order]
+    return out
 
 
 # --- the verdict -------------------------------------------------------------------------------
@@ -435,9 +534,12 @@ def adjudicate_log(data: Any, seed: str | None = None) -> Verdict:
     return adjudicate(log, chosen or DEFAULT_SEED)
 
 
-def adjudicate_match(game_log: dict[str, Any], seats: int, seed: str) -> Adjudication:
-    """The registry seam: the log's players are the match's seats in seat order."""
-    log = parse_log(game_log, ("game_log",))
+def adjudicate_match(
+    game_log: dict[str, Any], seats: int, seed: str, colossal_creatures: Sequence[str] | None = None
+) -> Adjudication:
+    """The registry seam: the log's players are the match's seats in seat order (the service puts
+    them in that order first, ``in_seat_order``)."""
+    log = parse_log(game_log, ("game_log",), colossal_creatures)
     if len(log.players) != seats:
         raise InvalidInput(
             f"the log lists {len(log.players)} players but the match has {seats} seats",
@@ -485,6 +587,23 @@ def table_count(seats: int) -> int:
         return 5
     count = math.ceil(seats / 5)
     return max(count, 3) if seats >= 9 else count
+
+
+def semifinal_needed(seats: int) -> bool:
+    """A semifinal is played when its seats fill two tables or more; fewer qualifiers play the final
+    directly (never the same table twice)."""
+    return table_count(seats) >= 2
+
+
+def place_contradictions(seats: Sequence[tuple[int | None, float | None]]) -> list[tuple[int, int]]:
+    """(i, j) for every seat i placed ahead of a seat j that scored more: the places contradict the
+    scores (equal scores may be split either way, by the tie-break). Seats without both are skipped."""
+    out: list[tuple[int, int]] = []
+    for i, (pi, si) in enumerate(seats):
+        for j, (pj, sj) in enumerate(seats):
+            if None not in (pi, si, pj, sj) and pi < pj and si < sj:  # type: ignore[operator]
+                out.append((i, j))
+    return out
 
 
 def snake_deal(seeded: Sequence[str], tables: int) -> list[list[str]]:

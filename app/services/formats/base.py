@@ -8,7 +8,9 @@ A format answers four questions for the lifecycle (``app/services/lifecycle.py``
 - ``entrants``: which entries of the previous stage's standings it takes (and ``needed``: whether it
   is played at all with them).
 Two flags say how it runs: ``late_entries`` (a late entry may join it while it runs) and
-``concurrent_tables`` (the organizer may open tables while others are still being played).
+``concurrent_tables`` (the organizer may open tables while others are still being played). A format
+that releases every game at once says so in ``nothing_to_pair``, and names in ``moot`` the games
+it no longer needs (a decided series' games still out), which the stage voids as it closes.
 A preset's rules (``app/services/rules.py``) may still replace the tables of any round.
 """
 
@@ -59,6 +61,15 @@ class StageFormat:
     ) -> str | None:
         """Why the stage cannot close yet (its open matches are checked before); None when it can."""
         return None
+
+    def nothing_to_pair(self, stage: Stage) -> str | None:
+        """Why "pair the next round" has nothing to do in this stage, whatever is still being played
+        (every game was released at once); None when rounds are paired one by one."""
+        return None
+
+    async def moot(self, session: AsyncSession, event: Event, stage: Stage) -> list[Match]:
+        """Open games of the stage that no longer decide anything (voided as the stage closes)."""
+        return []
 
     def entrants(self, ranked: list[RankedEntry], settings: StageSettings) -> list[str]:
         """The entries this stage takes from the previous stage's standings, in seed order."""

@@ -1,8 +1,11 @@
 """Round robins (formats.md "Pairing and scheduling" — Round robin, 2 seats and N seats; "Groups").
 
 2 seats: each group's circle schedule is drawn when the stage opens (its order shuffled by the event
-seed; ``double`` for two cycles) and round k of every group is played together, one round at a time.
-An opponent who dropped leaves a bye. N seats: a design is searched by a job (``stage_schedule``,
+seed; ``double`` for two cycles). Round k of every group is one round: released one at a time (the
+next once every game of the current one is reported), or, with ``release: all``, every round at
+the start, so no game waits for another. An opponent who dropped leaves a bye (``on_drop: bye``)
+or a game it resigns (``resign`` / ``violation``: the table stays, and the game is recorded as
+lost as it is released). N seats: a design is searched by a job (``stage_schedule``,
 app/services/schedules.py), which writes the schedule and releases the tables.
 """
 
@@ -23,6 +26,7 @@ from app.db.models import Event, Job, Match, Round, Stage
 from app.jobs import create_job
 from app.services.formats.base import StageFormat
 from app.services.reads import details_of, entries_by_id, stage_settings
+from app.services.rounds import create_round
 
 
 def circle_schedule(
@@ -63,7 +67,12 @@ class RoundRobin(StageFormat):
         return None  # the circle schedule gives the same round again
 
     async def start(self, session: AsyncSession, event: Event, stage: Stage) -> Round | Job | None:
-        if stage_settings(stage).table_size == 2:
+        settings = stage_settings(stage)
+        if settings.table_size == 2 and settings.releases_all:
+            schedule = _details(stage).schedule or ()
+            created = [await create_round(session, event, stage, [list(t) for t in rnd]) for rnd in schedule]
+            return created[0] if created else None
+        if settings.table_size == 2:
             return await self.first_round(session, event, stage)
         return await create_job(
             session,
@@ -83,6 +92,8 @@ class RoundRobin(StageFormat):
         played = len(rounds)
         if played >= len(schedule):
             raise Conflict("every round of the round robin is paired; advance to close the stage")
+        if stage_settings(stage).on_drop != "bye":
+            return [list(t) for t in schedule[played]]  # a dropped entry's games are resigned
         entries = await entries_by_id(session, event.id)
         tables: list[list[str]] = []
         for table in schedule[played]:
@@ -90,6 +101,14 @@ class RoundRobin(StageFormat):
             if live:
                 tables.append(live)  # an opponent who dropped leaves a bye
         return tables
+
+    def nothing_to_pair(self, stage: Stage) -> str | None:
+        if not stage_settings(stage).releases_all:
+            return None
+        return (
+            "every game of this round robin was released at once (release: all): there is no next "
+            "round to pair; the stage closes (advance) once every game is reported"
+        )
 
     async def incomplete(
         self,

@@ -64,7 +64,7 @@ class BattleRoyal(EventRules):
                 f"this event has {n} active entries"
             )
 
-    def adjudicator(self, event: Event, match: Match) -> Adjudicator | None:
+    def adjudicator(self, event: Event, stage: Stage, match: Match) -> Adjudicator | None:
         seats = sorted(match.seats, key=lambda s: s.seat)
         first = next((i for i, s in enumerate(seats) if s.first_token), None)
         return partial(core.adjudicate_match, first_token=first)

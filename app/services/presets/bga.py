@@ -43,6 +43,7 @@ from app.services.reads import (
     stage_standings,
     stages_of,
 )
+from app.services.registry import registry_of
 from app.services.rules import EventRules
 
 TWO_P = "bga-round-robin"
@@ -75,11 +76,20 @@ class TwoPlayer(EventRules):
         }
 
     async def advancing(
-        self, session: AsyncSession, event: Event, closed: Stage, rows: list[StandingRow], nxt: Stage
+        self,
+        session: AsyncSession,
+        event: Event,
+        closed: Stage,
+        rows: list[StandingRow],
+        nxt: Stage,
+        *,
+        record: bool = True,
     ) -> list[str] | None:
         if closed.index != 0:
             return None
         decision = await _decision(session, event, closed)
+        if not record:
+            return decision.finalists
         final = {"finalists": decision.finalists, "winner": decision.winner, "reason": decision.reason}
         set_details(closed, details_of(closed).with_extra(final=final))
         if nxt.format == StageFormatName.SERIES and len(decision.finalists) != 2:
@@ -204,11 +214,17 @@ async def close_final_registration(session: AsyncSession, event_id: str) -> dict
     if places is None:
         return {"forfeits": []}
     place_of = dict(zip(finalists, places, strict=True))
+    fmt = registry_of(session).format_of(final)
     for _ in range(10):  # a best-of-N final never needs more than N games
+        if (
+            await lifecycle.stage_complete(
+                session, event, final, ignore=await fmt.moot(session, event, final)
+            )
+            is None
+        ):
+            break  # decided (games a decided series no longer needs are voided as it closes)
         pending = [m for m in await _final_matches(session, final) if m.status == MatchStatus.PENDING]
         if not pending:
-            if await lifecycle.stage_complete(session, event, final) is None:
-                break
             await lifecycle.pair_next_round(session, event)
             continue
         m = pending[0]
@@ -350,7 +366,8 @@ async def summary(session: AsyncSession, event_id: str) -> dict[str, Any]:
     stages = await stages_of(session, event.id)
     out: dict[str, Any] = {"event_id": event.id, "preset": event.preset, "status": event.status}
     if not stages:
-        return {**out, "stages": [], "warnings": [], "final": None, "winners": []}
+        names = {e.id: e.name for e in (await entries_by_id(session, event.id)).values()}
+        return {**out, "stages": [], "warnings": [], "final": None, "winners": [], "names": names}
     rr = stages[0]
     rr_details = details_of(rr)
     report = dict(getattr(rr_details, "report", None) or {})
@@ -391,6 +408,11 @@ async def summary(session: AsyncSession, event_id: str) -> dict[str, Any]:
     elif event.preset == THREE_P and rr.status == StageStatus.CLOSED:
         winners = [r.entry_id for r in await stage_standings(session, event, rr) if r.rank == 1]
     out["winners"] = winners
+    if event.preset == THREE_P:
+        out["table_settings"] = {
+            k: v if isinstance(v, str) else list(v) for k, v in settings_of(event).table_settings.items()
+        }
+    out["names"] = {e.id: e.name for e in (await entries_by_id(session, event.id)).values()}
     return out
 
 

@@ -6,16 +6,25 @@ winners). The pure rules are in app/core/games/titan_arena.py; this module loads
 them. Rulings:
 - Tables the organizer gives (heats, or an override) seat 3–5 entries; a table of one (a bye)
   would be a free heat win and is refused too.
-- A played result must give every seat its own place ("every place must be determined"): tied
-  scores need the game log (the WBC tie-break) or explicit places.
+- Every place is determined ("every place must be determined"): a played result gives every
+  seat its own place (tied scores need the game log — the WBC tie-break — or explicit places); a
+  draw or time-out is refused; a forfeit names one winner. A played heat gives every seat's score
+  (the points-behind criteria are built from them), and places never contradict the scores.
 - The seeding, winners and alternates are recorded on the heats stage when it closes
-  (``details.seeding``, ``winners``, ``alternates``, ``semifinal_size``, ``tables``).
+  (``details.seeding``, ``winners``, ``alternates``, ``semifinal_size``, ``tables``) and read back
+  by ``semifinal`` (with whether a later correction made them stale).
+- A field too small for two semifinal tables (5 seats or fewer) skips the semifinal: the
+  qualifiers play the final table directly.
 - The final's rules version is kept on the final stage (``details.rules_choices``); a final
-  reported with a game log whose ``variant`` differs from that version is refused (rule 5).
+  reported with a game log whose ``variant`` differs from that version is refused (rule 5). Under
+  Colossal Arena's rules the final's eight creatures are drawn from the twelve with the event seed
+  (``core.final_creatures``), shown with the final's rules and the only ones its log may name.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from sqlalchemy import select
@@ -25,6 +34,7 @@ from sqlalchemy.orm import selectinload
 from app.core.access import Access, Principal, authorize
 from app.core.errors import Conflict, Forbidden, InvalidInput, Problem, RuleViolation
 from app.core.games import titan_arena as core
+from app.core.games.adjudication import Adjudicator
 from app.core.results import Report
 from app.core.standings import StandingRow
 from app.core.vocabulary import EntryStatus, EventStatus, MatchStatus, Outcome, StageStatus
@@ -32,6 +42,7 @@ from app.db.models import Event, Match, Round, Stage
 from app.services.reads import (
     details_of,
     entries_by_id,
+    entry_names,
     get_event,
     lock_event,
     set_details,
@@ -91,31 +102,78 @@ class WbcHmwp(EventRules):
     ) -> list[list[str]] | None:
         if rounds or stage.index == HEATS:
             return None
-        seeded = list(details_of(stage).entries)
+        details = details_of(stage)
+        seeded = list(details.entries)
         if stage.index == SEMIFINAL:
             count = core.table_count(len(seeded))
             if count == 0:
                 raise Conflict(f"a semifinal needs at least {core.FINAL_MIN} entries; it has {len(seeded)}")
+            if not core.semifinal_needed(len(seeded)):
+                note = f"{len(seeded)} qualifiers fit one table: no semifinal is played, they play the final"
+                set_details(stage, replace(details, note=note))
+                return []
             return core.snake_deal(seeded, count)
         return [seeded] if len(seeded) > 1 else []
+
+    async def stage_needed(
+        self, session: AsyncSession, event: Event, stage: Stage, entrants: list[str]
+    ) -> bool:
+        return stage.index != SEMIFINAL or core.semifinal_needed(len(entrants))
 
     async def check_report(
         self, session: AsyncSession, event: Event, stage: Stage, match: Match, report: Report
     ) -> Report:
-        places = [s.place for s in report.seats]
-        if report.outcome == Outcome.PLAYED and len(set(places)) != len(places):
+        determined = "every place determined"
+        if report.outcome in (Outcome.DRAW, Outcome.TIMEOUT):
             raise RuleViolation(
-                "every place determined",
+                determined,
+                f"a {report.outcome} is not a result here: every table of this event determines every "
+                "place; report each seat's score and place, or the game log",
+            )
+        places = [s.place for s in report.seats]
+        if report.outcome == Outcome.FORFEIT and places.count(1) != 1:
+            raise RuleViolation(determined, "a forfeit names one winner: exactly one seat at place 1")
+        if report.outcome != Outcome.PLAYED:
+            return report
+        if len(set(places)) != len(places):
+            raise RuleViolation(
+                determined,
                 "tied places are not allowed: report the game log (the WBC tie-break on bets decides) "
                 "or give every seat its own place",
             )
+        missing = [
+            Problem(("seats", i, "score"), "is required")
+            for i, s in enumerate(report.seats)
+            if s.score is None
+        ]
+        if missing and stage.index == HEATS:
+            raise InvalidInput(
+                "a heat needs every seat's score: the seeding's points-behind criteria are built from them",
+                missing,
+            )
+        contradictions = core.place_contradictions([(s.place, s.score) for s in report.seats])
+        if contradictions:
+            problems = [
+                Problem(
+                    ("seats", i, "place"),
+                    f"entry {report.seats[i].entry_id} is placed {report.seats[i].place} with "
+                    f"{report.seats[i].score:g} points, ahead of entry {report.seats[j].entry_id} "
+                    f"with {report.seats[j].score:g}",
+                )
+                for i, j in contradictions
+            ]
+            raise InvalidInput("the places contradict the scores: " + problems[0].msg, problems)
         return report
+
+    def adjudicator(self, event: Event, stage: Stage, match: Match) -> Adjudicator | None:
+        if stage.index != FINAL or _final_version(stage) != core.COLOSSAL:
+            return None
+        return partial(core.adjudicate_match, colossal_creatures=core.final_creatures(event.seed))
 
     async def after_confirm(self, session: AsyncSession, event: Event, stage: Stage, match: Match) -> None:
         if stage.index != FINAL or not match.game_log:
             return
-        details = details_of(stage)
-        version = core.final_version(list(details.entries), details.extra.get("rules_choices", {}))
+        version = _final_version(stage)
         logged = core.VARIANTS.get(str(match.game_log.get("variant") or core.ORIGINAL))
         if logged != version:
             raise RuleViolation(
@@ -134,18 +192,33 @@ class WbcHmwp(EventRules):
         return None
 
     async def advancing(
-        self, session: AsyncSession, event: Event, closed: Stage, rows: list[StandingRow], nxt: Stage
+        self,
+        session: AsyncSession,
+        event: Event,
+        closed: Stage,
+        rows: list[StandingRow],
+        nxt: Stage,
+        *,
+        record: bool = True,
     ) -> list[str] | None:
         if closed.index == HEATS:
             seeding = await heat_seeding(session, event, closed)
-            set_details(closed, details_of(closed).with_extra(**seeding))
+            if record:
+                set_details(closed, details_of(closed).with_extra(**seeding))
             return list(seeding["semifinal"])
         if closed.index == SEMIFINAL:
+            matches = await stage_matches(session, closed)
+            if not matches:  # too few for two tables: the qualifiers play the final directly
+                return list(details_of(closed).entries)
             heats = (await stages_of(session, event.id))[HEATS]
             rank = {e: i for i, e in enumerate(details_of(heats).extra.get("seeding", []))}
-            tables = _confirmed_places(await stage_matches(session, closed))
-            return core.final_seats(tables, rank)
+            return core.final_seats(_confirmed_places(matches), rank)
         return None
+
+
+def _final_version(final: Stage) -> str:
+    details = details_of(final)
+    return core.final_version(list(details.entries), details.extra.get("rules_choices", {}))
 
 
 RULES: dict[str, EventRules] = {PRESET: WbcHmwp()}
@@ -160,17 +233,59 @@ async def _stages(session: AsyncSession, event: Event) -> list[Stage]:
 
 
 async def final_rules(session: AsyncSession, event_id: str) -> dict[str, Any]:
-    """The finalists' answers and the final's rules version."""
-    stages = await _stages(session, await get_event(session, event_id))
+    """The finalists' answers, the final's rules version and, under Colossal Arena's rules, the
+    eight creatures drawn for it."""
+    event = await get_event(session, event_id)
+    stages = await _stages(session, event)
     final = stages[FINAL] if len(stages) > FINAL else None
     details = details_of(final) if final is not None else None
     finalists = list(details.entries) if details is not None else []
     choices = dict(details.extra.get("rules_choices", {})) if details is not None else {}
+    version = core.final_version(finalists, choices)
     return {
         "finalists": finalists,
         "choices": choices,
-        "version": core.final_version(finalists, choices),
+        "version": version,
+        "creatures": list(core.final_creatures(event.seed)) if version == core.COLOSSAL else None,
         "open": final is not None and final.status == StageStatus.ACTIVE,
+    }
+
+
+async def semifinal(session: AsyncSession, event_id: str) -> dict[str, Any]:
+    """The semifinal's make-up: the seeding, the heat winners and the alternates, the target size
+    before shrinking and the tables — as recorded when the heats closed (``stale`` when a later
+    correction would change it), else as the heats stand now."""
+    event = await get_event(session, event_id)
+    stages = await _stages(session, event)
+    if not stages:
+        raise Conflict("the event has not started: there are no heats yet")
+    heats = stages[HEATS]
+    now = await heat_seeding(session, event, heats)
+    kept = details_of(heats).extra
+    recorded = heats.status == StageStatus.CLOSED and "seeding" in kept
+    shown: dict[str, Any] = {k: kept.get(k) for k in now} if recorded else now
+    names = await entry_names(session, event.id)
+    winners, seconds = set(shown["winners"]), set(shown["alternates"])
+    seats = list(shown["semifinal"])
+    return {
+        "recorded": recorded,
+        "stale": recorded and any(shown[k] != now[k] for k in now),
+        "seeding": [
+            {
+                "seed": i + 1,
+                "entry_id": e,
+                "name": names.get(e, ""),
+                "role": "winner" if e in winners else "alternate" if e in seconds else None,
+            }
+            for i, e in enumerate(shown["seeding"])
+        ],
+        "winners": list(shown["winners"]),
+        "alternates": list(shown["alternates"]),
+        "seats": seats,
+        "target_size": shown["semifinal_size"],
+        "size": len(seats),
+        "tables": shown["tables"],
+        "straight_to_final": not core.semifinal_needed(len(seats)),
     }
 
 

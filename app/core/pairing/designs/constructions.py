@@ -1,11 +1,11 @@
 """Exact designs by construction: every pair exactly once, a Steiner system S(2,k,N) (formats.md "Round
 robin, N seats").
 
-Round robin for pairs (the circle method), Bose/Skolem triple systems, projective and affine geometries
-over GF(q), a radical difference family for S(2,4,q), the Hermitian unital for 28 players in fours, and a
-Kirkman resolution for 15. Every construction is checked by ``check_design`` before it is returned; one
+Round robin for pairs (the circle method), Kirkman triple systems (kirkman.py) and Bose/Skolem triple
+systems, projective and affine geometries over GF(q), a radical difference family for S(2,4,q), the
+Hermitian unital for 28 players in fours, and a Kirkman resolution for 15. Every construction is checked by ``check_design`` before it is returned; one
 that fails its check is never used. Constructions keep their own resolution into rounds where they have
-one (AG(n,q) parallel classes, Kirkman 15, the circle method).
+one (AG(n,q) parallel classes, the Kirkman systems, the circle method).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from app.core.pairing.designs.checks import check_design, check_rounds
+from app.core.pairing.designs.kirkman import cyclic_kirkman
 
 
 def _prime_power(q: int) -> tuple[int, int] | None:
@@ -335,6 +336,11 @@ def _steiner_raw(v: int, k: int) -> tuple[list[list[int]], list[list[int]] | Non
         n = _log(v, k)
         if n is not None and n >= 2:
             return _affine_space(k, n)
+    # Kirkman triple systems by the cyclic construction: resolvable, so they come before PG(n, 2)
+    if k == 3 and v % 6 == 3:
+        kirkman = cyclic_kirkman(v)
+        if kirkman is not None:
+            return kirkman
     # projective spaces PG(n, q), q = k − 1
     q = k - 1
     if _prime_power(q) is not None:

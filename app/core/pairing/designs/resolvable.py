@@ -1,9 +1,13 @@
 """Resolvable rounds: a search with the round structure built in (formats.md "Round robin, N seats";
 bga-round-robin.md "Schedule").
 
-Rounds come after the design: a design is never made worse (more tables, uneven games, more uneven pair
-meetings) to save rounds. At the same table count, the round-structured search tries for the lower bound
-of rounds and is kept only if the design is no worse. In ``games`` mode with rounds it runs first.
+When the table size does not divide the players, rounds come after the design: a design is never made
+worse (more tables, uneven games, more uneven pair meetings) to save rounds. At the same table count,
+the round-structured search tries for the lower bound of rounds and is kept only if the design is no
+worse. When it divides them, a schedule released by rounds is resolvable — every round seats everyone —
+in the fewest rounds found: ``games`` mode runs the round-structured search first and keeps it;
+``complete`` mode takes an exact resolvable design where one is constructed, else
+:func:`fewest_resolvable_rounds` (which may cost tables).
 """
 
 from __future__ import annotations
@@ -269,3 +273,24 @@ def improve_rounds(
             break
         best = found
     return best
+
+
+def fewest_resolvable_rounds(
+    n: int, k: int, below: int, seed: str, stop: Stopper
+) -> tuple[list[list[int]], list[list[int]]] | None:
+    """Every pair meeting in the fewest rounds that each seat everyone (k divides n), fewer than
+    ``below``: ceil((n − 1)/(k − 1)) rounds first, then one more at a time; None when the search
+    finds none in time. Each round is n/k tables, so more rounds mean more tables."""
+    if n % k or k < 2:
+        return None
+    per = n // k
+    npairs = n * (n - 1) // 2
+    for R in range(-(-(n - 1) // (k - 1)), below):
+        if stop():
+            break
+        T = R * per
+        phi = max(1, -(-(T * k * (k - 1) // 2) // npairs))
+        found = search_rounds(n, k, T, R, 1, phi, R, R, True, f"{seed}:resolvable", stop, 20000 + 2000 * T)
+        if found is not None:
+            return found
+    return None

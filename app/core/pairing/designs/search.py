@@ -25,7 +25,7 @@ from app.core.pairing.designs.checks import (
 from app.core.pairing.designs.constructions import steiner_system
 from app.core.pairing.designs.model import Design
 from app.core.pairing.designs.report import warnings
-from app.core.pairing.designs.resolvable import improve_rounds, search_rounds
+from app.core.pairing.designs.resolvable import fewest_resolvable_rounds, improve_rounds, search_rounds
 from app.core.pairing.designs.rounds import color_tables, order_by_rounds
 from app.core.pairing.designs.validation import validate_request
 
@@ -118,8 +118,8 @@ def _search_games(
         per = n // k
         R = max(gpp, -(-T // per))
         found = search_rounds(n, k, T, R, plo, phi, gpp, gpp, False, seed, stop, 20000 + 3000 * T)
-        if found is not None and games_key(found[0], n, plo, phi)[0] == 0:
-            return found
+        if found is not None and (n % k == 0 or games_key(found[0], n, plo, phi)[0] == 0):
+            return found  # every round seats everyone (k divides n): the fewest rounds come first
         # pair meetings come first: search without the round structure; rounds are split afterwards
         free, _ = _search_games(n, k, gpp, False, seed, stop, progress)
         if found is None or games_key(free, n, plo, phi) < games_key(found[0], n, plo, phi):
@@ -203,6 +203,10 @@ def search_design(
             rand = rng.stream(seed, f"designs:rounds:{n}:{k}:{mode}:{games_per_player}")
             rnds = color_tables(tables, n, rand, stop, 2000 + 50 * len(tables))
             tables, rnds = improve_rounds(tables, rnds, n, k, mode, seed, stop)
+        if mode == "complete" and n % k == 0:
+            fewer = fewest_resolvable_rounds(n, k, len(rnds), seed, stop)
+            if fewer is not None:
+                tables, rnds = [sorted(t) for t in fewer[0]], fewer[1]
         tables, out_rounds = order_by_rounds(tables, rnds)
     rep = check_design(tables, n)
     rep.warnings = warnings(tables, n, k, mode, rep, stop.stopped)
