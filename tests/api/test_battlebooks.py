@@ -138,13 +138,22 @@ async def simulate_round(sim: Sim, rnd: dict[str, Any], index: int, total: int, 
     sim.played.append(rnd)
 
 
+def lowest_scored(sim: Sim, order: list[str]) -> str:
+    """The bye of the guide: the lowest on points and differential; among those tied there, fewer
+    byes first; the lowest-listed of those."""
+    lowest = min((sim.points.get(e, 0), sim.diff.get(e, 0)) for e in order)
+    tied = [e for e in order if (sim.points.get(e, 0), sim.diff.get(e, 0)) == lowest]
+    fewest = min(sim.byes.get(e, 0) for e in tied)
+    return next(e for e in reversed(tied) if sim.byes.get(e, 0) == fewest)
+
+
 def check_seating(sim: Sim, rnd: dict[str, Any], order: list[str]) -> None:
-    """Adjacent pairing down ``order``; the bye to the lowest-ranked with the fewest byes; every seat
-    of a pairing knows the token's first holder, drawn from the seed."""
-    fewest = min(sim.byes.get(e, 0) for e in order)
-    bye = None
-    if len(order) % 2:
-        bye = next(e for e in reversed(order) if sim.byes.get(e, 0) == fewest)
+    """Adjacent pairing down ``order``; the bye to the lowest-scored player; every seat of a pairing
+    knows the token's first holder, drawn from the seed."""
+    bye = lowest_scored(sim, order) if len(order) % 2 else None
+    if bye is not None:
+        assert rnd["pairing"]["bye"]["entry"] == bye
+        assert rnd["pairing"]["bye"]["byes_before"] == sim.byes.get(bye, 0)
     rest = [e for e in order if e != bye]
     expected = [rest[i : i + 2] for i in range(0, len(rest), 2)] + ([[bye]] if bye else [])
     assert [[s["entry_id"] for s in m["seats"]] for m in rnd["matches"]] == expected
@@ -244,9 +253,29 @@ async def test_preset_end_to_end(api: Api, preset: str, players: int) -> None:
         assert all(len(set(p)) == 2 and set(p) <= set(bb.SAMPLE_CATALOG) for p in packs)
     if players % 2:
         assert sum(sim.byes.values()) == len(sim.played)
-        assert max(sim.byes.values()) - min(sim.byes.get(e, 0) for e in sim.entries) <= 1
     await check_scorecards(sim, rows)
     await finish(sim, rows)
+
+
+async def test_the_bye_goes_to_the_lowest_scored_player(api: Api) -> None:
+    """Clash: "the player with the lowest score will receive the buy" — the lowest on points and
+    differential, among those tied there the one with fewer byes, never anyone above the lowest
+    score; a second bye to the bottom player rather than a free win for someone higher up."""
+    sim = await create(api, "battlebooks-clash", 9, rated=False)
+    byes_in_order: list[tuple[str, dict[str, int]]] = []
+    original = sim.byes
+
+    class Recorder(dict[str, int]):
+        def __setitem__(self, key: str, value: int) -> None:
+            byes_in_order.append((key, dict(self)))
+            super().__setitem__(key, value)
+
+    sim.byes = Recorder(original)
+    await run_swiss(sim)  # every round's bye is checked against the lowest score (check_seating)
+    second_byes = [
+        who for who, before in byes_in_order if before.get(who, 0) >= 1 and len(before) < len(sim.entries)
+    ]
+    assert second_byes, "a player at the bottom takes a second bye while others have none"
 
 
 async def test_playoff_when_still_tied_and_played_with_either_book(api: Api) -> None:

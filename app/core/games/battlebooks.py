@@ -90,6 +90,7 @@ def _swiss_stage(block: int, name: str) -> dict[str, Any]:
         "pairing": "adjacent",
         "first_round": "random",
         "avoid_rematches": False,
+        "bye": "lowest_score",
         "block": block,
     }
 
