@@ -462,3 +462,34 @@ async def test_ratings_move_only_for_sanctioned_presets_and_into_the_right_pool(
     unsanctioned = await create(api, "battlebooks-clash", 8, rating=rating, sanctioned=False, rated=False)
     await _play_first_round(unsanctioned)
     assert await _ratings(api, pool) == overall
+
+
+async def test_a_manual_table_in_a_duel_format_has_two_seats(api: Api) -> None:
+    """A BATTLEBOOKS game is a duel of two heroes: the organizer's own tables for a Swiss or a playoff
+    stage (table_size 2) seat two players, or one for a bye, although the game's catalog entry seats
+    up to 8 (for Battle Royal)."""
+    sim = await create(api, "battlebooks-clash", 9, rated=False)
+    rnd = (await start(api, sim.eid, sim.token))["round"]
+    for m in rnd["matches"]:
+        if m["status"] != "bye":
+            seats = [
+                {
+                    "entry_id": s["entry_id"],
+                    "place": i + 1,
+                    "character": sim.entries[s["entry_id"]]["characters"][0],
+                }
+                for i, s in enumerate(m["seats"])
+            ]
+            await post_result(api, sim.token, m, {"seats": seats})
+    ids = list(sim.entries)
+    r = await api.client.post(
+        f"/v1/events/{sim.eid}/rounds",
+        json={"tables": [ids[0:3], ids[3:5], ids[5:7], ids[7:9]]},
+        headers=bearer(sim.token),
+    )
+    body = assert_problem(r, 422)
+    assert [e["loc"] for e in body["errors"]] == [["tables", 0]]
+    assert "two seats" in body["errors"][0]["msg"]
+    assert len((await api.client.get(f"/v1/events/{sim.eid}/rounds")).json()) == 1  # nothing written
+    made = await pair(api, sim.eid, sim.token, [ids[0:2], ids[2:4], ids[4:6], ids[6:8], ids[8:9]])
+    assert [len(m["seats"]) for m in made["matches"]] == [2, 2, 2, 2, 1]

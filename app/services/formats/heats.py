@@ -21,6 +21,7 @@ class Heats(StageFormat):
     name = StageFormatName.HEATS
     late_entries = True
     concurrent_tables = True
+    sized_tables = False
 
     async def start(self, session: AsyncSession, event: Event, stage: Stage) -> Round | Job | None:
         return None
