@@ -147,12 +147,30 @@ class Health(BaseModel):
 
 
 # --- rounds, matches, results ----------------------------------------------------------------
+# BATTLEBOOKS body points and differentials (battlebooks.md "Scoring"): a hero's body points are a
+# few dozen; the bounds leave room for any book and keep every sum of them finite.
+BODY_POINTS_LIMIT = 10_000
+
+
 class ResultSeatIn(Strict):
+    model_config = ConfigDict(strict=True)  # `true` is not a number, "1" is not a place
+
     entry_id: str
     place: int | None = Field(default=None, ge=1, le=64)
     score: float | None = None
-    body_points: float | None = None
-    differential: float | None = None
+    body_points: float | None = Field(
+        default=None,
+        ge=-BODY_POINTS_LIMIT,
+        le=BODY_POINTS_LIMIT,
+        description=f"BATTLEBOOKS: the hero's body points at the end, between ±{BODY_POINTS_LIMIT:,}",
+    )
+    differential: float | None = Field(
+        default=None,
+        ge=-2 * BODY_POINTS_LIMIT,
+        le=2 * BODY_POINTS_LIMIT,
+        description="in a two-seat game: + to the winner, − to the loser, the same gap on both seats "
+        "(0 when undecided); left out, it follows from both seats' body points",
+    )
     character: str | None = Field(default=None, max_length=100)
     violation: bool = False
 

@@ -99,7 +99,8 @@ class RoundRobinDetails(StageDetails):
 
 @dataclass(frozen=True)
 class BracketDetails(StageDetails):
-    """``bracket``: the drawn slots and the number of rounds of a 2-seat single elimination."""
+    """``bracket``: the drawn slots and the number of rounds of a 2-seat single elimination (or of a
+    playoff of duels among three or more, played as one; None for a one-table playoff)."""
 
     bracket: Mapping[str, Any] | None = None
 
@@ -107,6 +108,7 @@ class BracketDetails(StageDetails):
 DETAILS_BY_FORMAT: Mapping[StageFormatName, type[StageDetails]] = {
     StageFormatName.ROUND_ROBIN: RoundRobinDetails,
     StageFormatName.SINGLE_ELIMINATION: BracketDetails,
+    StageFormatName.PLAYOFF: BracketDetails,
 }
 
 

@@ -234,9 +234,12 @@ async def finish(sim: Sim, rows: list[dict[str, Any]]) -> dict[str, Any]:
     out = await advance(sim.api, sim.eid, sim.token)
     if sim.preset == "battlebooks-roll-call" or len(tied) == 1:
         assert out["event"]["status"] == "finished"
-    else:  # the one-game playoff among those still tied on points and differential
+    else:  # the one-game playoff among those still tied on points and differential (a knockout of
+        # two-player games when three or more are tied)
         assert out["stage"] == 1
-        assert sorted(s["entry_id"] for s in out["round"]["matches"][0]["seats"]) == sorted(tied)
+        seated = [s["entry_id"] for m in out["round"]["matches"] for s in m["seats"]]
+        assert sorted(seated) == sorted(tied)
+        assert all(len(m["seats"]) <= 2 for m in out["round"]["matches"])
     return out
 
 
@@ -278,7 +281,12 @@ async def test_the_bye_goes_to_the_lowest_scored_player(api: Api) -> None:
     assert second_byes, "a player at the bottom takes a second bye while others have none"
 
 
-async def test_playoff_when_still_tied_and_played_with_either_book(api: Api) -> None:
+async def test_a_tie_of_three_or_more_plays_a_knockout_of_two_player_games_seeded_by_tiebreak_value(
+    api: Api,
+) -> None:
+    """ "A two player one game playoff": eight players still tied on points and differential play a
+    knockout of two-player one-game matches, seeded by the tie-break value (1–8, 4–5, 2–7, 3–6),
+    each with either book."""
     sim = await create(api, "battlebooks-clash", 8)
     rnd = (await start(api, sim.eid, sim.token))["round"]
     for k in range(7):  # every game a time-out: everyone 14/0, all tied
@@ -294,19 +302,42 @@ async def test_playoff_when_still_tied_and_played_with_either_book(api: Api) -> 
             rnd = await pair(api, sim.eid, sim.token)
     rows = await standings(sim.api, sim.eid, stage=0)
     assert {(r["points"], r["differential"], r["rank"]) for r in rows} == {(14, 0, 1)}
-    out = await finish(sim, rows)
-    playoff = out["round"]["matches"][0]
-    first = playoff["seats"][0]["entry_id"]
-    books = sim.entries[first]["characters"]
-    seats = [
-        {"entry_id": s["entry_id"], "place": 2, "character": sim.entries[s["entry_id"]]["characters"][1]}
-        for s in playoff["seats"]
+    value = {
+        e["id"]: e["tiebreak_value"] for e in (await api.client.get(f"/v1/events/{sim.eid}/entries")).json()
+    }
+    seeds = sorted(sim.entries, key=lambda e: -value[e])
+    out = await advance(api, sim.eid, sim.token)
+    assert out["stage"] == 1 and out["note"] is None
+    knockout = out["round"]
+    assert [[s["entry_id"] for s in m["seats"]] for m in knockout["matches"]] == [
+        [seeds[0], seeds[7]],
+        [seeds[3], seeds[4]],
+        [seeds[1], seeds[6]],
+        [seeds[2], seeds[5]],
     ]
-    seats[0] = {"entry_id": first, "place": 1, "character": books[1]}
-    await post_result(api, sim.token, playoff, {"seats": seats})
+    alive = list(seeds)
+    while True:
+        for m in knockout["matches"]:
+            first, second = (s["entry_id"] for s in m["seats"])
+            books = sim.entries[second]["characters"]
+            seats = [
+                {
+                    "entry_id": first,
+                    "place": 2,
+                    "body_points": 30,
+                    "character": sim.entries[first]["characters"][1],
+                },
+                {"entry_id": second, "place": 1, "body_points": 20, "character": books[1]},
+            ]
+            await post_result(api, sim.token, m, {"seats": seats})  # either book: the second one
+            alive.remove(first)
+        if len(alive) == 1:
+            break
+        knockout = await pair(api, sim.eid, sim.token)
+        assert all(len(m["seats"]) == 2 for m in knockout["matches"])
     done = await advance(api, sim.eid, sim.token)
     assert done["event"]["status"] == "finished"
-    assert (await standings(sim.api, sim.eid, stage=1))[0]["entry_id"] == first
+    assert (await standings(sim.api, sim.eid, stage=1))[0]["entry_id"] == alive[0] == seeds[5]
 
 
 async def test_hero_rule_violations_are_rejected_and_nothing_written(api: Api) -> None:
@@ -493,3 +524,47 @@ async def test_a_manual_table_in_a_duel_format_has_two_seats(api: Api) -> None:
     assert len((await api.client.get(f"/v1/events/{sim.eid}/rounds")).json()) == 1  # nothing written
     made = await pair(api, sim.eid, sim.token, [ids[0:2], ids[2:4], ids[4:6], ids[6:8], ids[8:9]])
     assert [len(m["seats"]) for m in made["matches"]] == [2, 2, 2, 2, 1]
+
+
+async def test_an_explicit_differential_agrees_with_the_winner_and_body_points_are_bounded(api: Api) -> None:
+    """A differential against the winner's sign or the other seat is a 422, never re-signed (the
+    match and the standings would disagree); body points are bounded, so ±1e308 is a 422 and is not
+    stored; `true` is not a number."""
+    sim = await create(api, "battlebooks-clash", 8, rated=False)
+    rnd = (await start(api, sim.eid, sim.token))["round"]
+    m = rnd["matches"][0]
+    a, b = (s["entry_id"] for s in m["seats"])
+    hero = {e: sim.entries[e]["characters"][0] for e in (a, b)}
+    url = f"/v1/matches/{m['id']}/result"
+
+    async def post(seat_a: dict[str, Any], seat_b: dict[str, Any]) -> Any:
+        seats = [
+            {"entry_id": a, "place": 1, "character": hero[a], **seat_a},
+            {"entry_id": b, "place": 2, "character": hero[b], **seat_b},
+        ]
+        return await api.client.post(url, json={"seats": seats}, headers=bearer(sim.token))
+
+    wrong_sign = assert_problem(await post({"differential": -8}, {}), 422)
+    assert wrong_sign["errors"][0]["loc"] == ["seats", 0, "differential"]
+    other_seat = assert_problem(await post({"differential": 8}, {"differential": -3}), 422)
+    assert other_seat["errors"][0]["loc"] == ["seats", 1, "differential"]
+    against_body = assert_problem(
+        await post({"body_points": 21, "differential": 3}, {"body_points": 29}), 422
+    )
+    assert against_body["errors"][0]["loc"] == ["seats", 0, "differential"]
+    huge = assert_problem(await post({"body_points": 1e308}, {"body_points": -1e308}), 422)
+    assert [e["loc"] for e in huge["errors"]] == [
+        ["body", "seats", 0, "body_points"],
+        ["body", "seats", 1, "body_points"],
+    ]
+    not_a_number = assert_problem(await post({"body_points": True}, {"body_points": 3}), 422)
+    assert not_a_number["errors"][0]["loc"] == ["body", "seats", 0, "body_points"]
+    got = (await api.client.get(f"/v1/matches/{m['id']}")).json()
+    assert got["status"] == "pending" and got["result"] is None  # nothing stored
+    assert (await api.client.get(f"/v1/events/{sim.eid}/standings")).status_code == 200
+
+    ok = await post({"differential": 8}, {})
+    assert ok.status_code == 200, ok.text
+    assert [s["differential"] for s in ok.json()["result"]["seats"]] == [8, -8]
+    rows = {r["entry_id"]: r["differential"] for r in await standings(api, sim.eid, stage=0)}
+    assert (rows[a], rows[b]) == (8, -8)  # the match and the standings agree

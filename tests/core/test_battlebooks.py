@@ -86,6 +86,53 @@ def test_draw_timeout_and_bye_scores() -> None:
     assert bye is not None and [(s.points, s.differential) for s in bye.seats] == [(5, 0)]
 
 
+def test_a_differential_that_contradicts_the_winner_or_the_other_seat_is_refused() -> None:
+    """The differential goes + to the winner and − to the loser, and is one gap for both seats: an
+    explicit one against the winner's sign, against the other seat, against the body points, or
+    not 0 in a draw, is refused — never re-signed."""
+
+    def report(outcome: str, *seats: ReportedSeat) -> list[float | None]:
+        return [s.differential for s in normalize(["A", "B"], outcome, list(seats)).seats]
+
+    def refused(outcome: str, *seats: ReportedSeat) -> list[tuple[str | int, ...]]:
+        with pytest.raises(InvalidInput) as e:
+            normalize(["A", "B"], outcome, list(seats))
+        return [p.loc for p in e.value.problems]
+
+    # given on one seat: the other seat's is its opposite
+    assert report("played", ReportedSeat("A", 1, differential=8), ReportedSeat("B", 2)) == [8, -8]
+    assert report("played", ReportedSeat("A", 2, differential=-8), ReportedSeat("B", 1)) == [-8, 8]
+    assert report("played", ReportedSeat("A", 1, differential=8), ReportedSeat("B", 2, differential=-8)) == [
+        8,
+        -8,
+    ]
+    # the winner's sign
+    assert refused("played", ReportedSeat("A", 1, differential=-8), ReportedSeat("B", 2)) == [
+        ("seats", 0, "differential")
+    ]
+    assert refused("played", ReportedSeat("A", 1), ReportedSeat("B", 2, differential=8)) == [
+        ("seats", 1, "differential")
+    ]
+    # the other seat
+    assert refused("played", ReportedSeat("A", 1, differential=8), ReportedSeat("B", 2, differential=-5)) == [
+        ("seats", 1, "differential")
+    ]
+    # the body points
+    both = ReportedSeat("A", 1, body_points=21, differential=5), ReportedSeat("B", 2, body_points=29)
+    assert refused("played", *both) == [("seats", 0, "differential")]
+    exact = ReportedSeat("A", 1, body_points=21, differential=8), ReportedSeat("B", 2, body_points=29)
+    assert report("played", *exact) == [8, -8]
+    # a draw, a time-out, a shared place: 0
+    for outcome in ("draw", "timeout"):
+        assert refused(outcome, ReportedSeat("A", differential=3), ReportedSeat("B")) == [
+            ("seats", 0, "differential")
+        ]
+        assert report(outcome, ReportedSeat("A", differential=0), ReportedSeat("B")) == [0, 0]
+    assert refused("played", ReportedSeat("A", 1, differential=2), ReportedSeat("B", 1)) == [
+        ("seats", 0, "differential")
+    ]
+
+
 # --------------------------------------------------------------------------- the hero rule
 
 
