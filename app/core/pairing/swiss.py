@@ -175,10 +175,10 @@ def pair_swiss(
     """Pair one Swiss round. ``entries`` must be in ranking order, best first."""
     _validate(entries, pairing, bye)
     bye_index = choose_bye(entries, bye)
-    bye = None
+    chosen: SwissBye | None = None
     rest: list[SwissEntry] = list(entries)
     if bye_index is not None:
-        bye = SwissBye(entries[bye_index].id, entries[bye_index].byes)
+        chosen = SwissBye(entries[bye_index].id, entries[bye_index].byes)
         del rest[bye_index]
     notes: list[str] = []
     window = 0
@@ -200,7 +200,7 @@ def pair_swiss(
         pairs.append(Pair(rest[i].id, rest[j].id, cost))
     return SwissPairing(
         pairs=pairs,
-        bye=bye,
+        bye=chosen,
         total_cost=sum(p.cost.total for p in pairs),
         rematches=sum(1 for p in pairs if p.cost.rematch),
         method=str(pairing),
