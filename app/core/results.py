@@ -159,29 +159,27 @@ def _two_seat_differentials(
         return [0.0, 0.0] if gap is not None or any(d is not None for d in given) else [None, None]
     w = 0 if (places[0] or 99) < (places[1] or 99) else 1
     lo = 1 - w
-    if given[w] is not None and given[w] < 0:
+    won, lost = given[w], given[lo]
+    if won is not None and won < 0:
         problems.append(
-            Problem(("seats", w, "differential"), f"{given[w]:g}: the winner's differential is + (or 0)")
+            Problem(("seats", w, "differential"), f"{won:g}: the winner's differential is + (or 0)")
         )
-    if given[lo] is not None and given[lo] > 0:
+    if lost is not None and lost > 0:
         problems.append(
-            Problem(("seats", lo, "differential"), f"{given[lo]:g}: the loser's differential is − (or 0)")
+            Problem(("seats", lo, "differential"), f"{lost:g}: the loser's differential is − (or 0)")
         )
-    if not problems and given[w] is not None and given[lo] is not None and given[lo] != -given[w]:
+    if not problems and won is not None and lost is not None and lost != -won:
         problems.append(
             Problem(
                 ("seats", lo, "differential"),
-                f"{given[lo]:g}: the loser's differential is the winner's with the sign turned ({-given[w]:g})",
+                f"{lost:g}: the loser's differential is the winner's with the sign turned ({-won:g})",
             )
         )
-    magnitude = given[w] if given[w] is not None else (None if given[lo] is None else -given[lo])
+    magnitude = won if won is not None else (None if lost is None else -lost)
     if not problems and magnitude is not None and gap is not None and magnitude != gap:
-        at = w if given[w] is not None else lo
+        at, value = (w, won) if won is not None else (lo, lost)
         problems.append(
-            Problem(
-                ("seats", at, "differential"),
-                f"{given[at]:g} contradicts the body points, {gap:g} apart",
-            )
+            Problem(("seats", at, "differential"), f"{value:g} contradicts the body points, {gap:g} apart")
         )
     if problems:
         raise InvalidInput(problems[0].msg, problems)
