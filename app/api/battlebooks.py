@@ -4,8 +4,10 @@ app/core/games/battlebooks.py ``score_card``, its games gathered by app/services
 ``GET /v1/events/{id}/entries/{entry_id}/scorecard``: every game of the entry in round order with the
 opponent, both heroes, who holds the initiative token first, the game score (``5/+8``), the running
 totals and each game's time limit; the round scores per game round (blocks of 3) and the Final
-Battle. JSON by default; CSV with ``Accept: text/csv`` or ``?format=csv`` (one row per game; the
-``round_points``/``round_differential`` columns are filled on the game that closes a game round).
+Battle, whose totals are the Final Score; the playoff's games apart (``playoff``, their own running
+totals). JSON by default; CSV with ``Accept: text/csv`` or ``?format=csv`` (one row per game, the
+playoff's last, labelled "Playoff"; the ``round_points``/``round_differential`` columns are filled on
+the game that closes a game round).
 Public, like standings: results are public data.
 """
 
@@ -17,7 +19,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Header, Query
 from fastapi.responses import Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from app.api.deps import SessionDep
 from app.core.games import battlebooks as bb
@@ -71,7 +73,11 @@ class ScoreCardRead(BaseModel):
     final_battle: ScoreCardGame | None
     total_points: float
     total_differential: float
-    final_score: str
+    final_score: str = Field(description="all the round scores plus the Final Battle, as points/differential")
+    playoff: list[ScoreCardGame] = Field(
+        default_factory=list,
+        description="the playoff's games, apart from the Final Score, with running totals of their own",
+    )
 
 
 CSV_COLUMNS = (
@@ -115,6 +121,7 @@ def scorecard_read(view: ScoreCardView) -> ScoreCardRead:
         total_points=card.total_points,
         total_differential=card.total_differential,
         final_score=bb.score_text(card.total_points, card.total_differential) or "",
+        playoff=[ScoreCardGame(**vars(r)) for r in card.playoff],
     )
 
 
@@ -127,7 +134,7 @@ def _csv(card: ScoreCardRead) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for g in card.games:
+    for g in [*card.games, *card.playoff]:
         rs = closing.get(g.round)
         values = g.model_dump()
         values["round_points"] = rs.points if rs else None

@@ -338,6 +338,15 @@ async def test_a_tie_of_three_or_more_plays_a_knockout_of_two_player_games_seede
     done = await advance(api, sim.eid, sim.token)
     assert done["event"]["status"] == "finished"
     assert (await standings(sim.api, sim.eid, stage=1))[0]["entry_id"] == alive[0] == seeds[5]
+    # the score card: the Final Score is the rounds plus the Final Battle; the playoff apart
+    card = (await api.client.get(f"/v1/events/{sim.eid}/entries/{alive[0]}/scorecard")).json()
+    assert card["final_score"] == "14/0" and card["total_points"] == 14
+    assert len(card["games"]) == 7 and card["games"][-1]["label"] == "Final Battle"
+    assert [(g["label"], g["score"], g["total_points"]) for g in card["playoff"]] == [
+        ("Playoff", "5/+10", 5),
+        ("Playoff", "5/+10", 10),
+        ("Playoff", "5/+10", 15),
+    ]
 
 
 async def test_hero_rule_violations_are_rejected_and_nothing_written(api: Api) -> None:

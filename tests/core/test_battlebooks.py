@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -240,3 +242,24 @@ def test_score_card_with_a_pending_game() -> None:
     card = bb.score_card([_game(0, 5, 8), _game(1, None, None, None)], {0: 7}, 3, 15, 20)
     assert card.rounds[0].complete is False and card.rows[1].score is None
     assert card.total_points == 5
+
+
+def test_the_final_score_is_the_rounds_plus_the_final_battle_and_a_playoff_game_is_shown_apart() -> None:
+    """ "Round 1 Score + Round 2 Score + Final Battle is the Final Score"; a playoff game decides the
+    winner among those still tied on that score and is not part of it."""
+    games = [_game(i, 2, 0, "draw") for i in range(6)] + [_game(6, 2, 0, "draw")]
+    playoff = [
+        dataclasses.replace(_game(7, 5, 4), stage=1, index=0),
+        dataclasses.replace(_game(8, 0, -1, "loss"), stage=1, index=1),
+    ]
+    card = bb.score_card(games + playoff, {0: 7}, 3, 15, None)
+    assert [r.label for r in card.rows] == [
+        *(f"Round {b} · Game {g}" for b in (1, 2) for g in (1, 2, 3)),
+        "Final Battle",
+    ]
+    assert (card.total_points, card.total_differential) == (14, 0)
+    assert card.total_points == sum(r.points for r in card.rounds) + card.final_battle.points
+    assert [(r.label, r.points, r.total_points, r.total_differential) for r in card.playoff] == [
+        ("Playoff", 5, 5, 4),
+        ("Playoff", 0, 5, 3),
+    ]

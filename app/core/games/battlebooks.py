@@ -45,6 +45,8 @@ Rulings where the spec is silent:
 - Only sanctioned presets rate: an event of these presets with ``rated: true`` but
   ``sanctioned: false`` refuses to start (422 naming ``settings.rated``). Clash and Secret Wars rate
   into the overall pool, Roll Call into the per-hero pool only (core/ratings.py ``pool_plan``).
+- Score card: the Final Score is all the round scores plus the Final Battle; a playoff game is
+  shown apart (its own list, its own running total), never added to it.
 - Times: ``game_minutes`` (15) applies to every game but the Final Battle, which is untimed unless
   ``final_minutes`` (at least 15, as the guide requires) is set; the score card shows each game's limit.
 """
@@ -327,11 +329,15 @@ class RoundScore:
 
 @dataclass
 class ScoreCard:
+    """``rows``: the games of the Swiss stage (every game round and the Final Battle), whose totals
+    are the Final Score; ``playoff``: the playoff games, apart, with running totals of their own."""
+
     rows: list[CardRow] = field(default_factory=list)
     rounds: list[RoundScore] = field(default_factory=list)
     final_battle: CardRow | None = None
     total_points: float = 0.0
     total_differential: float = 0.0
+    playoff: list[CardRow] = field(default_factory=list)
 
 
 def _num(x: float) -> str:
@@ -357,10 +363,12 @@ def score_card(
     """Every game in round order with running totals; round scores per block of the first stage.
 
     ``rounds_in_stage`` maps a stage index to its number of rounds (for spotting the Final Battle);
-    stages after the first are playoffs.
+    stages after the first are playoffs: their games are listed apart and their points are not
+    part of the Final Score (the rounds plus the Final Battle).
     """
     card = ScoreCard()
     blocks: dict[int, RoundScore] = {}
+    playoff_points = playoff_differential = 0.0
     for g in sorted(games, key=lambda g: g.round):
         if g.stage == 0:
             pos = position(g.index, rounds_in_stage.get(0, 0), block)
@@ -376,7 +384,11 @@ def score_card(
             minutes = final_minutes if final else game_minutes
         else:
             label, game_round, game_no, final, minutes = "Playoff", None, None, False, final_minutes
-        if g.points is not None:
+        if g.stage != 0:
+            if g.points is not None:
+                playoff_points += g.points
+                playoff_differential += g.differential or 0.0
+        elif g.points is not None:
             card.total_points += g.points
             card.total_differential += g.differential or 0.0
         row = CardRow(
@@ -398,10 +410,13 @@ def score_card(
             points=g.points,
             differential=g.differential,
             score=score_text(g.points, g.differential),
-            total_points=card.total_points,
-            total_differential=card.total_differential,
+            total_points=card.total_points if g.stage == 0 else playoff_points,
+            total_differential=card.total_differential if g.stage == 0 else playoff_differential,
             minutes=minutes,
         )
+        if g.stage != 0:
+            card.playoff.append(row)
+            continue
         card.rows.append(row)
         if final:
             card.final_battle = row
