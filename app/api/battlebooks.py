@@ -3,7 +3,7 @@ app/core/games/battlebooks.py ``score_card``, its games gathered by app/services
 
 ``GET /v1/events/{id}/entries/{entry_id}/scorecard``: every game of the entry in round order with the
 opponent, both heroes, who holds the initiative token first, the game score (``5/+8``), the running
-totals and each game's time limit; the round scores per game round (blocks of 3) and the Final
+totals, each game's time limit and its sign-offs (the player's and the organizer's: who and when); the round scores per game round (blocks of 3) and the Final
 Battle, whose totals are the Final Score; the playoff's games apart (``playoff``, their own running
 totals). JSON by default; CSV with ``Accept: text/csv`` or ``?format=csv`` (one row per game, the
 playoff's last, labelled "Playoff"; the ``round_points``/``round_differential`` columns are filled on
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Header, Query
@@ -26,6 +27,11 @@ from app.core.games import battlebooks as bb
 from app.services.presets.battlebooks import ScoreCardView, score_card
 
 router = APIRouter(tags=["battlebooks"])
+
+
+class SignOffRead(BaseModel):
+    by: str = Field(description="the player's name, or the organizer's role (organizer, admin)")
+    at: datetime
 
 
 class ScoreCardGame(BaseModel):
@@ -50,6 +56,13 @@ class ScoreCardGame(BaseModel):
     total_points: float
     total_differential: float
     minutes: int | None
+    player_sign_off: SignOffRead | None = Field(
+        default=None, description="the player's claim of this very result: who and when"
+    )
+    organizer_sign_off: SignOffRead | None = Field(
+        default=None,
+        description="the organizer's record of the result (report, confirmation, ruling, correction)",
+    )
 
 
 class ScoreCardRound(BaseModel):
@@ -100,7 +113,19 @@ CSV_COLUMNS = (
     "round_points",
     "round_differential",
     "minutes",
+    "player_signed_by",
+    "player_signed_at",
+    "organizer_signed_by",
+    "organizer_signed_at",
 )
+
+
+def _game(row: bb.CardRow) -> ScoreCardGame:
+    values = vars(row).copy()
+    for key in ("player_sign_off", "organizer_sign_off"):
+        sign = values[key]
+        values[key] = None if sign is None else SignOffRead(by=sign.by, at=sign.at)
+    return ScoreCardGame(**values)
 
 
 def scorecard_read(view: ScoreCardView) -> ScoreCardRead:
@@ -112,16 +137,16 @@ def scorecard_read(view: ScoreCardView) -> ScoreCardRead:
         preset=view.event.preset,
         status=view.entry.status,
         books=list(view.entry.characters or []),
-        games=[ScoreCardGame(**vars(r)) for r in card.rows],
+        games=[_game(r) for r in card.rows],
         rounds=[
             ScoreCardRound(**vars(r), score=bb.score_text(r.points, r.differential) or "")
             for r in card.rounds
         ],
-        final_battle=ScoreCardGame(**vars(card.final_battle)) if card.final_battle else None,
+        final_battle=_game(card.final_battle) if card.final_battle else None,
         total_points=card.total_points,
         total_differential=card.total_differential,
         final_score=bb.score_text(card.total_points, card.total_differential) or "",
-        playoff=[ScoreCardGame(**vars(r)) for r in card.playoff],
+        playoff=[_game(r) for r in card.playoff],
     )
 
 
@@ -139,6 +164,10 @@ def _csv(card: ScoreCardRead) -> str:
         values = g.model_dump()
         values["round_points"] = rs.points if rs else None
         values["round_differential"] = rs.differential if rs else None
+        for who in ("player", "organizer"):
+            sign = values.pop(f"{who}_sign_off")
+            values[f"{who}_signed_by"] = sign["by"] if sign else None
+            values[f"{who}_signed_at"] = sign["at"].isoformat() if sign else None
         writer.writerow(["" if values[c] is None else values[c] for c in CSV_COLUMNS])
     return out.getvalue()
 

@@ -2,7 +2,9 @@
 
 - The organizer's report is final: the match is confirmed at once (a ruling when it was disputed).
 - A seat's entry token files that entry's claim. When every seat has claimed the same result the
-  match is confirmed; as soon as two claims differ it is ``disputed`` until the organizer rules.
+  match is confirmed — or, where the preset says the organizer confirms (``organizer_confirms``:
+  the BATTLEBOOKS Swiss presets), it stays ``reported`` until the organizer confirms the agreed
+  claims (``confirm``); as soon as two claims differ it is ``disputed`` until the organizer rules.
 - A confirmed result changes only by the organizer's correction (``PUT`` with ``If-Match``), which
   may also record violations after the fact; every report, claim, confirmation, ruling and
   correction is kept in the match's audit history.
@@ -207,7 +209,7 @@ async def report(
     agree = all(r == results[0] for r in results)
     if not agree:
         match.status = MatchStatus.DISPUTED
-    elif set(claims) >= seated:
+    elif set(claims) >= seated and not registry_of(session).rules_for(event).organizer_confirms(event):
         first = claims[actor_entry].payload
         _apply(match, Report.from_dict(first), first.get("game_log"), verdict)
         await _history(session, match, "confirm", "players", payload)
@@ -215,6 +217,30 @@ async def report(
     else:
         match.status = MatchStatus.REPORTED
     await session.flush()
+    return match
+
+
+async def confirm(session: AsyncSession, match_id: str, principal: Principal | None) -> Match:
+    """The organizer confirms the players' claims, which must agree (at least one filed)."""
+    event, stage, _, match, organizer = await _context(session, match_id, principal, Access.ORGANIZER)
+    if event.status != EventStatus.RUNNING or stage.status != StageStatus.ACTIVE:
+        raise Conflict("this match's stage is closed: results can no longer be confirmed")
+    if match.status == MatchStatus.CONFIRMED:
+        raise Conflict("the result is already confirmed; the organizer corrects it with PUT and If-Match")
+    if match.status == MatchStatus.DISPUTED:
+        raise Conflict("the players' claims differ: rule on the dispute with PUT /v1/matches/{id}/result")
+    claims = list(
+        (await session.execute(select(ResultReport).where(ResultReport.match_id == match.id))).scalars()
+    )
+    if match.status == MatchStatus.BYE or not claims:
+        raise Conflict("nothing to confirm: no player has reported this match")
+    agreed = claims[0].payload
+    verdict = None
+    if agreed.get("game_log") is not None:  # the adjudicator's verdict, kept with the match
+        _, verdict = await _normalized(session, event, match, {"game_log": agreed["game_log"]})
+    _apply(match, Report.from_dict(agreed), agreed.get("game_log"), verdict)
+    await _history(session, match, "confirm", organizer.actor, agreed)
+    await _after_confirm(session, event, stage, match, correction=False)
     return match
 
 

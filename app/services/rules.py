@@ -39,6 +39,11 @@ class EventRules:
         """Check (RuleViolation) or complete a normalized report before it is stored."""
         return report
 
+    def organizer_confirms(self, event: Event) -> bool:
+        """Whether players' claims that agree wait for the organizer's confirmation (``POST
+        /v1/matches/{id}/confirm``) instead of confirming the match by themselves."""
+        return False
+
     async def after_confirm(self, session: AsyncSession, event: Event, stage: Stage, match: Match) -> None:
         """Called when a match's result is confirmed or corrected."""
 

@@ -577,3 +577,62 @@ async def test_an_explicit_differential_agrees_with_the_winner_and_body_points_a
     assert [s["differential"] for s in ok.json()["result"]["seats"]] == [8, -8]
     rows = {r["entry_id"]: r["differential"] for r in await standings(api, sim.eid, stage=0)}
     assert (rows[a], rows[b]) == (8, -8)  # the match and the standings agree
+
+
+async def test_two_agreeing_player_claims_wait_for_the_organizer_and_the_card_carries_both_sign_offs(
+    api: Api,
+) -> None:
+    """ "The organizer will then record the results on the Score Card … Players do not mark scores on
+    their own Score Cards", and cards are "checked and signed by both the player and the tournament
+    organizer": both players' agreeing reports wait for the organizer's confirmation; the card shows
+    who signed and when."""
+    sim = await create(api, "battlebooks-clash", 8, rated=False)
+    tokens = {e["id"]: e["entry_token"] for e in sim.entries.values()}
+    rnd = (await start(api, sim.eid, sim.token))["round"]
+    m = rnd["matches"][0]
+    a, b = (s["entry_id"] for s in m["seats"])
+    body = {
+        "seats": [
+            {"entry_id": a, "place": 1, "body_points": 21, "character": sim.entries[a]["characters"][0]},
+            {"entry_id": b, "place": 2, "body_points": 29, "character": sim.entries[b]["characters"][0]},
+        ]
+    }
+    confirm = f"/v1/matches/{m['id']}/confirm"
+    nothing = await api.client.post(confirm, headers=bearer(sim.token))
+    assert "nothing to confirm" in assert_problem(nothing, 409)["detail"]
+    for e in (a, b):
+        claimed = await post_result(api, tokens[e], m, body)
+    assert claimed["status"] == "reported" and claimed["result"] is None and claimed["claims"] == 2
+    rows = {r["entry_id"]: r["points"] for r in await standings(api, sim.eid, stage=0)}
+    assert rows[a] == rows[b] == 0  # not a result until the organizer confirms it
+    players = await api.client.post(confirm, headers=bearer(tokens[a]))
+    assert_problem(players, 403)  # a player cannot confirm
+    r = await api.client.post(confirm, headers=bearer(sim.token))
+    assert r.status_code == 200, r.text
+    done = r.json()
+    assert done["status"] == "confirmed" and [s["differential"] for s in done["result"]["seats"]] == [8, -8]
+    assert [(h["action"], h["actor"]) for h in done["history"]][-1] == ("confirm", "organizer")
+    claim_at = {h["actor"]: h["at"] for h in done["history"] if h["action"] == "claim"}
+    card = (await api.client.get(f"/v1/events/{sim.eid}/entries/{a}/scorecard")).json()
+    game = card["games"][0]
+    assert game["score"] == "5/+8"
+    assert game["player_sign_off"] == {"by": sim.entries[a]["name"], "at": claim_at[f"entry:{a}"]}
+    assert game["organizer_sign_off"] == {"by": "organizer", "at": done["history"][-1]["at"]}
+    text = (
+        await api.client.get(f"/v1/events/{sim.eid}/entries/{a}/scorecard", params={"format": "csv"})
+    ).text
+    row = list(csv.DictReader(io.StringIO(text)))[0]
+    assert row["player_signed_by"] == sim.entries[a]["name"] and row["organizer_signed_by"] == "organizer"
+    # the organizer's own report is final, and carries only the organizer's sign-off
+    other = rnd["matches"][1]
+    seats = [
+        {"entry_id": s["entry_id"], "place": i + 1, "character": sim.entries[s["entry_id"]]["characters"][0]}
+        for i, s in enumerate(other["seats"])
+    ]
+    reported = await post_result(api, sim.token, other, {"seats": seats})
+    assert reported["status"] == "confirmed"
+    card = (await api.client.get(f"/v1/events/{sim.eid}/entries/{seats[0]['entry_id']}/scorecard")).json()
+    assert (
+        card["games"][0]["player_sign_off"] is None
+        and card["games"][0]["organizer_sign_off"]["by"] == "organizer"
+    )

@@ -45,6 +45,11 @@ Rulings where the spec is silent:
 - Only sanctioned presets rate: an event of these presets with ``rated: true`` but
   ``sanctioned: false`` refuses to start (422 naming ``settings.rated``). Clash and Secret Wars rate
   into the overall pool, Roll Call into the per-hero pool only (core/ratings.py ``pool_plan``).
+- Score card sign-offs: the organizer signs a game by recording its result (a report, the
+  confirmation of the players' agreeing claims, a ruling, a correction); the player has signed when
+  their own last claim is the result on the card. The Swiss presets have players' agreeing claims
+  wait for the organizer's confirmation (the guide: the organizer records the results; players do
+  not mark their own cards).
 - Score card: the Final Score is all the round scores plus the Final Battle; a playoff game is
   shown apart (its own list, its own running total), never added to it.
 - Times: ``game_minutes`` (15) applies to every game but the Final Battle, which is untimed unless
@@ -56,6 +61,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from itertools import combinations
 from typing import Any
 
@@ -274,6 +280,54 @@ def draw_packs(catalog: Sequence[str], players: int, seed: str) -> list[tuple[st
 
 
 @dataclass(frozen=True)
+class SignOff:
+    """Who signed a game's result on the score card, and when."""
+
+    by: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class HistoryStep:
+    """One step of a match's result history (a report, a claim, a confirmation, …)."""
+
+    action: str
+    actor: str
+    payload: Mapping[str, Any]
+    at: datetime
+
+
+RESULT_ACTIONS = ("report", "confirm", "ruling", "correction")
+
+
+def _result_of(payload: Mapping[str, Any]) -> tuple[Any, Any]:
+    return payload.get("outcome"), payload.get("seats")
+
+
+def sign_offs(
+    history: Sequence[HistoryStep], entry_id: str, player: str
+) -> tuple[SignOff | None, SignOff | None]:
+    """The player's and the organizer's sign-off of a game's result, from its history in order.
+
+    The organizer signs the result by recording it (a report, a confirmation of the players'
+    claims, a ruling, a correction): the last such step, when the organizer (or the admin) took it.
+    The player has signed when their own last claim is that very result; a claim the organizer
+    then overruled or corrected is not a signature of the result on the card.
+    """
+    final = next((h for h in reversed(history) if h.action in RESULT_ACTIONS), None)
+    if final is None:
+        return None, None
+    organizer = None
+    if not final.actor.startswith("entry:") and final.actor != "players":
+        organizer = SignOff(final.actor, final.at)
+    claim = next(
+        (h for h in reversed(history) if h.action == "claim" and h.actor == f"entry:{entry_id}"), None
+    )
+    signed = claim is not None and _result_of(claim.payload) == _result_of(final.payload)
+    return (SignOff(player, claim.at) if signed and claim is not None else None), organizer
+
+
+@dataclass(frozen=True)
 class CardGame:
     """One game of an entry, as the score card needs it (already scored)."""
 
@@ -291,6 +345,8 @@ class CardGame:
     differential: float | None
     result: str | None  # win, draw, loss, bye
     first_token: bool
+    player_sign_off: SignOff | None = None
+    organizer_sign_off: SignOff | None = None
 
 
 @dataclass
@@ -316,6 +372,8 @@ class CardRow:
     total_points: float
     total_differential: float
     minutes: int | None
+    player_sign_off: SignOff | None = None
+    organizer_sign_off: SignOff | None = None
 
 
 @dataclass
@@ -413,6 +471,8 @@ def score_card(
             total_points=card.total_points if g.stage == 0 else playoff_points,
             total_differential=card.total_differential if g.stage == 0 else playoff_differential,
             minutes=minutes,
+            player_sign_off=g.player_sign_off,
+            organizer_sign_off=g.organizer_sign_off,
         )
         if g.stage != 0:
             card.playoff.append(row)

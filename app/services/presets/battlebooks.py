@@ -7,8 +7,9 @@ rulings themselves are in app/core/games/battlebooks.py).
   from the player count (Final Battle included) unless the organizer set them.
 - ``check_report``: the hero rule on every seat's ``character`` against the entry's books and its
   other games of the same game round (filled in where the rule leaves one choice).
+- ``organizer_confirms``: players' agreeing claims wait for the organizer's confirmation.
 
-``score_card`` gathers an entry's games for its score card (battlebooks.md "Common rules" — Score
+``score_card`` gathers an entry's games (and their result histories, for the sign-offs) for its score card (battlebooks.md "Common rules" — Score
 cards; the card itself is built by ``app.core.games.battlebooks.score_card``).
 """
 
@@ -27,7 +28,7 @@ from app.core.lifecycle import swiss_rounds
 from app.core.results import Report
 from app.core.scoring import score_game
 from app.core.vocabulary import MatchStatus, Outcome, StageFormatName, StageStatus
-from app.db.models import Entry, Event, Match, Seat, Stage
+from app.db.models import Entry, Event, Match, ResultHistory, Seat, Stage
 from app.services.reads import (
     details_of,
     entries_by_id,
@@ -72,6 +73,9 @@ class BattlebooksSwiss(EventRules):
         if stages and stages[0].get("format") == StageFormatName.SWISS and "rounds" not in stages[0]:
             stages[0]["rounds"] = bb.stage_rounds(self.preset, len(entries))
             event.settings = new
+
+    def organizer_confirms(self, event: Event) -> bool:
+        return True  # the organizer records the results; the card is signed by player and organizer
 
     async def check_report(
         self, session: AsyncSession, event: Event, stage: Stage, match: Match, report: Report
@@ -153,6 +157,18 @@ async def score_card(session: AsyncSession, event_id: str, entry_id: str) -> Sco
     games: list[bb.CardGame] = []
     rounds_in_stage: dict[int, int] = {}
     block = 1
+    steps: dict[str, list[bb.HistoryStep]] = {}
+    for row in (
+        await session.execute(
+            select(ResultHistory)
+            .join(Seat, Seat.match_id == ResultHistory.match_id)
+            .where(Seat.entry_id == entry_id)
+            .order_by(ResultHistory.created_at, ResultHistory.match_version)
+        )
+    ).scalars():
+        steps.setdefault(row.match_id, []).append(
+            bb.HistoryStep(row.action, row.actor, row.payload, row.created_at)
+        )
     for stage in await stages_of(session, event_id):
         if stage.status == StageStatus.PENDING:
             continue
@@ -176,6 +192,7 @@ async def score_card(session: AsyncSession, event_id: str, entry_id: str) -> Sco
             if scored is not None:
                 seat = next(s for s in scored.seats if s.entry_id == entry_id)
                 points, differential, result = seat.points, seat.differential, seat.result
+            player_sign_off, organizer_sign_off = bb.sign_offs(steps.get(match.id, []), entry_id, entry.name)
             games.append(
                 bb.CardGame(
                     round=rnd.number,
@@ -192,6 +209,8 @@ async def score_card(session: AsyncSession, event_id: str, entry_id: str) -> Sco
                     differential=differential,
                     result=result,
                     first_token=bool(mine.first_token),
+                    player_sign_off=player_sign_off if scored is not None else None,
+                    organizer_sign_off=organizer_sign_off if scored is not None else None,
                 )
             )
     event_settings = settings_of(event)
