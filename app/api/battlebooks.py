@@ -1,11 +1,15 @@
-"""BATTLEBOOKS score cards (battlebooks.md "Common rules" — Score cards; the card itself is built by
-app/core/games/battlebooks.py ``score_card``, its games gathered by app/services/presets/battlebooks.py).
+"""BATTLEBOOKS score cards and heroes declared before a game (battlebooks.md "Common rules" — Score
+cards; the card itself is built by app/core/games/battlebooks.py ``score_card``, its games gathered
+by app/services/presets/battlebooks.py, which also declares heroes).
+
+``POST /v1/matches/{id}/heroes``: a seat's hero declared on a pending match (its own entry token or
+the organizer), checked by the hero rule; the match as it stands.
 
 ``GET /v1/events/{id}/entries/{entry_id}/scorecard``: every game of the entry in round order with the
 opponent, both heroes, who holds the initiative token first, the game score (``5/+8``), the running
-totals, each game's time limit and its sign-offs (the player's and the organizer's: who and when); the round scores per game round (blocks of 3) and the Final
-Battle, whose totals are the Final Score; the playoff's games apart (``playoff``, their own running
-totals). JSON by default; CSV with ``Accept: text/csv`` or ``?format=csv`` (one row per game, the
+totals, each game's time limit and its sign-offs (the player's and the organizer's: who and when);
+the round scores per game round (blocks of 3) and the Final Battle, whose totals are the Final
+Score; the playoff's games apart (``playoff``, their own running totals). JSON by default; CSV with ``Accept: text/csv`` or ``?format=csv`` (one row per game, the
 playoff's last, labelled "Playoff"; the ``round_points``/``round_differential`` columns are filled on
 the game that closes a game round).
 Public, like standings: results are public data.
@@ -18,13 +22,16 @@ import io
 from datetime import datetime
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Header, Query
-from fastapi.responses import Response
+from fastapi import APIRouter, Header, Query, Response
 from pydantic import BaseModel, Field
 
-from app.api.deps import SessionDep
+from app.api.deps import MaybePrincipal, SessionDep
+from app.api.rounds import full_match_read
+from app.api.schemas import MatchRead, StrictTypes
 from app.core.games import battlebooks as bb
 from app.services.presets.battlebooks import ScoreCardView, score_card
+from app.services.presets.battlebooks import declare_hero as declare
+from app.services.results import match_view
 
 router = APIRouter(tags=["battlebooks"])
 
@@ -170,6 +177,33 @@ def _csv(card: ScoreCardRead) -> str:
             values[f"{who}_signed_at"] = sign["at"].isoformat() if sign else None
         writer.writerow(["" if values[c] is None else values[c] for c in CSV_COLUMNS])
     return out.getvalue()
+
+
+class HeroDeclaration(StrictTypes):
+    entry_id: str = Field(description="the seat whose hero this is")
+    character: str = Field(min_length=1, max_length=100, description="one of the entry's books")
+
+
+@router.post(
+    "/v1/matches/{match_id}/heroes",
+    operation_id="declare_hero",
+    response_model=MatchRead,
+    responses={422: {"description": "the hero breaks the hero rule (with `rule`)"}},
+)
+async def declare_hero(
+    match_id: str,
+    body: HeroDeclaration,
+    session: SessionDep,
+    principal: MaybePrincipal,
+    response: Response,
+    if_match: Annotated[str | None, Header()] = None,
+) -> MatchRead:
+    """Declare a seat's hero before the game (the seat's own entry token, or the organizer), on a
+    pending match of a BATTLEBOOKS Swiss event: checked by the hero rule now, shown on the pairing,
+    and the hero of the result. `If-Match` is optional (412 when stale)."""
+    match = await declare(session, match_id, principal, body.entry_id, body.character, if_match)
+    response.headers["ETag"] = f'"{match.version}"'
+    return full_match_read(await match_view(session, match))
 
 
 @router.get(

@@ -14,6 +14,12 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
+class StrictTypes(Strict):
+    """Request bodies whose types are strict too: `true` is not a number, "1" is not an integer."""
+
+    model_config = ConfigDict(strict=True)
+
+
 # --- players ---------------------------------------------------------------------------------
 class PlayerCreate(Strict):
     name: str = Field(min_length=1, max_length=200)
@@ -152,9 +158,7 @@ class Health(BaseModel):
 BODY_POINTS_LIMIT = 10_000
 
 
-class ResultSeatIn(Strict):
-    model_config = ConfigDict(strict=True)  # `true` is not a number, "1" is not a place
-
+class ResultSeatIn(StrictTypes):
     entry_id: str
     place: int | None = Field(default=None, ge=1, le=64)
     score: float | None = None

@@ -273,6 +273,21 @@ async def correct(
     return match
 
 
+async def match_for_change(
+    session: AsyncSession, match_id: str, principal: Principal | None, access: Access
+) -> tuple[Event, Stage, Round, Match, Principal]:
+    """A preset's action on a match: the caller authorized on it, its event locked, the match as it
+    stands under the lock."""
+    return await _context(session, match_id, principal, access)
+
+
+async def record(
+    session: AsyncSession, match: Match, action: str, actor: str, payload: dict[str, Any]
+) -> None:
+    """Keep a preset's action on a match (a hero declared, say) in the match's audit history."""
+    await _history(session, match, action, actor, payload)
+
+
 def organizer_of(event: Event) -> Principal:
     """The principal a preset's organizer action reports results as (e.g. forfeits at a deadline)."""
     return Principal(Role.ORGANIZER, event_id=event.id)

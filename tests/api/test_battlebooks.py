@@ -636,3 +636,74 @@ async def test_two_agreeing_player_claims_wait_for_the_organizer_and_the_card_ca
         card["games"][0]["player_sign_off"] is None
         and card["games"][0]["organizer_sign_off"]["by"] == "organizer"
     )
+
+
+async def test_heroes_are_declared_before_a_game_and_the_hero_rule_is_checked_at_declaration(
+    api: Api,
+) -> None:
+    """ "Have each player choose the first hero … Then complete the rest of the Score Card with the
+    players hero name and the opponents hero name": a seat's hero is declared on the pending match
+    (by its player or the organizer), checked by the hero rule then, and shown on the pairing; a
+    wrong game-2 hero is caught before the game is played."""
+    sim = await create(api, "battlebooks-clash", 8, rated=False)
+    tokens = {e["id"]: e["entry_token"] for e in sim.entries.values()}
+    rnd = (await start(api, sim.eid, sim.token))["round"]
+    m = rnd["matches"][0]
+    a, b = (s["entry_id"] for s in m["seats"])
+    books_a, books_b = sim.entries[a]["characters"], sim.entries[b]["characters"]
+    url = f"/v1/matches/{m['id']}/heroes"
+
+    async def declare(token: str, entry_id: str, hero: str, match_url: str = url) -> Any:
+        return await api.client.post(
+            match_url, json={"entry_id": entry_id, "character": hero}, headers=bearer(token)
+        )
+
+    r = await declare(tokens[a], a, books_a[0])
+    assert r.status_code == 200, r.text
+    assert [s["character"] for s in r.json()["seats"]] == [books_a[0], None]
+    assert_problem(await declare(tokens[a], b, books_b[0]), 403)  # only one's own seat
+    wrong = await declare(sim.token, b, next(x for x in BOOKS if x not in books_b))
+    assert assert_problem(wrong, 422)["rule"] == bb.RULE_BOOK
+    assert (await declare(sim.token, b, books_b[1])).status_code == 200
+    shown = (await api.client.get(f"/v1/events/{sim.eid}/rounds/1")).json()["matches"][0]
+    assert [s["character"] for s in shown["seats"]] == [books_a[0], books_b[1]]  # the pairing shows both
+    card = (await api.client.get(f"/v1/events/{sim.eid}/entries/{a}/scorecard")).json()
+    assert (card["games"][0]["hero"], card["games"][0]["opponent_hero"]) == (books_a[0], books_b[1])
+    history = (await api.client.get(f"/v1/matches/{m['id']}")).json()["history"]
+    assert [(h["action"], h["actor"]) for h in history] == [("hero", f"entry:{a}"), ("hero", "organizer")]
+
+    # a result naming another hero than declared is refused; leaving the heroes out takes the declared
+    other = await api.client.post(
+        f"/v1/matches/{m['id']}/result",
+        json={"seats": [{"entry_id": a, "place": 1, "character": books_a[1]}, {"entry_id": b, "place": 2}]},
+        headers=bearer(sim.token),
+    )
+    assert assert_problem(other, 422)["rule"] == bb.RULE_DECLARED
+    done = await post_result(
+        api, sim.token, m, {"seats": [{"entry_id": a, "place": 1}, {"entry_id": b, "place": 2}]}
+    )
+    assert [s["character"] for s in done["seats"]] == [books_a[0], books_b[1]]
+    late = await declare(sim.token, a, books_a[1])
+    assert "before the game" in assert_problem(late, 409)["detail"]
+    for x in rnd["matches"][1:]:
+        seats = [
+            {
+                "entry_id": s["entry_id"],
+                "place": i + 1,
+                "character": sim.entries[s["entry_id"]]["characters"][0],
+            }
+            for i, s in enumerate(x["seats"])
+        ]
+        await post_result(api, sim.token, x, {"seats": seats})
+
+    # game 2: the book not played in game 1, checked when declared
+    rnd2 = await pair(api, sim.eid, sim.token)
+    m2 = next(x for x in rnd2["matches"] if a in [s["entry_id"] for s in x["seats"]])
+    url2 = f"/v1/matches/{m2['id']}/heroes"
+    same = await declare(tokens[a], a, books_a[0], url2)
+    body = assert_problem(same, 422)
+    assert body["rule"] == bb.RULE_OTHER and books_a[1] in body["detail"]
+    assert all(
+        s["character"] is None for s in (await api.client.get(f"/v1/matches/{m2['id']}")).json()["seats"]
+    )
+    assert (await declare(tokens[a], a, books_a[1], url2)).status_code == 200

@@ -34,6 +34,10 @@ Rulings where the spec is silent:
 - A played, drawn or timed-out result must name every seat's hero, except where the rule leaves one
   choice (game 2 after game 1; the Roll Call's one hero): then it is filled in. Score cards "must be
   filled out completely" to be rated.
+- Heroes are declared before a game (the guide fills them in on the card before play): a seat's
+  player or the organizer declares it on the pending match, checked by the hero rule then. A
+  declared hero fills in a result that names none; a result naming another is refused
+  (``battlebooks.hero.declared``) until the result is confirmed, whose correction may change it.
 - Roll Call: each entry registers exactly one hero; Clash: exactly two different books (checked at
   start, every offending entry named). Secret Wars: the pack replaces whatever characters an entry
   named at registration.
@@ -173,6 +177,21 @@ RULE_BOOK = "battlebooks.hero.book"
 RULE_OTHER = "battlebooks.hero.game2"
 RULE_NAMED = "battlebooks.hero.named"
 RULE_ONE = "battlebooks.hero.one"
+RULE_DECLARED = "battlebooks.hero.declared"
+
+
+def check_declared(name: str, declared: str | None, character: str | None) -> str | None:
+    """A result's hero against the one declared before the game: the declared hero fills in a
+    result that names none; a result naming another is refused."""
+    if declared is None or character is None:
+        return character if declared is None else declared
+    if character != declared:
+        raise RuleViolation(
+            RULE_DECLARED,
+            f"{name} declared {declared!r} before the game, not {character!r}; "
+            "the organizer corrects a declaration by correcting the confirmed result",
+        )
+    return character
 
 
 def check_hero(
