@@ -143,7 +143,7 @@ def scorecard_read(view: ScoreCardView) -> ScoreCardRead:
         name=view.entry.name,
         preset=view.event.preset,
         status=view.entry.status,
-        books=list(view.entry.characters or []),
+        books=view.books,
         games=[_game(r) for r in card.rows],
         rounds=[
             ScoreCardRound(**vars(r), score=bb.score_text(r.points, r.differential) or "")

@@ -23,9 +23,8 @@ from app.api.schemas import (
 )
 from app.core.access import Access, authorize
 from app.core.vocabulary import EventStatus
-from app.db.models import Entry
 from app.services import events as svc
-from app.services.events import EventView
+from app.services.events import EntryView, EventView
 
 router = APIRouter(prefix="/v1/events", tags=["events"])
 
@@ -47,14 +46,16 @@ def event_read(view: EventView) -> EventRead:
     )
 
 
-def entry_read(e: Entry) -> EntryRead:
+def entry_read(view: EntryView) -> EntryRead:
+    e = view.entry
     return EntryRead(
         id=e.id,
         event_id=e.event_id,
         player_id=e.player_id,
         name=e.name,
         status=e.status,
-        characters=list(e.characters or []),
+        characters=view.characters,
+        sealed=view.sealed,
         group=e.group,
         organizer=e.organizer,
         tiebreak_value=e.tiebreak_value,
@@ -132,20 +133,24 @@ async def create_entry(
             organizer=body.organizer,
             token_hash=hash_token(token),
         )
-        created = EntryCreated(**entry_read(entry).model_dump(), entry_token=token)
+        view = await svc.registered(session, entry, principal)
+        created = EntryCreated(**entry_read(view).model_dump(), entry_token=token)
         return 201, created, {"Location": f"/v1/events/{event_id}/entries/{entry.id}"}
 
     return await run_idempotent(request, session, principal, body, handler)
 
 
 @router.get("/{event_id}/entries", operation_id="list_entries", response_model=list[EntryRead])
-async def list_entries(event_id: str, session: SessionDep) -> list[EntryRead]:
-    return [entry_read(e) for e in await svc.list_entries(session, event_id)]
+async def list_entries(event_id: str, session: SessionDep, principal: MaybePrincipal) -> list[EntryRead]:
+    """The event's entries (Secret Wars packs are sealed but to the organizer until game 1)."""
+    return [entry_read(v) for v in await svc.list_entries(session, event_id, principal)]
 
 
 @router.get("/{event_id}/entries/{entry_id}", operation_id="get_entry", response_model=EntryRead)
-async def get_entry(event_id: str, entry_id: str, session: SessionDep) -> EntryRead:
-    return entry_read(await svc.get_entry(session, event_id, entry_id))
+async def get_entry(
+    event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
+) -> EntryRead:
+    return entry_read(await svc.get_entry_view(session, event_id, entry_id, principal))
 
 
 @router.delete("/{event_id}/entries/{entry_id}", operation_id="drop_entry", response_model=EntryRead)
@@ -154,7 +159,8 @@ async def drop_entry(
 ) -> EntryRead:
     """Drop an entry (the organizer, or the entry itself). Its results stay; it is paired no more."""
     authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=entry_id)
-    return entry_read(await svc.drop_entry(session, event_id, entry_id))
+    entry = await svc.drop_entry(session, event_id, entry_id)
+    return entry_read(await svc.registered(session, entry, principal))
 
 
 @router.post(

@@ -119,6 +119,11 @@ class EntryRead(BaseModel):
     name: str
     status: str
     characters: list[str]
+    sealed: bool = Field(
+        default=False,
+        description="BATTLEBOOKS Secret Wars: the pack is assigned but sealed until game 1's pairings; "
+        "`characters` is then empty for everyone but the organizer",
+    )
     group: str | None
     organizer: bool
     tiebreak_value: float | None

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core import event_settings, presets
+from app.core.access import Principal
 from app.core.concurrency import check_if_match
 from app.core.errors import Conflict, InvalidInput, Problem
 from app.core.rng import commitment
@@ -184,6 +185,7 @@ async def add_entry(
         status=EntryStatus.ACTIVE,
         token_hash=token_hash,
     )
+    await registry_of(session).rules_for(event).on_register(session, event, entry)  # e.g. a sealed pack
     session.add(entry)
     await session.flush()
     if stage is not None:
@@ -202,15 +204,42 @@ async def add_entry(
     return entry
 
 
-async def list_entries(session: AsyncSession, event_id: str) -> list[Entry]:
-    await get_event(session, event_id)
-    return list(
-        (
-            await session.execute(
-                select(Entry).where(Entry.event_id == event_id).order_by(Entry.created_at, Entry.id)
-            )
-        ).scalars()
+@dataclass(frozen=True)
+class EntryView:
+    """An entry as one caller reads it: ``sealed`` when its characters are a pack not yet revealed
+    (BATTLEBOOKS Secret Wars before game 1), and then ``characters`` is empty but for the organizer."""
+
+    entry: Entry
+    sealed: bool
+    characters: list[str]
+
+
+def entry_view(session: AsyncSession, event: Event, entry: Entry, principal: Principal | None) -> EntryView:
+    sealed = registry_of(session).rules_for(event).sealed_characters(event)
+    sees = not sealed or (principal is not None and principal.organizes(event.id))
+    return EntryView(entry, sealed, list(entry.characters or []) if sees else [])
+
+
+async def list_entries(
+    session: AsyncSession, event_id: str, principal: Principal | None = None
+) -> list[EntryView]:
+    event = await get_event(session, event_id)
+    rows = await session.execute(
+        select(Entry).where(Entry.event_id == event_id).order_by(Entry.created_at, Entry.id)
     )
+    return [entry_view(session, event, e, principal) for e in rows.scalars()]
+
+
+async def get_entry_view(
+    session: AsyncSession, event_id: str, entry_id: str, principal: Principal | None = None
+) -> EntryView:
+    event = await get_event(session, event_id)
+    return entry_view(session, event, await get_entry(session, event_id, entry_id), principal)
+
+
+async def registered(session: AsyncSession, entry: Entry, principal: Principal | None) -> EntryView:
+    """A new (or dropped) entry as its caller reads it."""
+    return entry_view(session, await get_event(session, entry.event_id), entry, principal)
 
 
 async def drop_entry(session: AsyncSession, event_id: str, entry_id: str) -> Entry:

@@ -22,6 +22,13 @@ class EventRules:
     async def before_start(self, session: AsyncSession, event: Event, entries: list[Entry]) -> None:
         """Checks or draws before the first stage opens (may raise Conflict; may cancel the event)."""
 
+    async def on_register(self, session: AsyncSession, event: Event, entry: Entry) -> None:
+        """Checks or draws as an entry registers (may raise InvalidInput; nothing is then written)."""
+
+    def sealed_characters(self, event: Event) -> bool:
+        """Whether entries' characters are sealed (shown to the organizer only) for now."""
+        return False
+
     async def stage_tables(
         self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
     ) -> list[list[str]] | None:

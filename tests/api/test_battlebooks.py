@@ -247,8 +247,10 @@ async def finish(sim: Sim, rows: list[dict[str, Any]]) -> dict[str, Any]:
 @pytest.mark.parametrize("players", [8, 9, 17])
 async def test_preset_end_to_end(api: Api, preset: str, players: int) -> None:
     sim = await create(api, preset, players, rated=False)  # ratings: see the test below (faster)
-    if preset == "battlebooks-secret-wars":
-        assert all(e["characters"] == [] for e in sim.entries.values())  # nothing to see before start
+    if preset == "battlebooks-secret-wars":  # nothing to see before start, but for the organizer
+        public = (await api.client.get(f"/v1/events/{sim.eid}/entries")).json()
+        assert all(e["characters"] == [] and e["sealed"] for e in public)
+        assert all(len(e["characters"]) == 2 for e in sim.entries.values())
     rows = await run_swiss(sim)
     if preset == "battlebooks-secret-wars":
         packs = [tuple(e["characters"]) for e in sim.entries.values()]
@@ -441,13 +443,29 @@ async def test_start_checks(api: Api) -> None:
     unsanctioned = await create(api, "battlebooks-roll-call", 8, sanctioned=False)
     r = await api.client.post(f"/v1/events/{unsanctioned.eid}/start", headers=bearer(unsanctioned.token))
     assert assert_problem(r, 422)["errors"][0]["loc"] == ["settings", "rated"]
-    # Secret Wars: a catalog too small for the entries
-    sw = await create(api, "battlebooks-secret-wars", 8, catalog=["A", "B", "C", "D"])
-    r = await api.client.post(f"/v1/events/{sw.eid}/start", headers=bearer(sw.token))
+    # Secret Wars: a catalog too small for the entries refuses the registration that finds no pack
+    sw = await create(api, "battlebooks-secret-wars", 6, catalog=["A", "B", "C", "D"])
+    r = await api.client.post(
+        f"/v1/events/{sw.eid}/entries", json={"name": "Seventh"}, headers=bearer(sw.token)
+    )
     body = assert_problem(r, 422)
     assert body["errors"][0]["loc"] == ["settings", "catalog"] and "6 different packs" in body["detail"]
     listed = (await api.client.get(f"/v1/events/{sw.eid}/entries")).json()
-    assert all(e["characters"] == [] for e in listed)  # nothing written
+    assert len(listed) == 6  # nothing written
+    # a catalog changed after the packs were handed out: the start checks every pack again
+    r = await api.client.patch(
+        f"/v1/events/{sw.eid}",
+        json={"settings": {"catalog": ["A", "B", "C", "E"], "sanctioned": False, "rated": False}},
+        headers={
+            **bearer(sw.token),
+            "If-Match": str((await api.client.get(f"/v1/events/{sw.eid}")).json()["version"]),
+        },
+    )
+    assert r.status_code == 200, r.text
+    r = await api.client.post(f"/v1/events/{sw.eid}/start", headers=bearer(sw.token))
+    assert {tuple(e["loc"][:2]) for e in assert_problem(r, 422)["errors"]} <= {
+        ("entries", e["id"]) for e in listed
+    }
     bad = await api.client.post(
         "/v1/events",
         json={
@@ -707,3 +725,62 @@ async def test_heroes_are_declared_before_a_game_and_the_hero_rule_is_checked_at
         s["character"] is None for s in (await api.client.get(f"/v1/matches/{m2['id']}")).json()["seats"]
     )
     assert (await declare(tokens[a], a, books_a[1], url2)).status_code == 200
+
+
+async def test_secret_wars_packs_are_assigned_at_registration_and_revealed_with_game_one(api: Api) -> None:
+    """ "When players register they are given 1 pack and are told not to open until instructed";
+    "when the tournament begins and the pairings are set … the seals are broken": a pack is drawn
+    (or recorded as handed out) at registration, sealed to everyone but the organizer until game 1's
+    pairings are published, and never overwritten."""
+    catalog = list(bb.SAMPLE_CATALOG)
+    event, token = await make_event(
+        api,
+        name="sealed",
+        game="battlebooks",
+        preset="battlebooks-secret-wars",
+        seed=SEED,
+        settings={"rated": False},
+    )
+    eid = event["id"]
+    handed = await add_entry(api, eid, token, "Handed", characters=["Thor", "Hulk"])  # as handed out
+    assert handed["characters"] == ["Thor", "Hulk"] and handed["sealed"] is True
+    drawn = [await add_entry(api, eid, token, f"S{i}") for i in range(7)]
+    # drawn from the event seed: the first pack of the seeded order that nobody holds yet
+    expected = [
+        p
+        for p in bb.draw_packs(catalog, len(catalog) * (len(catalog) - 1) // 2, SEED)
+        if set(p) != {"Thor", "Hulk"}
+    ]
+    assert [tuple(e["characters"]) for e in drawn] == expected[:7]
+    for body, loc in (
+        ({"characters": ["Hulk", "Thor"]}, ["characters"]),  # the same pack twice
+        ({"characters": ["Thor", "Gambit"]}, ["characters", 1]),  # not in the catalog
+        ({"characters": ["Thor"]}, ["characters"]),  # a pack is two books
+    ):
+        r = await api.client.post(
+            f"/v1/events/{eid}/entries", json={"name": "Late", **body}, headers=bearer(token)
+        )
+        assert assert_problem(r, 422)["errors"][0]["loc"] == loc
+    ids = [handed["id"]] + [e["id"] for e in drawn]
+    packs = {e["id"]: e["characters"] for e in [handed, *drawn]}
+
+    async def listed(headers: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+        r = await api.client.get(f"/v1/events/{eid}/entries", headers=headers or {})
+        return {e["id"]: e for e in r.json()}
+
+    public = await listed()
+    assert all(e["characters"] == [] and e["sealed"] for e in public.values())
+    player = await listed(bearer(drawn[0]["entry_token"]))
+    assert player[drawn[0]["id"]]["characters"] == []  # sealed to the player too
+    alone = await api.client.get(f"/v1/events/{eid}/entries/{ids[1]}")
+    assert alone.json()["characters"] == [] and alone.json()["sealed"] is True
+    card = (await api.client.get(f"/v1/events/{eid}/entries/{ids[1]}/scorecard")).json()
+    assert card["books"] == []
+    organizer = await listed(bearer(token))
+    assert {k: v["characters"] for k, v in organizer.items()} == packs
+
+    started = await start(api, eid, token)  # game 1's pairings: the seals are broken
+    assert started["round"]["number"] == 1
+    after = await listed()
+    assert {k: v["characters"] for k, v in after.items()} == packs  # never overwritten
+    assert not any(e["sealed"] for e in after.values())

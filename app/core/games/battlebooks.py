@@ -39,13 +39,15 @@ Rulings where the spec is silent:
   declared hero fills in a result that names none; a result naming another is refused
   (``battlebooks.hero.declared``) until the result is confirmed, whose correction may change it.
 - Roll Call: each entry registers exactly one hero; Clash: exactly two different books (checked at
-  start, every offending entry named). Secret Wars: the pack replaces whatever characters an entry
-  named at registration.
-- Packs: every unordered pair of distinct catalog books, in catalog order, shuffled with the event
-  seed's stream ``battlebooks:packs``; the k-th entry (registration order) gets the k-th pair. A
-  catalog with ``b`` books makes ``b·(b−1)/2`` packs; fewer packs than entries is a 422 naming
-  ``settings.catalog``. Packs are drawn when the event starts, in the same transaction that
-  publishes game 1's pairings, so no read ever shows a pack before those pairings.
+  start, every offending entry named). Books named at registration are never overwritten.
+- Packs (Secret Wars) are assigned at registration: recorded as handed out (the entry's two
+  ``characters``: two different catalog books, a pair no other entry holds) or, when none are
+  named, drawn: every unordered pair of distinct catalog books, in catalog order, shuffled with the
+  event seed's stream ``battlebooks:packs``, the first pair no entry holds yet (so without recorded
+  packs the k-th entry in registration order gets the k-th pair). A catalog with ``b`` books makes
+  ``b·(b−1)/2`` packs; a registration when all are handed out is a 422 naming ``settings.catalog``.
+  The packs are sealed — shown to the organizer only — until the event starts, which publishes
+  game 1's pairings; the start checks them again against the catalog (it may have changed).
 - Only sanctioned presets rate: an event of these presets with ``rated: true`` but
   ``sanctioned: false`` refuses to start (422 naming ``settings.rated``). Clash and Secret Wars rate
   into the overall pool, Roll Call into the per-hero pool only (core/ratings.py ``pool_plan``).
@@ -63,7 +65,7 @@ Rulings where the spec is silent:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import combinations
@@ -130,6 +132,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     ),
 }
 CLASH_LIKE = frozenset({"battlebooks-clash", "battlebooks-secret-wars"})
+SEALED = "battlebooks-secret-wars"  # packs sealed until game 1's pairings
 ONE_HERO = frozenset({"battlebooks-roll-call"})
 
 
@@ -245,17 +248,24 @@ def check_one_hero(name: str, books: Sequence[str], character: str | None) -> st
     return hero
 
 
-def registration_problems(preset: str, entries: Sequence[tuple[str, str, Sequence[str]]]) -> list[Problem]:
+def registration_problems(
+    preset: str, entries: Sequence[tuple[str, str, Sequence[str]]], catalog: Sequence[str] = ()
+) -> list[Problem]:
     """Entries ``(id, name, characters)`` whose heroes do not fit the preset (Clash: two different
-    books; Roll Call: one hero)."""
+    books; Roll Call: one hero; Secret Wars: a pack of the catalog, no two alike)."""
     problems: list[Problem] = []
-    for entry_id, name, chars in entries:
+    for n, (entry_id, name, chars) in enumerate(entries):
         loc = ("entries", entry_id, "characters")
         if preset in ONE_HERO and len(chars) != 1:
             problems.append(Problem(loc, f"{name} must register exactly one hero (has {len(chars)})"))
         elif preset == "battlebooks-clash" and (len(chars) != 2 or chars[0] == chars[1]):
             problems.append(
                 Problem(loc, f"{name} must register two different books (has {', '.join(chars) or 'none'})")
+            )
+        elif preset == SEALED:
+            earlier = [c for _, _, c in entries[:n]]
+            problems.extend(
+                Problem(p.loc, f"{name}: {p.msg}") for p in pack_problems(catalog, chars, earlier, loc)
             )
     return problems
 
@@ -278,6 +288,48 @@ def pack_count(books: int) -> int:
     return books * (books - 1) // 2
 
 
+def _seeded_pairs(catalog: Sequence[str], seed: str) -> list[tuple[str, str]]:
+    pairs = list(combinations(catalog, 2))
+    rng.stream(seed, "battlebooks:packs").shuffle(pairs)
+    return pairs
+
+
+def next_pack(catalog: Sequence[str], seed: str, taken: Iterable[Sequence[str]]) -> tuple[str, str]:
+    """A pack drawn at registration: the first pair of the seeded order that no entry holds yet
+    (so entries registered one by one get the same packs as ``draw_packs``)."""
+    held = {frozenset(p) for p in taken}
+    err = catalog_problem(list(catalog))
+    if err is None:
+        for pair in _seeded_pairs(catalog, seed):
+            if frozenset(pair) not in held:
+                return pair
+        err = f"{len(catalog)} books make {pack_count(len(catalog))} different packs; all are handed out"
+    raise InvalidInput(
+        f"the catalog cannot make another pack: {err}", [Problem(("settings", "catalog"), err)]
+    )
+
+
+def pack_problems(
+    catalog: Sequence[str],
+    characters: Sequence[str],
+    taken: Iterable[Sequence[str]],
+    loc: tuple[str | int, ...],
+) -> list[Problem]:
+    """A pack recorded as handed out: two different books of the catalog, a pair no other entry holds."""
+    if len(characters) != 2 or characters[0] == characters[1]:
+        return [Problem(loc, f"a pack is two different books of the catalog, not {', '.join(characters)}")]
+    problems = [
+        Problem((*loc, i), f"{book!r} is not in the catalog ({', '.join(catalog)})")
+        for i, book in enumerate(characters)
+        if book not in catalog
+    ]
+    if not problems and frozenset(characters) in {frozenset(p) for p in taken}:
+        problems.append(
+            Problem(loc, f"another entry holds the pack {' + '.join(characters)}; packs are all different")
+        )
+    return problems
+
+
 def draw_packs(catalog: Sequence[str], players: int, seed: str) -> list[tuple[str, str]]:
     """``players`` blind packs of two different books, no two packs the same pair."""
     err = catalog_problem(list(catalog))
@@ -290,9 +342,7 @@ def draw_packs(catalog: Sequence[str], players: int, seed: str) -> list[tuple[st
         raise InvalidInput(
             f"the catalog cannot make the packs: {err}", [Problem(("settings", "catalog"), err)]
         )
-    pairs = list(combinations(catalog, 2))
-    rng.stream(seed, "battlebooks:packs").shuffle(pairs)
-    return pairs[:players]
+    return _seeded_pairs(catalog, seed)[:players]
 
 
 # --------------------------------------------------------------------------- score cards

@@ -1,9 +1,11 @@
 """BATTLEBOOKS Swiss presets' rules: Clash, Roll Call, Secret Wars (battlebooks.md; the rules and
 rulings themselves are in app/core/games/battlebooks.py).
 
+- ``on_register``: Secret Wars assigns the entry's pack (recorded as handed out, or drawn);
+  ``sealed_characters``: packs are sealed until the event starts (game 1's pairings).
 - ``before_start``: refuses ``rated`` without ``sanctioned``; lets the engine refuse a sanctioned
-  event under 8; draws Secret Wars packs into the entries' characters; checks that every Clash entry
-  named two different books and every Roll Call entry one hero; fills the Swiss stage's ``rounds``
+  event under 8; checks that every Clash entry named two different books, every Roll Call entry one
+  hero and every Secret Wars entry a pack of the catalog, no two alike; fills the Swiss stage's ``rounds``
   from the player count (Final Battle included) unless the organizer set them.
 - ``check_report``: the hero rule on every seat's ``character`` against the entry's books and its
   other games of the same game round (filled in where the rule leaves one choice, or from the hero
@@ -65,12 +67,12 @@ class BattlebooksSwiss(EventRules):
             raise InvalidInput(msg, [Problem(("settings", "rated"), msg)])
         if settings.sanctioned and len(entries) < settings.entries_needed:
             return  # the engine refuses it with its own message
-        if self.preset == "battlebooks-secret-wars":
-            packs = bb.draw_packs(list(settings.catalog), len(entries), event.seed)
-            for entry, pack in zip(entries, packs, strict=True):
-                entry.characters = list(pack)
+        if self.preset == bb.SEALED:
+            for entry in entries:  # packs are assigned at registration; an entry without one gets it now
+                if not entry.characters:
+                    entry.characters = list(await self._draw(session, event))
         problems = bb.registration_problems(
-            self.preset, [(e.id, e.name, list(e.characters or [])) for e in entries]
+            self.preset, [(e.id, e.name, list(e.characters or [])) for e in entries], settings.catalog
         )
         if problems:
             what = "1 entry" if len(problems) == 1 else f"{len(problems)} entries"
@@ -80,6 +82,32 @@ class BattlebooksSwiss(EventRules):
         if stages and stages[0].get("format") == StageFormatName.SWISS and "rounds" not in stages[0]:
             stages[0]["rounds"] = bb.stage_rounds(self.preset, len(entries))
             event.settings = new
+
+    async def on_register(self, session: AsyncSession, event: Event, entry: Entry) -> None:
+        """Secret Wars: the pack is recorded as handed out (the entry's two books) or drawn now."""
+        if self.preset != bb.SEALED:
+            return
+        if entry.characters:
+            catalog = settings_of(event).catalog
+            problems = bb.pack_problems(
+                catalog, list(entry.characters), await self._packs(session, event), ("characters",)
+            )
+            if problems:
+                raise InvalidInput(problems[0].msg, problems)
+            return
+        entry.characters = list(await self._draw(session, event))
+
+    def sealed_characters(self, event: Event) -> bool:
+        return self.preset == bb.SEALED and event.status == EventStatus.REGISTRATION
+
+    async def _packs(self, session: AsyncSession, event: Event) -> list[list[str]]:
+        """Every pack handed out in the event so far."""
+        rows = await session.execute(select(Entry.characters).where(Entry.event_id == event.id))
+        return [list(c) for c in rows.scalars() if c]
+
+    async def _draw(self, session: AsyncSession, event: Event) -> tuple[str, str]:
+        await session.flush()  # the packs of entries added in this transaction count too
+        return bb.next_pack(settings_of(event).catalog, event.seed, await self._packs(session, event))
 
     def organizer_confirms(self, event: Event) -> bool:
         return True  # the organizer records the results; the card is signed by player and organizer
@@ -207,6 +235,7 @@ class ScoreCardView:
     event: Event
     entry: Entry
     card: bb.ScoreCard
+    books: list[str]  # none while a Secret Wars pack is sealed
 
 
 async def score_card(session: AsyncSession, event_id: str, entry_id: str) -> ScoreCardView:
@@ -278,4 +307,6 @@ async def score_card(session: AsyncSession, event_id: str, entry_id: str) -> Sco
     card = bb.score_card(
         games, rounds_in_stage, block, event_settings.game_minutes, event_settings.final_minutes
     )
-    return ScoreCardView(event, entry, card)
+    rules = SWISS.get(event.preset or "")
+    sealed = rules is not None and rules.sealed_characters(event)
+    return ScoreCardView(event, entry, card, [] if sealed else list(entry.characters or []))
