@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.access import Access, Principal, authorize
 from app.core.concurrency import check_if_match
 from app.core.errors import Conflict, InvalidInput, Problem
+from app.core.games.adjudication import SeatOutcome
 from app.core.games.registry import get_adjudicator
 from app.core.results import Report, ReportedSeat, normalize
 from app.core.vocabulary import EventStatus, MatchStatus, Role, StageStatus
@@ -89,6 +91,7 @@ async def _normalized(
         adjudication = adjudicate(game_log, len(entry_ids), f"{event.seed}:{match.id}")
         verdict = adjudication.details
         given = {s.entry_id: s for s in reported}
+        _contradictions(entry_ids, adjudication.seats, reported)
         reported = []
         for o in adjudication.seats:
             entry_id = entry_ids[o.seat]
@@ -104,6 +107,29 @@ async def _normalized(
             )
         outcome = outcome or adjudication.outcome
     return normalize(entry_ids, outcome, reported), verdict
+
+
+def _contradictions(
+    entry_ids: list[str], judged: Sequence[SeatOutcome], reported: list[ReportedSeat]
+) -> None:
+    """Places or scores sent beside a game log must be the log's: a contradiction is a 422 naming
+    the seat (as sent), never replaced silently."""
+    by_entry = {entry_ids[o.seat]: o for o in judged}
+    problems: list[Problem] = []
+    for i, seat in enumerate(reported):
+        o = by_entry.get(seat.entry_id)
+        if o is None:
+            continue  # not at this table: normalize names it
+        if seat.place is not None and seat.place != o.place:
+            problems.append(
+                Problem(("seats", i, "place"), f"place {seat.place} contradicts the game log: {o.place}")
+            )
+        if seat.score is not None and o.score is not None and float(seat.score) != float(o.score):
+            problems.append(
+                Problem(("seats", i, "score"), f"score {seat.score:g} contradicts the game log: {o.score:g}")
+            )
+    if problems:
+        raise InvalidInput(problems[0].msg, problems)
 
 
 def _apply(
