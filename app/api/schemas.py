@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from app.core.games.battlebooks import BODY_POINTS_LIMIT as BODY_POINTS
+
 
 class Strict(BaseModel):
     """Request bodies: unknown fields and non-finite numbers are refused (422), never stored."""
@@ -158,9 +160,8 @@ class Health(BaseModel):
 
 
 # --- rounds, matches, results ----------------------------------------------------------------
-# BATTLEBOOKS body points and differentials (battlebooks.md "Scoring"): a hero's body points are a
-# few dozen; the bounds leave room for any book and keep every sum of them finite.
-BODY_POINTS_LIMIT = 10_000
+# BATTLEBOOKS body points and differentials (battlebooks.md "Scoring")
+BODY_POINTS_LIMIT = BODY_POINTS
 
 
 class ResultSeatIn(StrictTypes):

@@ -75,6 +75,9 @@ from app.core import rng
 from app.core.errors import InvalidInput, Problem, RuleViolation
 
 BLOCK = 3  # games per game round (Clash, Secret Wars)
+# A hero's body points are a few dozen; results and Battle Royal records keep them within these
+# bounds (a differential within twice that), so every sum of them stays finite.
+BODY_POINTS_LIMIT = 10_000
 
 # A sample catalog so the Secret Wars preset runs out of the box; organizers give their own
 # ``settings.catalog`` (the books they have on the table).
