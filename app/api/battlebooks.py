@@ -9,9 +9,10 @@ the organizer), checked by the hero rule; the match as it stands.
 opponent, both heroes, who holds the initiative token first, the game score (``5/+8``), the running
 totals, each game's time limit and its sign-offs (the player's and the organizer's: who and when);
 the round scores per game round (blocks of 3) and the Final Battle, whose totals are the Final
-Score; the playoff's games apart (``playoff``, their own running totals). JSON by default; CSV with ``Accept: text/csv`` or ``?format=csv`` (one row per game, the
-playoff's last, labelled "Playoff"; the ``round_points``/``round_differential`` columns are filled on
-the game that closes a game round).
+Score; the playoff's games apart (``playoff``, their own running totals). JSON by default; CSV with
+``Accept: text/csv`` or ``?format=csv`` (one row per game, the playoff's last, labelled "Playoff";
+the ``round_points``/``round_differential`` columns are filled on the game that closes a game
+round).
 Public, like standings: results are public data.
 """
 

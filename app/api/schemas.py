@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from app.core.games.battlebooks import BODY_POINTS_LIMIT as BODY_POINTS
+from app.core.games.battlebooks import BODY_POINTS_LIMIT
 
 
 class Strict(BaseModel):
@@ -160,10 +160,6 @@ class Health(BaseModel):
 
 
 # --- rounds, matches, results ----------------------------------------------------------------
-# BATTLEBOOKS body points and differentials (battlebooks.md "Scoring")
-BODY_POINTS_LIMIT = BODY_POINTS
-
-
 class ResultSeatIn(StrictTypes):
     entry_id: str
     place: int | None = Field(default=None, ge=1, le=64)

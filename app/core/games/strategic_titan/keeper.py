@@ -4,7 +4,8 @@
 the game (rule "record"), the turn an act belongs to (OT, rule "3.2"), the players to compare with
 (7.3, 7.4, 7.41). It also keeps the mulligan ledger's common moves: a spend, never more than held
 (under the spend's own rule, 7.2-7.9); a loss, nothing when none are left; points scored, with a
-loss per 100-point mark passed, counted by arithmetic (7.41). A handler that finds a rule broken raises ``Broken``.
+loss per 100-point mark passed, counted by arithmetic (7.41). A handler that finds a rule broken
+raises ``Broken``.
 """
 
 from __future__ import annotations

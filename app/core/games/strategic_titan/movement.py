@@ -1,10 +1,10 @@
 """Strategic Titan, section 4: movement numbers (strategic-titan.md 4.1-4.8; turn order, OT "3.2").
 
 A ``movement`` announces the turn's number, in ``order`` among players still in (3.2): not the
-number of either of the player's last two turns (4.2; a "pass" is a turn, so after 3, 4, pass a 3 is
-legal and a 4 is not; a retracted number no longer counts), a
-"pass" only with a single legion on the board (4.7), and no 1 after the first turn with a legion in
-the centre unless it is blocked (4.8). ``recombine`` (4.5) takes a legion off the board.
+number of either of the player's last two turns (4.2; a "pass" is a turn, so after 3, 4, pass a 3
+is legal and a 4 is not; a retracted number no longer counts), a "pass" only with a single legion
+on the board (4.7), and no 1 after the first turn with a legion in the centre unless it is blocked
+(4.8). ``recombine`` (4.5) takes a legion off the board.
 """
 
 from __future__ import annotations

@@ -3,13 +3,12 @@
 ``retract`` takes back the turn's movement for one mulligan per stack, before any attack of the
 turn, undoing its Tower stops (7.2), or a split for one (7.23). ``reroll`` — only inside a combat,
 by a player in it (7.7) — spends the temporary Titan mulligan first (7.6), then one per re-roll
-(7.5). ``mulligan`` names the reason of a
-spend: retraction (7.2), correction (7.21, one; the new number checked as in section 4),
-split-retraction (7.23, one), forgotten-split (7.24, one), reroll (7.5, in a combat, 7.7),
-battleland (7.8: the defender's, in a combat), recruit (7.9). ``recruit`` with mulligans — in the
-player's own turn — pays exactly the table's price for a non-basic creature, "all" being every
-mulligan held, at least 7 (7.9); any recruit is checked against 5.2. ``points`` scores,
-with the 7.41 loss.
+(7.5). ``mulligan`` names the reason of a spend: retraction (7.2), correction (7.21, one; the new
+number checked as in section 4), split-retraction (7.23, one), forgotten-split (7.24, one), reroll
+(7.5, in a combat, 7.7), battleland (7.8: the defender's, in a combat), recruit (7.9). ``recruit``
+with mulligans — in the player's own turn — pays exactly the table's price for a non-basic
+creature, "all" being every mulligan held, at least 7 (7.9); any recruit is checked against 5.2.
+``points`` scores, with the 7.41 loss.
 """
 
 from __future__ import annotations

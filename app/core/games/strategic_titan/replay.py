@@ -4,8 +4,8 @@
 ``replay`` parses the record (``vocabulary``), then applies its events in order through ``apply``,
 which checks what holds for any event (nothing after the end; between an attack and its encounter
 only the events of the battle; rule "record"; a player left with no legion is out, unless the event
-is a titan_killed of that battle) before the handler; the first rule broken stops the
-replay, reported as a ``Violation`` with the state as it was before that event. ``adjudicate_match``
+is a titan_killed of that battle) before the handler; the first rule broken stops the replay,
+reported as a ``Violation`` with the state as it was before that event. ``adjudicate_match``
 turns a finished record into places: players still in by points (ties share), then the eliminated,
 latest first.
 """

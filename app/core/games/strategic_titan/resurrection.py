@@ -1,9 +1,8 @@
 """Strategic Titan, section 8: resurrection (strategic-titan.md 8.1-8.6).
 
-``titan_killed`` follows the encounter its Titan died in (or another titan_killed of it), for a player
-who fought there (8.1: "killed in battle"). When a player's last Titan dies holding 10 or more
-mulligans he is resurrected
-(8.1): he keeps his mulligans and gains 6 (8.2), keeps markers and points (8.5, 8.6), and has one
+``titan_killed`` follows the encounter its Titan died in (or another titan_killed of it), for a
+player who fought there (8.1: "killed in battle"). When a player's last Titan dies holding 10 or
+more mulligans he is resurrected (8.1): he keeps his mulligans and gains 6 (8.2), keeps markers and points (8.5, 8.6), and has one
 legion, in the Tower the event names (required then; the placement is a Tower visit, 5.3, but is
 not limited). Otherwise he is out of the game; players whose Titans die in the same encounter share
 a place, and the game is finished when at most one player remains. With Double/Triple Titan (9.3)

@@ -1,7 +1,7 @@
 """Strategic Titan: the state a replay keeps, and its ledger (strategic-titan.md, sections 4-9).
 
-Per player: the movement numbers of every turn (4.2), the Towers visited (5.3), legion markers and legions on the
-board (6.1-6.8), mulligans and the temporary Titan mulligan (7.1-7.9), points, Titans and
+Per player: every turn's movement number (4.2), the Towers visited (5.3), legion markers and legions
+on the board (6.1-6.8), mulligans and the temporary Titan mulligan (7.1-7.9), points, Titans and
 resurrections (8.1-8.6), and the ledger: one ``LedgerEntry`` per change, naming the rule behind it
 (written by ``log``). Per game: the options (9.1-9.5), the turn order and whose turn it is (OT,
 rule "3.2"), the open attack and, once finished, the places. ``to_dict`` is the state as reported.
