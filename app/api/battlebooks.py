@@ -1,11 +1,18 @@
-"""BATTLEBOOKS score cards (battlebooks.md "Common rules" — Score cards; the card itself is built by
-app/core/games/battlebooks.py ``score_card``, its games gathered by app/services/presets/battlebooks.py).
+"""BATTLEBOOKS score cards and heroes declared before a game (battlebooks.md "Common rules" — Score
+cards; the card itself is built by app/core/games/battlebooks.py ``score_card``, its games gathered
+by app/services/presets/battlebooks.py, which also declares heroes).
+
+``POST /v1/matches/{id}/heroes``: a seat's hero declared on a pending match (its own entry token or
+the organizer), checked by the hero rule; the match as it stands.
 
 ``GET /v1/events/{id}/entries/{entry_id}/scorecard``: every game of the entry in round order with the
 opponent, both heroes, who holds the initiative token first, the game score (``5/+8``), the running
-totals and each game's time limit; the round scores per game round (blocks of 3) and the Final
-Battle. JSON by default; CSV with ``Accept: text/csv`` or ``?format=csv`` (one row per game; the
-``round_points``/``round_differential`` columns are filled on the game that closes a game round).
+totals, each game's time limit and its sign-offs (the player's and the organizer's: who and when);
+the round scores per game round (blocks of 3) and the Final Battle, whose totals are the Final
+Score; the playoff's games apart (``playoff``, their own running totals). JSON by default; CSV with
+``Accept: text/csv`` or ``?format=csv`` (one row per game, the playoff's last, labelled "Playoff";
+the ``round_points``/``round_differential`` columns are filled on the game that closes a game
+round).
 Public, like standings: results are public data.
 """
 
@@ -13,17 +20,26 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import datetime
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Header, Query
-from fastapi.responses import Response
-from pydantic import BaseModel
+from fastapi import APIRouter, Header, Query, Response
+from pydantic import BaseModel, Field
 
-from app.api.deps import SessionDep
+from app.api.deps import MaybePrincipal, SessionDep
+from app.api.rounds import full_match_read
+from app.api.schemas import MatchRead, StrictTypes
 from app.core.games import battlebooks as bb
 from app.services.presets.battlebooks import ScoreCardView, score_card, score_cards
+from app.services.presets.battlebooks import declare_hero as declare
+from app.services.results import match_view
 
 router = APIRouter(tags=["battlebooks"])
+
+
+class SignOffRead(BaseModel):
+    by: str = Field(description="the player's name, or the organizer's role (organizer, admin)")
+    at: datetime
 
 
 class ScoreCardGame(BaseModel):
@@ -48,6 +64,13 @@ class ScoreCardGame(BaseModel):
     total_points: float
     total_differential: float
     minutes: int | None
+    player_sign_off: SignOffRead | None = Field(
+        default=None, description="the player's claim of this very result: who and when"
+    )
+    organizer_sign_off: SignOffRead | None = Field(
+        default=None,
+        description="the organizer's record of the result (report, confirmation, ruling, correction)",
+    )
 
 
 class ScoreCardRound(BaseModel):
@@ -71,7 +94,11 @@ class ScoreCardRead(BaseModel):
     final_battle: ScoreCardGame | None
     total_points: float
     total_differential: float
-    final_score: str
+    final_score: str = Field(description="all the round scores plus the Final Battle, as points/differential")
+    playoff: list[ScoreCardGame] = Field(
+        default_factory=list,
+        description="the playoff's games, apart from the Final Score, with running totals of their own",
+    )
 
 
 CSV_COLUMNS = (
@@ -94,7 +121,19 @@ CSV_COLUMNS = (
     "round_points",
     "round_differential",
     "minutes",
+    "player_signed_by",
+    "player_signed_at",
+    "organizer_signed_by",
+    "organizer_signed_at",
 )
+
+
+def _game(row: bb.CardRow) -> ScoreCardGame:
+    values = vars(row).copy()
+    for key in ("player_sign_off", "organizer_sign_off"):
+        sign = values[key]
+        values[key] = None if sign is None else SignOffRead(by=sign.by, at=sign.at)
+    return ScoreCardGame(**values)
 
 
 def scorecard_read(view: ScoreCardView) -> ScoreCardRead:
@@ -105,16 +144,17 @@ def scorecard_read(view: ScoreCardView) -> ScoreCardRead:
         name=view.entry.name,
         preset=view.event.preset,
         status=view.entry.status,
-        books=list(view.entry.characters or []),
-        games=[ScoreCardGame(**vars(r)) for r in card.rows],
+        books=view.books,
+        games=[_game(r) for r in card.rows],
         rounds=[
             ScoreCardRound(**vars(r), score=bb.score_text(r.points, r.differential) or "")
             for r in card.rounds
         ],
-        final_battle=ScoreCardGame(**vars(card.final_battle)) if card.final_battle else None,
+        final_battle=_game(card.final_battle) if card.final_battle else None,
         total_points=card.total_points,
         total_differential=card.total_differential,
         final_score=bb.score_text(card.total_points, card.total_differential) or "",
+        playoff=[_game(r) for r in card.playoff],
     )
 
 
@@ -127,13 +167,44 @@ def _csv(card: ScoreCardRead) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for g in card.games:
+    for g in [*card.games, *card.playoff]:
         rs = closing.get(g.round)
         values = g.model_dump()
         values["round_points"] = rs.points if rs else None
         values["round_differential"] = rs.differential if rs else None
+        for who in ("player", "organizer"):
+            sign = values.pop(f"{who}_sign_off")
+            values[f"{who}_signed_by"] = sign["by"] if sign else None
+            values[f"{who}_signed_at"] = sign["at"].isoformat() if sign else None
         writer.writerow(["" if values[c] is None else values[c] for c in CSV_COLUMNS])
     return out.getvalue()
+
+
+class HeroDeclaration(StrictTypes):
+    entry_id: str = Field(description="the seat whose hero this is")
+    character: str = Field(min_length=1, max_length=100, description="one of the entry's books")
+
+
+@router.post(
+    "/v1/matches/{match_id}/heroes",
+    operation_id="declare_hero",
+    response_model=MatchRead,
+    responses={422: {"description": "the hero breaks the hero rule (with `rule`)"}},
+)
+async def declare_hero(
+    match_id: str,
+    body: HeroDeclaration,
+    session: SessionDep,
+    principal: MaybePrincipal,
+    response: Response,
+    if_match: Annotated[str | None, Header()] = None,
+) -> MatchRead:
+    """Declare a seat's hero before the game (the seat's own entry token, or the organizer), on a
+    pending match of a BATTLEBOOKS Swiss event: checked by the hero rule now, shown on the pairing,
+    and the hero of the result. `If-Match` is optional (412 when stale)."""
+    match = await declare(session, match_id, principal, body.entry_id, body.character, if_match)
+    response.headers["ETag"] = f'"{match.version}"'
+    return full_match_read(await match_view(session, match))
 
 
 @router.get(

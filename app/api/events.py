@@ -32,9 +32,8 @@ from app.api.schemas import (
 from app.core.access import Access, authorize
 from app.core.errors import InvalidInput, Problem
 from app.core.vocabulary import EventStatus
-from app.db.models import Entry
 from app.services import events as svc
-from app.services.events import EventView
+from app.services.events import EntryView, EventView
 from app.services.history import event_history
 
 router = APIRouter(prefix="/v1/events", tags=["events"])
@@ -57,14 +56,16 @@ def event_read(view: EventView) -> EventRead:
     )
 
 
-def entry_read(e: Entry) -> EntryRead:
+def entry_read(view: EntryView) -> EntryRead:
+    e = view.entry
     return EntryRead(
         id=e.id,
         event_id=e.event_id,
         player_id=e.player_id,
         name=e.name,
         status=e.status,
-        characters=list(e.characters or []),
+        characters=view.characters,
+        sealed=view.sealed,
         group=e.group,
         organizer=e.organizer,
         tiebreak_value=e.tiebreak_value,
@@ -238,7 +239,8 @@ async def create_entry(
             body = _validated([payload], "body")[0]
             token = svc.new_token()
             entry = await svc.add_entry(session, event_id, _spec(body), hash_token(token))
-            created = EntryCreated(**entry_read(entry).model_dump(), entry_token=token)
+            view = await svc.registered(session, entry, principal)
+            created = EntryCreated(**entry_read(view).model_dump(), entry_token=token)
             return 201, created, {"Location": f"/v1/events/{event_id}/entries/{entry.id}"}
         bodies = _validated(payload, kind)
         tokens = [svc.new_token() for _ in bodies]
@@ -248,7 +250,9 @@ async def create_entry(
         return (
             201,
             [
-                EntryCreated(**entry_read(e).model_dump(), entry_token=t)
+                EntryCreated(
+                    **entry_read(await svc.registered(session, e, principal)).model_dump(), entry_token=t
+                )
                 for e, t in zip(entries, tokens, strict=True)
             ],
             {},
@@ -258,13 +262,16 @@ async def create_entry(
 
 
 @router.get("/{event_id}/entries", operation_id="list_entries", response_model=list[EntryRead])
-async def list_entries(event_id: str, session: SessionDep) -> list[EntryRead]:
-    return [entry_read(e) for e in await svc.list_entries(session, event_id)]
+async def list_entries(event_id: str, session: SessionDep, principal: MaybePrincipal) -> list[EntryRead]:
+    """The event's entries (Secret Wars packs are sealed but to the organizer until game 1)."""
+    return [entry_read(v) for v in await svc.list_entries(session, event_id, principal)]
 
 
 @router.get("/{event_id}/entries/{entry_id}", operation_id="get_entry", response_model=EntryRead)
-async def get_entry(event_id: str, entry_id: str, session: SessionDep) -> EntryRead:
-    return entry_read(await svc.get_entry(session, event_id, entry_id))
+async def get_entry(
+    event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
+) -> EntryRead:
+    return entry_read(await svc.get_entry_view(session, event_id, entry_id, principal))
 
 
 @router.delete("/{event_id}/entries/{entry_id}", operation_id="drop_entry", response_model=EntryRead)
@@ -276,7 +283,8 @@ async def drop_entry(
     Where the stage's `on_drop` is `resign` (the Board Game Arena presets), its open games are lost:
     each is recorded as a forfeit won by the others (`violation`: scored as its violation)."""
     who = authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=entry_id)
-    return entry_read(await svc.drop_entry(session, event_id, entry_id, who))
+    entry = await svc.drop_entry(session, event_id, entry_id, who)
+    return entry_read(await svc.registered(session, entry, principal))
 
 
 @router.post(

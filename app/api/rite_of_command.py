@@ -1,8 +1,10 @@
 """Rite of Command's stateless tools (api.md "Stateless tools"): deal decks and adjudicate a game.
 
 No token, no state. Every rule lives in app/core/games/rite_of_command.py; this module only parses,
-calls the core and shapes the answer. The schemas document the shapes; the core checks the rules
-(unknown cards, ring numbers, turns, catalogs) and its errors become problem+json in app/api/problems.
+calls the core and shapes the answer. The schemas document the shapes and their types are strict
+(`true` is not a number, "1" is not a player); the core checks the rules (unknown cards, ring
+numbers, turns, catalogs — a catalog as a whole, every problem listed) and its errors become
+problem+json in app/api/problems.
 """
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ import secrets
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
-from app.api.schemas import Strict
+from app.api.schemas import StrictTypes
 from app.api.verdicts import RiteVerdict
 from app.core.games import rite_of_command as roc
 
@@ -21,7 +23,7 @@ router = APIRouter(tags=["rite-of-command"])
 
 
 # --- catalog ---------------------------------------------------------------------------------
-class SoldierCard(Strict):
+class SoldierCard(StrictTypes):
     name: str
     tags: list[str] = Field(default_factory=list, description="e.g. ['priest']")
     hands: list[str] = Field(
@@ -32,7 +34,7 @@ class SoldierCard(Strict):
     note: str | None = None
 
 
-class WeaponCard(Strict):
+class WeaponCard(StrictTypes):
     name: str
     type: str = Field(description="e.g. 'blunt', 'blade', 'vehicle'")
     power: list[int] = Field(description="[X, Y]: X when the condition holds, else Y")
@@ -43,7 +45,7 @@ class WeaponCard(Strict):
     note: str | None = None
 
 
-class CatalogIn(Strict):
+class CatalogIn(StrictTypes):
     """A card catalog; without one, the shipped sample catalog is used."""
 
     name: str | None = None
@@ -52,13 +54,24 @@ class CatalogIn(Strict):
     weapons: list[WeaponCard]
 
 
+def _whole_catalog(value: Any) -> Any:
+    """A catalog is checked as a whole by the core, which lists every problem — the shape errors
+    and the semantic ones (a duplicate name, a hand no weapon fits) — in document order; only a
+    catalog it accepts reaches the shape check of the schema."""
+    if value is not None:
+        roc.load_catalog(value)  # InvalidInput listing every problem
+    return value
+
+
 # --- deal ------------------------------------------------------------------------------------
-class DealCreate(Strict):
+class DealCreate(StrictTypes):
     deck_size: int = Field(ge=1, le=roc.MAX_DECK_SIZE)
     seed: str | None = Field(
         default=None, min_length=1, max_length=200, description="omitted: a fresh seed, returned"
     )
     catalog: CatalogIn | None = None
+
+    _catalog = field_validator("catalog", mode="before")(_whole_catalog)
 
 
 class DealRead(BaseModel):
@@ -70,12 +83,12 @@ class DealRead(BaseModel):
 
 
 # --- adjudicate ------------------------------------------------------------------------------
-class RingCard(Strict):
+class RingCard(StrictTypes):
     card: str
     owner: int = Field(description="1 or 2")
 
 
-class DealIn(Strict):
+class DealIn(StrictTypes):
     """The deal endpoint's answer ({cards?, orders, first_player?}) or {deck_size, seed} to deal again."""
 
     cards: list[str] | None = None
@@ -85,13 +98,13 @@ class DealIn(Strict):
     seed: str | None = None
 
 
-class PlayIn(Strict):
+class PlayIn(StrictTypes):
     player: int = Field(description="1 or 2")
     ring: int = Field(description="1, 2 or 3")
     card: str | None = Field(default=None, description="optional; checked against the top card")
 
 
-class AdjudicateRite(Strict):
+class AdjudicateRite(StrictTypes):
     catalog: CatalogIn | None = None
     rings: list[list[RingCard]] | None = Field(
         default=None, description="three rings; cards in the order played into that ring"
@@ -102,6 +115,8 @@ class AdjudicateRite(Strict):
     wagers: dict[str, int | float | str] | None = Field(
         default=None, description='{"1": stake, "2": stake}; a number >= 0 or a text'
     )
+
+    _catalog = field_validator("catalog", mode="before")(_whole_catalog)
 
 
 @router.post("/v1/rite-of-command/deal", operation_id="deal_rite_of_command", response_model=DealRead)

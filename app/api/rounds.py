@@ -286,6 +286,25 @@ async def report_result(
     return await run_idempotent(request, session, principal, body, handler)
 
 
+@router.post("/v1/matches/{match_id}/confirm", operation_id="confirm_result", response_model=MatchRead)
+async def confirm_result(
+    request: Request, match_id: str, session: SessionDep, principal: MaybePrincipal
+) -> JSONResponse:
+    """Confirm the players' agreeing claims (organizer): where the preset has the organizer confirm
+    results (BATTLEBOOKS Swiss events), claims wait in `reported` until this. 409 when no claim is
+    filed, when they differ (rule on the dispute with PUT) or when the result is confirmed."""
+    if principal is None:
+        raise Unauthorized("the organizer's token is required")
+    who = principal
+
+    async def handler() -> tuple[int, object, dict[str, str]]:
+        match = await result_svc.confirm(session, match_id, who)
+        view = await result_svc.match_view(session, match)
+        return 200, full_match_read(view), {"ETag": f'"{match.version}"'}
+
+    return await run_idempotent(request, session, principal, {}, handler)
+
+
 @router.put("/v1/matches/{match_id}/result", operation_id="correct_result", response_model=MatchRead)
 async def correct_result(
     match_id: str,

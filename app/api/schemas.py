@@ -8,12 +8,19 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.api.verdicts import MatchVerdict
+from app.core.games.battlebooks import BODY_POINTS_LIMIT
 
 
 class Strict(BaseModel):
     """Request bodies: unknown fields and non-finite numbers are refused (422), never stored."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class StrictTypes(Strict):
+    """Request bodies whose types are strict too: `true` is not a number, "1" is not an integer."""
+
+    model_config = ConfigDict(strict=True)
 
 
 # --- players ---------------------------------------------------------------------------------
@@ -121,6 +128,11 @@ class EntryRead(BaseModel):
     name: str
     status: str
     characters: list[str]
+    sealed: bool = Field(
+        default=False,
+        description="BATTLEBOOKS Secret Wars: the pack is assigned but sealed until game 1's pairings; "
+        "`characters` is then empty for everyone but the organizer",
+    )
     group: str | None
     organizer: bool
     tiebreak_value: float | None
@@ -198,12 +210,23 @@ class Health(BaseModel):
 
 
 # --- rounds, matches, results ----------------------------------------------------------------
-class ResultSeatIn(Strict):
+class ResultSeatIn(StrictTypes):
     entry_id: str
     place: int | None = Field(default=None, ge=1, le=64)
     score: float | None = None
-    body_points: float | None = None
-    differential: float | None = None
+    body_points: float | None = Field(
+        default=None,
+        ge=-BODY_POINTS_LIMIT,
+        le=BODY_POINTS_LIMIT,
+        description=f"BATTLEBOOKS: the hero's body points at the end, between ±{BODY_POINTS_LIMIT:,}",
+    )
+    differential: float | None = Field(
+        default=None,
+        ge=-2 * BODY_POINTS_LIMIT,
+        le=2 * BODY_POINTS_LIMIT,
+        description="in a two-seat game: + to the winner, − to the loser, the same gap on both seats "
+        "(0 when undecided); left out, it follows from both seats' body points",
+    )
     character: str | None = Field(default=None, max_length=100)
     violation: bool = False
 

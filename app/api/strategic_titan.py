@@ -55,8 +55,20 @@ EVENT_EXAMPLES: list[Any] = [
     {"type": "end"},
 ]
 
-EVENT_DOC = """One event of a Strategic Titan record. `player`, `attacker`, `defender` and the keys of
-`legions`/`points` name a player (as listed in `players`) or give its number from 1. Types:
+BOUNDS_DOC = (
+    'Types are strict (`true` is not a number, "3" is not an integer) and every number is bounded: '
+    f"`points` 0-{st.MAX_POINTS:,} in one event (and per player in an encounter's `points`); "
+    f"`count` 1-{st.MAX_COUNT:,}; `centre` and an encounter's `legions` 0-{st.MAX_MARKERS}; "
+    f"`stacks` 1-{st.MAX_MARKERS}; `to` (a hex) 1-{st.MAX_HEX:,}; "
+    f"a record holds at most {st.MAX_EVENTS:,} events."
+)
+
+EVENT_DOC = (
+    """One event of a Strategic Titan record. `player`, `attacker`, `defender` and the keys of
+`legions`/`points` name a player (as listed in `players`) or give its number from 1 (an integer; a
+digit string only as an object's key). """
+    + BOUNDS_DOC
+    + """ Types:
 `start {towers, options?, order?}` (first, once) · `movement {player, number: 1-6|"pass", centre?,
 centre_blocked?}` · `teleport {player, to, first_move?}` · `stop {player, tower}` · `split {player,
 forgotten?}` · `retract {player, what: "movement"|"split", stacks?}` · `recombine {player}` ·
@@ -65,25 +77,30 @@ defender, outcome: destroyed|mutual|surrendered|defended|time-out|forfeited, tit
 · `mulligan {player, count, reason: retraction|correction|split-retraction|forgotten-split|reroll|
 battleland|recruit, number?, creature?}` · `recruit {player, creature, mulligans?, tower?}` ·
 `titan_killed {player, tower?}` · `points {player, points}` · `end {}`. Towers are 100-600."""
+)
 
 
 class StrategicTitanEvent(BaseModel):
-    model_config = ConfigDict(extra="allow", json_schema_extra={"examples": EVENT_EXAMPLES})
+    # the fields beyond `type` are checked by the core's vocabulary, strictly and within bounds
+    model_config = ConfigDict(extra="allow", strict=True, json_schema_extra={"examples": EVENT_EXAMPLES})
 
     type: str = Field(description=EVENT_DOC, examples=["movement"])
 
 
 class StrategicTitanOptions(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)  # unknown options: the core names them
 
     start: str | None = Field(default=None, description="standard | warlock (9.1) | variety (9.2)")
     titans: str | None = Field(default=None, description="single | double | triple (9.3)")
-    legion_markers: int | None = Field(default=None, description="1-12, default 5 (9.4, 9.5)")
+    legion_markers: int | None = Field(
+        default=None, ge=1, le=st.MAX_MARKERS, description="1-12, default 5 (9.4, 9.5)"
+    )
 
 
 class AdjudicateStrategicTitan(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        strict=True,
         json_schema_extra={
             "examples": [
                 {
@@ -101,7 +118,7 @@ class AdjudicateStrategicTitan(BaseModel):
 
     players: list[str] = Field(min_length=2, max_length=6, description="names, in seat order")
     options: StrategicTitanOptions | None = None
-    events: list[StrategicTitanEvent]
+    events: list[StrategicTitanEvent] = Field(max_length=st.MAX_EVENTS)
 
 
 class ViolationRead(BaseModel):

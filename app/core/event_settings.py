@@ -87,6 +87,8 @@ STAGE_KEYS: dict[str, Check] = {
     "pairing": _one_of("matching", "adjacent"),
     "first_round": _one_of("random", "rating"),
     "avoid_rematches": _bool,
+    # who gets a Swiss bye (formats.md "Swiss, 2 seats"; battlebooks.md: the lowest score)
+    "bye": _one_of("fewest_byes", "lowest_score"),
     "double": _bool,
     "groups": _int(1, 64),
     "group_method": _one_of("random", "snake"),
@@ -315,6 +317,7 @@ class StageSettings:
     pairing: str = "matching"
     first_round: str = "random"
     avoid_rematches: bool = True
+    bye: str = "fewest_byes"
     double: bool = False
     groups: int = 1
     group_method: str = "random"

@@ -15,6 +15,11 @@ Rulings where the spec is silent:
 - ``void`` records no places: the game counts for nothing.
 - ``body_points`` (BATTLEBOOKS) on both seats of a two-seat game, without an explicit differential,
   give a differential of their difference, + to the winner and − to the loser (0 for a draw).
+- In a two-seat game the differential is one gap, + to the winner and − to the loser: an explicit
+  one given on one seat gives the other seat its opposite; one that contradicts the winner's sign,
+  the other seat's or the body points (a gap other than theirs), or that is not 0 in an undecided
+  game (a draw, a time-out, a shared place, a double forfeit, a void), is refused naming the seat
+  — never re-signed.
 """
 
 from __future__ import annotations
@@ -112,13 +117,8 @@ def normalize(match_entries: Sequence[str], outcome: str | None, seats: Sequence
             raise InvalidInput(f"a {outcome} result needs {what}", [Problem(("seats",), f"needs {what}")])
 
     diffs = [s.differential for s in ordered]
-    if n == 2 and all(d is None for d in diffs) and all(s.body_points is not None for s in ordered):
-        a, b = ordered
-        m = abs(float(a.body_points or 0) - float(b.body_points or 0))
-        if outcome in (Outcome.PLAYED, Outcome.FORFEIT) and places[0] != places[1]:
-            diffs = [m, -m] if (places[0] or 99) < (places[1] or 99) else [-m, m]
-        else:
-            diffs = [0.0, 0.0]
+    if n == 2:
+        diffs = _two_seat_differentials(outcome, places, ordered)
     out = tuple(
         ReportedSeat(
             entry_id=s.entry_id,
@@ -132,3 +132,64 @@ def normalize(match_entries: Sequence[str], outcome: str | None, seats: Sequence
         for i, s in enumerate(ordered)
     )
     return Report(outcome, out)
+
+
+def _two_seat_differentials(
+    outcome: str, places: Sequence[int | None], seats: Sequence[ReportedSeat]
+) -> list[float | None]:
+    """The two seats' differentials: one gap, + to the winner and − to the loser (0 when the game
+    is undecided), from the explicit ones or the body points; InvalidInput naming the seat whose
+    differential contradicts the winner, the other seat or the body points."""
+    given = [None if s.differential is None else float(s.differential) for s in seats]
+    gap = None
+    if all(s.body_points is not None for s in seats):
+        gap = abs(float(seats[0].body_points or 0) - float(seats[1].body_points or 0))
+    problems: list[Problem] = []
+    decided = (
+        outcome in (Outcome.PLAYED, Outcome.FORFEIT)
+        and None not in places
+        and places[0] != places[1]
+        and min(p or 99 for p in places) == 1
+    )
+    if not decided:
+        for i, d in enumerate(given):
+            if d:
+                problems.append(
+                    Problem(("seats", i, "differential"), f"{d:g}: an undecided game's differential is 0")
+                )
+        if problems:
+            raise InvalidInput(problems[0].msg, problems)
+        return [0.0, 0.0] if gap is not None or any(d is not None for d in given) else [None, None]
+    w = 0 if (places[0] or 99) < (places[1] or 99) else 1
+    lo = 1 - w
+    won, lost = given[w], given[lo]
+    if won is not None and won < 0:
+        problems.append(
+            Problem(("seats", w, "differential"), f"{won:g}: the winner's differential is + (or 0)")
+        )
+    if lost is not None and lost > 0:
+        problems.append(
+            Problem(("seats", lo, "differential"), f"{lost:g}: the loser's differential is − (or 0)")
+        )
+    if not problems and won is not None and lost is not None and lost != -won:
+        problems.append(
+            Problem(
+                ("seats", lo, "differential"),
+                f"{lost:g}: the loser's differential is the winner's with the sign turned ({-won:g})",
+            )
+        )
+    magnitude = won if won is not None else (None if lost is None else -lost)
+    if not problems and magnitude is not None and gap is not None and magnitude != gap:
+        at, value = (w, won) if won is not None else (lo, lost)
+        problems.append(
+            Problem(("seats", at, "differential"), f"{value:g} contradicts the body points, {gap:g} apart")
+        )
+    if problems:
+        raise InvalidInput(problems[0].msg, problems)
+    if magnitude is None:
+        magnitude = gap
+    if magnitude is None:
+        return [None, None]
+    out: list[float | None] = [0.0, 0.0]
+    out[w], out[lo] = magnitude + 0.0, 0.0 - magnitude
+    return out

@@ -99,8 +99,9 @@ class RoundRobinDetails(StageDetails):
 
 @dataclass(frozen=True)
 class BracketDetails(StageDetails):
-    """``bracket``: the drawn slots and the number of rounds of a 2-seat single elimination; the
-    whole bracket of a double elimination (``DoubleBracket.to_dict``)."""
+    """``bracket``: the drawn slots and the number of rounds of a 2-seat single elimination (or of a
+    playoff of duels among three or more, played as one; None for a one-table playoff); the whole
+    bracket of a double elimination (``DoubleBracket.to_dict``)."""
 
     bracket: Mapping[str, Any] | None = None
 
@@ -109,6 +110,7 @@ DETAILS_BY_FORMAT: Mapping[StageFormatName, type[StageDetails]] = {
     StageFormatName.ROUND_ROBIN: RoundRobinDetails,
     StageFormatName.SINGLE_ELIMINATION: BracketDetails,
     StageFormatName.DOUBLE_ELIMINATION: BracketDetails,
+    StageFormatName.PLAYOFF: BracketDetails,
 }
 
 

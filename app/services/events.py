@@ -214,6 +214,7 @@ async def _write_entry(
         # a late entry registers in person, so it is checked in
         checked_in_at=utcnow() if stage is not None else None,
     )
+    await registry_of(session).rules_for(event).on_register(session, event, entry)  # e.g. a sealed pack
     session.add(entry)
     await session.flush()
     if stage is not None:
@@ -299,15 +300,42 @@ async def add_entries(
     ]
 
 
-async def list_entries(session: AsyncSession, event_id: str) -> list[Entry]:
-    await get_event(session, event_id)
-    return list(
-        (
-            await session.execute(
-                select(Entry).where(Entry.event_id == event_id).order_by(Entry.created_at, Entry.id)
-            )
-        ).scalars()
+@dataclass(frozen=True)
+class EntryView:
+    """An entry as one caller reads it: ``sealed`` when its characters are a pack not yet revealed
+    (BATTLEBOOKS Secret Wars before game 1), and then ``characters`` is empty but for the organizer."""
+
+    entry: Entry
+    sealed: bool
+    characters: list[str]
+
+
+def entry_view(session: AsyncSession, event: Event, entry: Entry, principal: Principal | None) -> EntryView:
+    sealed = registry_of(session).rules_for(event).sealed_characters(event)
+    sees = not sealed or (principal is not None and principal.organizes(event.id))
+    return EntryView(entry, sealed, list(entry.characters or []) if sees else [])
+
+
+async def list_entries(
+    session: AsyncSession, event_id: str, principal: Principal | None = None
+) -> list[EntryView]:
+    event = await get_event(session, event_id)
+    rows = await session.execute(
+        select(Entry).where(Entry.event_id == event_id).order_by(Entry.created_at, Entry.id)
     )
+    return [entry_view(session, event, e, principal) for e in rows.scalars()]
+
+
+async def get_entry_view(
+    session: AsyncSession, event_id: str, entry_id: str, principal: Principal | None = None
+) -> EntryView:
+    event = await get_event(session, event_id)
+    return entry_view(session, event, await get_entry(session, event_id, entry_id), principal)
+
+
+async def registered(session: AsyncSession, entry: Entry, principal: Principal | None) -> EntryView:
+    """A new (or dropped) entry as its caller reads it."""
+    return entry_view(session, await get_event(session, entry.event_id), entry, principal)
 
 
 async def drop_entry(session: AsyncSession, event_id: str, entry_id: str, principal: Principal) -> Entry:

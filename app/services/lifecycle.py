@@ -70,7 +70,8 @@ async def pair_next_round(
         )
     rounds = await stage_rounds(session, stage)
     if tables is not None:
-        checked = await check_tables(session, event, stage, tables)
+        duel = fmt.sized_tables and stage_settings(stage).table_size == 2
+        checked = await check_tables(session, event, stage, tables, duel=duel)
         await rules.check_tables(session, event, stage, checked)
         return await create_round(session, event, stage, checked, {"manual": True})
     custom = await rules.stage_tables(session, event, stage, rounds)

@@ -2,7 +2,9 @@
 
 - The organizer's report is final: the match is confirmed at once (a ruling when it was disputed).
 - A seat's entry token files that entry's claim. When every seat has claimed the same result the
-  match is confirmed; as soon as two claims differ it is ``disputed`` until the organizer rules.
+  match is confirmed — or, where the preset says the organizer confirms (``organizer_confirms``:
+  the BATTLEBOOKS Swiss presets), it stays ``reported`` until the organizer confirms the agreed
+  claims (``confirm``); as soon as two claims differ it is ``disputed`` until the organizer rules.
 - A confirmed result changes only by the organizer's correction (``PUT`` with ``If-Match``), which
   may also record violations after the fact; every report, claim, confirmation, ruling and
   correction is kept in the match's audit history.
@@ -11,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.access import Access, Principal, authorize
 from app.core.concurrency import check_if_match
 from app.core.errors import Conflict, InvalidInput, Problem
+from app.core.games.adjudication import SeatOutcome
 from app.core.games.registry import adjudicator_name, get_adjudicator, in_seat_order
 from app.core.results import Report, ReportedSeat, normalize
 from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, MatchStatus, Outcome, Role, StageStatus
@@ -114,6 +118,7 @@ async def _normalized(
         verdict = adjudication.details
         name = adjudicator_name(adjudicate)
         given = {s.entry_id: s for s in reported}
+        _contradictions(entry_ids, adjudication.seats, reported)
         reported = []
         for o in adjudication.seats:
             entry_id = entry_ids[o.seat]
@@ -129,6 +134,29 @@ async def _normalized(
             )
         outcome = outcome or adjudication.outcome
     return _Judged(normalize(entry_ids, outcome, reported), game_log, verdict, name)
+
+
+def _contradictions(
+    entry_ids: list[str], judged: Sequence[SeatOutcome], reported: list[ReportedSeat]
+) -> None:
+    """Places or scores sent beside a game log must be the log's: a contradiction is a 422 naming
+    the seat (as sent), never replaced silently."""
+    by_entry = {entry_ids[o.seat]: o for o in judged}
+    problems: list[Problem] = []
+    for i, seat in enumerate(reported):
+        o = by_entry.get(seat.entry_id)
+        if o is None:
+            continue  # not at this table: normalize names it
+        if seat.place is not None and seat.place != o.place:
+            problems.append(
+                Problem(("seats", i, "place"), f"place {seat.place} contradicts the game log: {o.place}")
+            )
+        if seat.score is not None and o.score is not None and float(seat.score) != float(o.score):
+            problems.append(
+                Problem(("seats", i, "score"), f"score {seat.score:g} contradicts the game log: {o.score:g}")
+            )
+    if problems:
+        raise InvalidInput(problems[0].msg, problems)
 
 
 def _apply(
@@ -237,7 +265,7 @@ async def report(
     agree = all(r == results[0] for r in results)
     if not agree:
         match.status = MatchStatus.DISPUTED
-    elif set(claims) >= seated:
+    elif set(claims) >= seated and not registry_of(session).rules_for(event).organizer_confirms(event):
         first = claims[actor_entry].payload
         _apply(match, Report.from_dict(first), first.get("game_log"), verdict, adjudicator)
         await _history(session, match, "confirm", "players", payload)
@@ -245,6 +273,31 @@ async def report(
     else:
         match.status = MatchStatus.REPORTED
     await session.flush()
+    return match
+
+
+async def confirm(session: AsyncSession, match_id: str, principal: Principal | None) -> Match:
+    """The organizer confirms the players' claims, which must agree (at least one filed)."""
+    event, stage, _, match, organizer = await _context(session, match_id, principal, Access.ORGANIZER)
+    if event.status != EventStatus.RUNNING or stage.status != StageStatus.ACTIVE:
+        raise Conflict("this match's stage is closed: results can no longer be confirmed")
+    if match.status == MatchStatus.CONFIRMED:
+        raise Conflict("the result is already confirmed; the organizer corrects it with PUT and If-Match")
+    if match.status == MatchStatus.DISPUTED:
+        raise Conflict("the players' claims differ: rule on the dispute with PUT /v1/matches/{id}/result")
+    claims = list(
+        (await session.execute(select(ResultReport).where(ResultReport.match_id == match.id))).scalars()
+    )
+    if match.status == MatchStatus.BYE or not claims:
+        raise Conflict("nothing to confirm: no player has reported this match")
+    agreed = claims[0].payload
+    verdict = adjudicator = None
+    if agreed.get("game_log") is not None:  # the adjudicator's verdict, kept with the match
+        judged = await _normalized(session, event, stage, match, {"game_log": agreed["game_log"]})
+        verdict, adjudicator = judged.verdict, judged.adjudicator
+    _apply(match, Report.from_dict(agreed), agreed.get("game_log"), verdict, adjudicator)
+    await _history(session, match, "confirm", organizer.actor, agreed)
+    await _after_confirm(session, event, stage, match, correction=False)
     return match
 
 
@@ -288,6 +341,21 @@ async def correct(
     await _history(session, match, "correction" if was_confirmed else "ruling", organizer.actor, payload)
     await _after_confirm(session, event, stage, match, correction=was_confirmed)
     return Corrected(match, warnings)
+
+
+async def match_for_change(
+    session: AsyncSession, match_id: str, principal: Principal | None, access: Access
+) -> tuple[Event, Stage, Round, Match, Principal]:
+    """A preset's action on a match: the caller authorized on it, its event locked, the match as it
+    stands under the lock."""
+    return await _context(session, match_id, principal, access)
+
+
+async def record(
+    session: AsyncSession, match: Match, action: str, actor: str, payload: dict[str, Any]
+) -> None:
+    """Keep a preset's action on a match (a hero declared, say) in the match's audit history."""
+    await _history(session, match, action, actor, payload)
 
 
 def organizer_of(event: Event) -> Principal:

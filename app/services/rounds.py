@@ -71,10 +71,11 @@ async def create_round(
 
 
 async def check_tables(
-    session: AsyncSession, event: Event, stage: Stage, tables: list[list[str]]
+    session: AsyncSession, event: Event, stage: Stage, tables: list[list[str]], duel: bool = False
 ) -> list[list[str]]:
     """The organizer's tables for a round, each entry of the stage at most once, table sizes within
-    the game's limits; every problem is reported at once."""
+    the game's limits — two seats in a ``duel`` stage (a table of one is a bye either way); every
+    problem is reported at once."""
     game = await game_of(session, event)
     entries = await entries_by_id(session, event.id)
     in_stage = set(details_of(stage).entries)
@@ -84,7 +85,14 @@ async def check_tables(
         problems.append(Problem(("tables",), "give at least one table"))
     for t, table in enumerate(tables):
         size = len(table)
-        if size != 1 and not game.min_seats <= size <= game.max_seats:
+        if duel and size > 2:
+            problems.append(
+                Problem(
+                    ("tables", t),
+                    f"a table of {size} in a stage of duels: a table has two seats (one for a bye)",
+                )
+            )
+        elif size != 1 and not game.min_seats <= size <= game.max_seats:
             problems.append(
                 Problem(
                     ("tables", t),

@@ -22,6 +22,13 @@ class EventRules:
     async def before_start(self, session: AsyncSession, event: Event, entries: list[Entry]) -> None:
         """Checks or draws before the first stage opens (may raise Conflict; may cancel the event)."""
 
+    async def on_register(self, session: AsyncSession, event: Event, entry: Entry) -> None:
+        """Checks or draws as an entry registers (may raise InvalidInput; nothing is then written)."""
+
+    def sealed_characters(self, event: Event) -> bool:
+        """Whether entries' characters are sealed (shown to the organizer only) for now."""
+        return False
+
     async def stage_tables(
         self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
     ) -> list[list[str]] | None:
@@ -38,6 +45,11 @@ class EventRules:
     ) -> Report:
         """Check (RuleViolation) or complete a normalized report before it is stored."""
         return report
+
+    def organizer_confirms(self, event: Event) -> bool:
+        """Whether players' claims that agree wait for the organizer's confirmation (``POST
+        /v1/matches/{id}/confirm``) instead of confirming the match by themselves."""
+        return False
 
     async def after_confirm(self, session: AsyncSession, event: Event, stage: Stage, match: Match) -> None:
         """Called when a match's result is confirmed or corrected."""

@@ -96,3 +96,21 @@ async def test_the_verdict_of_a_strategic_titan_match_is_its_replayed_record(api
     verdict = (await post_result(api, token, m, {}))["verdict"]
     assert verdict["adjudicator"] == "strategic-titan"
     assert verdict["strategic_titan"]["valid"] is True and verdict["strategic_titan"]["state"]["finished"]
+
+
+async def test_places_that_contradict_a_rite_of_command_game_log_are_refused(api: Api) -> None:
+    """The log decides the places: places (or scores) sent with it that say otherwise are a 422
+    naming the seat, never replaced silently; places that agree are accepted."""
+    _, token, m = await _one_match(api, "rite-of-command")
+    first, second = (s["entry_id"] for s in m["seats"])
+    wrong = {"game_log": RINGS, "seats": [{"entry_id": first, "place": 1}, {"entry_id": second, "place": 2}]}
+    r = await api.client.post(f"/v1/matches/{m['id']}/result", json=wrong, headers=bearer(token))
+    body = assert_problem(r, 422)
+    assert [e["loc"] for e in body["errors"]] == [["seats", 0, "place"], ["seats", 1, "place"]]
+    scores = {"game_log": RINGS, "seats": [{"entry_id": first, "score": 3}, {"entry_id": second}]}
+    r = await api.client.post(f"/v1/matches/{m['id']}/result", json=scores, headers=bearer(token))
+    assert assert_problem(r, 422)["errors"][0]["loc"] == ["seats", 0, "score"]
+    assert (await api.client.get(f"/v1/matches/{m['id']}")).json()["status"] == "pending"
+    right = {"game_log": RINGS, "seats": [{"entry_id": second, "place": 1}, {"entry_id": first, "place": 2}]}
+    result = (await post_result(api, token, m, right))["result"]
+    assert [s["place"] for s in result["seats"]] == [2, 1]

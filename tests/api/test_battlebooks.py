@@ -138,13 +138,22 @@ async def simulate_round(sim: Sim, rnd: dict[str, Any], index: int, total: int, 
     sim.played.append(rnd)
 
 
+def lowest_scored(sim: Sim, order: list[str]) -> str:
+    """The bye of the guide: the lowest on points and differential; among those tied there, fewer
+    byes first; the lowest-listed of those."""
+    lowest = min((sim.points.get(e, 0), sim.diff.get(e, 0)) for e in order)
+    tied = [e for e in order if (sim.points.get(e, 0), sim.diff.get(e, 0)) == lowest]
+    fewest = min(sim.byes.get(e, 0) for e in tied)
+    return next(e for e in reversed(tied) if sim.byes.get(e, 0) == fewest)
+
+
 def check_seating(sim: Sim, rnd: dict[str, Any], order: list[str]) -> None:
-    """Adjacent pairing down ``order``; the bye to the lowest-ranked with the fewest byes; every seat
-    of a pairing knows the token's first holder, drawn from the seed."""
-    fewest = min(sim.byes.get(e, 0) for e in order)
-    bye = None
-    if len(order) % 2:
-        bye = next(e for e in reversed(order) if sim.byes.get(e, 0) == fewest)
+    """Adjacent pairing down ``order``; the bye to the lowest-scored player; every seat of a pairing
+    knows the token's first holder, drawn from the seed."""
+    bye = lowest_scored(sim, order) if len(order) % 2 else None
+    if bye is not None:
+        assert rnd["pairing"]["bye"]["entry"] == bye
+        assert rnd["pairing"]["bye"]["byes_before"] == sim.byes.get(bye, 0)
     rest = [e for e in order if e != bye]
     expected = [rest[i : i + 2] for i in range(0, len(rest), 2)] + ([[bye]] if bye else [])
     assert [[s["entry_id"] for s in m["seats"]] for m in rnd["matches"]] == expected
@@ -225,9 +234,12 @@ async def finish(sim: Sim, rows: list[dict[str, Any]]) -> dict[str, Any]:
     out = await advance(sim.api, sim.eid, sim.token)
     if sim.preset == "battlebooks-roll-call" or len(tied) == 1:
         assert out["event"]["status"] == "finished"
-    else:  # the one-game playoff among those still tied on points and differential
+    else:  # the one-game playoff among those still tied on points and differential (a knockout of
+        # two-player games when three or more are tied)
         assert out["stage"] == 1
-        assert sorted(s["entry_id"] for s in out["round"]["matches"][0]["seats"]) == sorted(tied)
+        seated = [s["entry_id"] for m in out["round"]["matches"] for s in m["seats"]]
+        assert sorted(seated) == sorted(tied)
+        assert all(len(m["seats"]) <= 2 for m in out["round"]["matches"])
     return out
 
 
@@ -235,8 +247,10 @@ async def finish(sim: Sim, rows: list[dict[str, Any]]) -> dict[str, Any]:
 @pytest.mark.parametrize("players", [8, 9, 17])
 async def test_preset_end_to_end(api: Api, preset: str, players: int) -> None:
     sim = await create(api, preset, players, rated=False)  # ratings: see the test below (faster)
-    if preset == "battlebooks-secret-wars":
-        assert all(e["characters"] == [] for e in sim.entries.values())  # nothing to see before start
+    if preset == "battlebooks-secret-wars":  # nothing to see before start, but for the organizer
+        public = (await api.client.get(f"/v1/events/{sim.eid}/entries")).json()
+        assert all(e["characters"] == [] and e["sealed"] for e in public)
+        assert all(len(e["characters"]) == 2 for e in sim.entries.values())
     rows = await run_swiss(sim)
     if preset == "battlebooks-secret-wars":
         packs = [tuple(e["characters"]) for e in sim.entries.values()]
@@ -244,12 +258,37 @@ async def test_preset_end_to_end(api: Api, preset: str, players: int) -> None:
         assert all(len(set(p)) == 2 and set(p) <= set(bb.SAMPLE_CATALOG) for p in packs)
     if players % 2:
         assert sum(sim.byes.values()) == len(sim.played)
-        assert max(sim.byes.values()) - min(sim.byes.get(e, 0) for e in sim.entries) <= 1
     await check_scorecards(sim, rows)
     await finish(sim, rows)
 
 
-async def test_playoff_when_still_tied_and_played_with_either_book(api: Api) -> None:
+async def test_the_bye_goes_to_the_lowest_scored_player(api: Api) -> None:
+    """Clash: "the player with the lowest score will receive the buy" — the lowest on points and
+    differential, among those tied there the one with fewer byes, never anyone above the lowest
+    score; a second bye to the bottom player rather than a free win for someone higher up."""
+    sim = await create(api, "battlebooks-clash", 9, rated=False)
+    byes_in_order: list[tuple[str, dict[str, int]]] = []
+    original = sim.byes
+
+    class Recorder(dict[str, int]):
+        def __setitem__(self, key: str, value: int) -> None:
+            byes_in_order.append((key, dict(self)))
+            super().__setitem__(key, value)
+
+    sim.byes = Recorder(original)
+    await run_swiss(sim)  # every round's bye is checked against the lowest score (check_seating)
+    second_byes = [
+        who for who, before in byes_in_order if before.get(who, 0) >= 1 and len(before) < len(sim.entries)
+    ]
+    assert second_byes, "a player at the bottom takes a second bye while others have none"
+
+
+async def test_a_tie_of_three_or_more_plays_a_knockout_of_two_player_games_seeded_by_tiebreak_value(
+    api: Api,
+) -> None:
+    """ "A two player one game playoff": eight players still tied on points and differential play a
+    knockout of two-player one-game matches, seeded by the tie-break value (1–8, 4–5, 2–7, 3–6),
+    each with either book."""
     sim = await create(api, "battlebooks-clash", 8)
     rnd = (await start(api, sim.eid, sim.token))["round"]
     for k in range(7):  # every game a time-out: everyone 14/0, all tied
@@ -265,19 +304,51 @@ async def test_playoff_when_still_tied_and_played_with_either_book(api: Api) -> 
             rnd = await pair(api, sim.eid, sim.token)
     rows = await standings(sim.api, sim.eid, stage=0)
     assert {(r["points"], r["differential"], r["rank"]) for r in rows} == {(14, 0, 1)}
-    out = await finish(sim, rows)
-    playoff = out["round"]["matches"][0]
-    first = playoff["seats"][0]["entry_id"]
-    books = sim.entries[first]["characters"]
-    seats = [
-        {"entry_id": s["entry_id"], "place": 2, "character": sim.entries[s["entry_id"]]["characters"][1]}
-        for s in playoff["seats"]
+    value = {
+        e["id"]: e["tiebreak_value"] for e in (await api.client.get(f"/v1/events/{sim.eid}/entries")).json()
+    }
+    seeds = sorted(sim.entries, key=lambda e: -value[e])
+    out = await advance(api, sim.eid, sim.token)
+    assert out["stage"] == 1 and out["note"] is None
+    knockout = out["round"]
+    assert [[s["entry_id"] for s in m["seats"]] for m in knockout["matches"]] == [
+        [seeds[0], seeds[7]],
+        [seeds[3], seeds[4]],
+        [seeds[1], seeds[6]],
+        [seeds[2], seeds[5]],
     ]
-    seats[0] = {"entry_id": first, "place": 1, "character": books[1]}
-    await post_result(api, sim.token, playoff, {"seats": seats})
+    alive = list(seeds)
+    while True:
+        for m in knockout["matches"]:
+            first, second = (s["entry_id"] for s in m["seats"])
+            books = sim.entries[second]["characters"]
+            seats = [
+                {
+                    "entry_id": first,
+                    "place": 2,
+                    "body_points": 30,
+                    "character": sim.entries[first]["characters"][1],
+                },
+                {"entry_id": second, "place": 1, "body_points": 20, "character": books[1]},
+            ]
+            await post_result(api, sim.token, m, {"seats": seats})  # either book: the second one
+            alive.remove(first)
+        if len(alive) == 1:
+            break
+        knockout = await pair(api, sim.eid, sim.token)
+        assert all(len(m["seats"]) == 2 for m in knockout["matches"])
     done = await advance(api, sim.eid, sim.token)
     assert done["event"]["status"] == "finished"
-    assert (await standings(sim.api, sim.eid, stage=1))[0]["entry_id"] == first
+    assert (await standings(sim.api, sim.eid, stage=1))[0]["entry_id"] == alive[0] == seeds[5]
+    # the score card: the Final Score is the rounds plus the Final Battle; the playoff apart
+    card = (await api.client.get(f"/v1/events/{sim.eid}/entries/{alive[0]}/scorecard")).json()
+    assert card["final_score"] == "14/0" and card["total_points"] == 14
+    assert len(card["games"]) == 7 and card["games"][-1]["label"] == "Final Battle"
+    assert [(g["label"], g["score"], g["total_points"]) for g in card["playoff"]] == [
+        ("Playoff", "5/+10", 5),
+        ("Playoff", "5/+10", 10),
+        ("Playoff", "5/+10", 15),
+    ]
 
 
 async def test_hero_rule_violations_are_rejected_and_nothing_written(api: Api) -> None:
@@ -372,13 +443,29 @@ async def test_start_checks(api: Api) -> None:
     unsanctioned = await create(api, "battlebooks-roll-call", 8, sanctioned=False)
     r = await api.client.post(f"/v1/events/{unsanctioned.eid}/start", headers=bearer(unsanctioned.token))
     assert assert_problem(r, 422)["errors"][0]["loc"] == ["settings", "rated"]
-    # Secret Wars: a catalog too small for the entries
-    sw = await create(api, "battlebooks-secret-wars", 8, catalog=["A", "B", "C", "D"])
-    r = await api.client.post(f"/v1/events/{sw.eid}/start", headers=bearer(sw.token))
+    # Secret Wars: a catalog too small for the entries refuses the registration that finds no pack
+    sw = await create(api, "battlebooks-secret-wars", 6, catalog=["A", "B", "C", "D"])
+    r = await api.client.post(
+        f"/v1/events/{sw.eid}/entries", json={"name": "Seventh"}, headers=bearer(sw.token)
+    )
     body = assert_problem(r, 422)
     assert body["errors"][0]["loc"] == ["settings", "catalog"] and "6 different packs" in body["detail"]
     listed = (await api.client.get(f"/v1/events/{sw.eid}/entries")).json()
-    assert all(e["characters"] == [] for e in listed)  # nothing written
+    assert len(listed) == 6  # nothing written
+    # a catalog changed after the packs were handed out: the start checks every pack again
+    r = await api.client.patch(
+        f"/v1/events/{sw.eid}",
+        json={"settings": {"catalog": ["A", "B", "C", "E"], "sanctioned": False, "rated": False}},
+        headers={
+            **bearer(sw.token),
+            "If-Match": str((await api.client.get(f"/v1/events/{sw.eid}")).json()["version"]),
+        },
+    )
+    assert r.status_code == 200, r.text
+    r = await api.client.post(f"/v1/events/{sw.eid}/start", headers=bearer(sw.token))
+    assert {tuple(e["loc"][:2]) for e in assert_problem(r, 422)["errors"]} <= {
+        ("entries", e["id"]) for e in listed
+    }
     bad = await api.client.post(
         "/v1/events",
         json={
@@ -433,3 +520,267 @@ async def test_ratings_move_only_for_sanctioned_presets_and_into_the_right_pool(
     unsanctioned = await create(api, "battlebooks-clash", 8, rating=rating, sanctioned=False, rated=False)
     await _play_first_round(unsanctioned)
     assert await _ratings(api, pool) == overall
+
+
+async def test_a_manual_table_in_a_duel_format_has_two_seats(api: Api) -> None:
+    """A BATTLEBOOKS game is a duel of two heroes: the organizer's own tables for a Swiss or a playoff
+    stage (table_size 2) seat two players, or one for a bye, although the game's catalog entry seats
+    up to 8 (for Battle Royal)."""
+    sim = await create(api, "battlebooks-clash", 9, rated=False)
+    rnd = (await start(api, sim.eid, sim.token))["round"]
+    for m in rnd["matches"]:
+        if m["status"] != "bye":
+            seats = [
+                {
+                    "entry_id": s["entry_id"],
+                    "place": i + 1,
+                    "character": sim.entries[s["entry_id"]]["characters"][0],
+                }
+                for i, s in enumerate(m["seats"])
+            ]
+            await post_result(api, sim.token, m, {"seats": seats})
+    ids = list(sim.entries)
+    r = await api.client.post(
+        f"/v1/events/{sim.eid}/rounds",
+        json={"tables": [ids[0:3], ids[3:5], ids[5:7], ids[7:9]]},
+        headers=bearer(sim.token),
+    )
+    body = assert_problem(r, 422)
+    assert [e["loc"] for e in body["errors"]] == [["tables", 0]]
+    assert "two seats" in body["errors"][0]["msg"]
+    assert len((await api.client.get(f"/v1/events/{sim.eid}/rounds")).json()) == 1  # nothing written
+    made = await pair(api, sim.eid, sim.token, [ids[0:2], ids[2:4], ids[4:6], ids[6:8], ids[8:9]])
+    assert [len(m["seats"]) for m in made["matches"]] == [2, 2, 2, 2, 1]
+
+
+async def test_an_explicit_differential_agrees_with_the_winner_and_body_points_are_bounded(api: Api) -> None:
+    """A differential against the winner's sign or the other seat is a 422, never re-signed (the
+    match and the standings would disagree); body points are bounded, so ±1e308 is a 422 and is not
+    stored; `true` is not a number."""
+    sim = await create(api, "battlebooks-clash", 8, rated=False)
+    rnd = (await start(api, sim.eid, sim.token))["round"]
+    m = rnd["matches"][0]
+    a, b = (s["entry_id"] for s in m["seats"])
+    hero = {e: sim.entries[e]["characters"][0] for e in (a, b)}
+    url = f"/v1/matches/{m['id']}/result"
+
+    async def post(seat_a: dict[str, Any], seat_b: dict[str, Any]) -> Any:
+        seats = [
+            {"entry_id": a, "place": 1, "character": hero[a], **seat_a},
+            {"entry_id": b, "place": 2, "character": hero[b], **seat_b},
+        ]
+        return await api.client.post(url, json={"seats": seats}, headers=bearer(sim.token))
+
+    wrong_sign = assert_problem(await post({"differential": -8}, {}), 422)
+    assert wrong_sign["errors"][0]["loc"] == ["seats", 0, "differential"]
+    other_seat = assert_problem(await post({"differential": 8}, {"differential": -3}), 422)
+    assert other_seat["errors"][0]["loc"] == ["seats", 1, "differential"]
+    against_body = assert_problem(
+        await post({"body_points": 21, "differential": 3}, {"body_points": 29}), 422
+    )
+    assert against_body["errors"][0]["loc"] == ["seats", 0, "differential"]
+    huge = assert_problem(await post({"body_points": 1e308}, {"body_points": -1e308}), 422)
+    assert [e["loc"] for e in huge["errors"]] == [
+        ["body", "seats", 0, "body_points"],
+        ["body", "seats", 1, "body_points"],
+    ]
+    not_a_number = assert_problem(await post({"body_points": True}, {"body_points": 3}), 422)
+    assert not_a_number["errors"][0]["loc"] == ["body", "seats", 0, "body_points"]
+    got = (await api.client.get(f"/v1/matches/{m['id']}")).json()
+    assert got["status"] == "pending" and got["result"] is None  # nothing stored
+    assert (await api.client.get(f"/v1/events/{sim.eid}/standings")).status_code == 200
+
+    ok = await post({"differential": 8}, {})
+    assert ok.status_code == 200, ok.text
+    assert [s["differential"] for s in ok.json()["result"]["seats"]] == [8, -8]
+    rows = {r["entry_id"]: r["differential"] for r in await standings(api, sim.eid, stage=0)}
+    assert (rows[a], rows[b]) == (8, -8)  # the match and the standings agree
+
+
+async def test_two_agreeing_player_claims_wait_for_the_organizer_and_the_card_carries_both_sign_offs(
+    api: Api,
+) -> None:
+    """ "The organizer will then record the results on the Score Card … Players do not mark scores on
+    their own Score Cards", and cards are "checked and signed by both the player and the tournament
+    organizer": both players' agreeing reports wait for the organizer's confirmation; the card shows
+    who signed and when."""
+    sim = await create(api, "battlebooks-clash", 8, rated=False)
+    tokens = {e["id"]: e["entry_token"] for e in sim.entries.values()}
+    rnd = (await start(api, sim.eid, sim.token))["round"]
+    m = rnd["matches"][0]
+    a, b = (s["entry_id"] for s in m["seats"])
+    body = {
+        "seats": [
+            {"entry_id": a, "place": 1, "body_points": 21, "character": sim.entries[a]["characters"][0]},
+            {"entry_id": b, "place": 2, "body_points": 29, "character": sim.entries[b]["characters"][0]},
+        ]
+    }
+    confirm = f"/v1/matches/{m['id']}/confirm"
+    nothing = await api.client.post(confirm, headers=bearer(sim.token))
+    assert "nothing to confirm" in assert_problem(nothing, 409)["detail"]
+    for e in (a, b):
+        claimed = await post_result(api, tokens[e], m, body)
+    assert claimed["status"] == "reported" and claimed["result"] is None and claimed["claims"] == 2
+    rows = {r["entry_id"]: r["points"] for r in await standings(api, sim.eid, stage=0)}
+    assert rows[a] == rows[b] == 0  # not a result until the organizer confirms it
+    players = await api.client.post(confirm, headers=bearer(tokens[a]))
+    assert_problem(players, 403)  # a player cannot confirm
+    r = await api.client.post(confirm, headers=bearer(sim.token))
+    assert r.status_code == 200, r.text
+    done = r.json()
+    assert done["status"] == "confirmed" and [s["differential"] for s in done["result"]["seats"]] == [8, -8]
+    assert [(h["action"], h["actor"]) for h in done["history"]][-1] == ("confirm", "organizer")
+    claim_at = {h["actor"]: h["at"] for h in done["history"] if h["action"] == "claim"}
+    card = (await api.client.get(f"/v1/events/{sim.eid}/entries/{a}/scorecard")).json()
+    game = card["games"][0]
+    assert game["score"] == "5/+8"
+    assert game["player_sign_off"] == {"by": sim.entries[a]["name"], "at": claim_at[f"entry:{a}"]}
+    assert game["organizer_sign_off"] == {"by": "organizer", "at": done["history"][-1]["at"]}
+    text = (
+        await api.client.get(f"/v1/events/{sim.eid}/entries/{a}/scorecard", params={"format": "csv"})
+    ).text
+    row = list(csv.DictReader(io.StringIO(text)))[0]
+    assert row["player_signed_by"] == sim.entries[a]["name"] and row["organizer_signed_by"] == "organizer"
+    # the organizer's own report is final, and carries only the organizer's sign-off
+    other = rnd["matches"][1]
+    seats = [
+        {"entry_id": s["entry_id"], "place": i + 1, "character": sim.entries[s["entry_id"]]["characters"][0]}
+        for i, s in enumerate(other["seats"])
+    ]
+    reported = await post_result(api, sim.token, other, {"seats": seats})
+    assert reported["status"] == "confirmed"
+    card = (await api.client.get(f"/v1/events/{sim.eid}/entries/{seats[0]['entry_id']}/scorecard")).json()
+    assert (
+        card["games"][0]["player_sign_off"] is None
+        and card["games"][0]["organizer_sign_off"]["by"] == "organizer"
+    )
+
+
+async def test_heroes_are_declared_before_a_game_and_the_hero_rule_is_checked_at_declaration(
+    api: Api,
+) -> None:
+    """ "Have each player choose the first hero … Then complete the rest of the Score Card with the
+    players hero name and the opponents hero name": a seat's hero is declared on the pending match
+    (by its player or the organizer), checked by the hero rule then, and shown on the pairing; a
+    wrong game-2 hero is caught before the game is played."""
+    sim = await create(api, "battlebooks-clash", 8, rated=False)
+    tokens = {e["id"]: e["entry_token"] for e in sim.entries.values()}
+    rnd = (await start(api, sim.eid, sim.token))["round"]
+    m = rnd["matches"][0]
+    a, b = (s["entry_id"] for s in m["seats"])
+    books_a, books_b = sim.entries[a]["characters"], sim.entries[b]["characters"]
+    url = f"/v1/matches/{m['id']}/heroes"
+
+    async def declare(token: str, entry_id: str, hero: str, match_url: str = url) -> Any:
+        return await api.client.post(
+            match_url, json={"entry_id": entry_id, "character": hero}, headers=bearer(token)
+        )
+
+    r = await declare(tokens[a], a, books_a[0])
+    assert r.status_code == 200, r.text
+    assert [s["character"] for s in r.json()["seats"]] == [books_a[0], None]
+    assert_problem(await declare(tokens[a], b, books_b[0]), 403)  # only one's own seat
+    wrong = await declare(sim.token, b, next(x for x in BOOKS if x not in books_b))
+    assert assert_problem(wrong, 422)["rule"] == bb.RULE_BOOK
+    assert (await declare(sim.token, b, books_b[1])).status_code == 200
+    shown = (await api.client.get(f"/v1/events/{sim.eid}/rounds/1")).json()["matches"][0]
+    assert [s["character"] for s in shown["seats"]] == [books_a[0], books_b[1]]  # the pairing shows both
+    card = (await api.client.get(f"/v1/events/{sim.eid}/entries/{a}/scorecard")).json()
+    assert (card["games"][0]["hero"], card["games"][0]["opponent_hero"]) == (books_a[0], books_b[1])
+    history = (await api.client.get(f"/v1/matches/{m['id']}")).json()["history"]
+    assert [(h["action"], h["actor"]) for h in history] == [("hero", f"entry:{a}"), ("hero", "organizer")]
+
+    # a result naming another hero than declared is refused; leaving the heroes out takes the declared
+    other = await api.client.post(
+        f"/v1/matches/{m['id']}/result",
+        json={"seats": [{"entry_id": a, "place": 1, "character": books_a[1]}, {"entry_id": b, "place": 2}]},
+        headers=bearer(sim.token),
+    )
+    assert assert_problem(other, 422)["rule"] == bb.RULE_DECLARED
+    done = await post_result(
+        api, sim.token, m, {"seats": [{"entry_id": a, "place": 1}, {"entry_id": b, "place": 2}]}
+    )
+    assert [s["character"] for s in done["seats"]] == [books_a[0], books_b[1]]
+    late = await declare(sim.token, a, books_a[1])
+    assert "before the game" in assert_problem(late, 409)["detail"]
+    for x in rnd["matches"][1:]:
+        seats = [
+            {
+                "entry_id": s["entry_id"],
+                "place": i + 1,
+                "character": sim.entries[s["entry_id"]]["characters"][0],
+            }
+            for i, s in enumerate(x["seats"])
+        ]
+        await post_result(api, sim.token, x, {"seats": seats})
+
+    # game 2: the book not played in game 1, checked when declared
+    rnd2 = await pair(api, sim.eid, sim.token)
+    m2 = next(x for x in rnd2["matches"] if a in [s["entry_id"] for s in x["seats"]])
+    url2 = f"/v1/matches/{m2['id']}/heroes"
+    same = await declare(tokens[a], a, books_a[0], url2)
+    body = assert_problem(same, 422)
+    assert body["rule"] == bb.RULE_OTHER and books_a[1] in body["detail"]
+    assert all(
+        s["character"] is None for s in (await api.client.get(f"/v1/matches/{m2['id']}")).json()["seats"]
+    )
+    assert (await declare(tokens[a], a, books_a[1], url2)).status_code == 200
+
+
+async def test_secret_wars_packs_are_assigned_at_registration_and_revealed_with_game_one(api: Api) -> None:
+    """ "When players register they are given 1 pack and are told not to open until instructed";
+    "when the tournament begins and the pairings are set … the seals are broken": a pack is drawn
+    (or recorded as handed out) at registration, sealed to everyone but the organizer until game 1's
+    pairings are published, and never overwritten."""
+    catalog = list(bb.SAMPLE_CATALOG)
+    event, token = await make_event(
+        api,
+        name="sealed",
+        game="battlebooks",
+        preset="battlebooks-secret-wars",
+        seed=SEED,
+        settings={"rated": False},
+    )
+    eid = event["id"]
+    handed = await add_entry(api, eid, token, "Handed", characters=["Thor", "Hulk"])  # as handed out
+    assert handed["characters"] == ["Thor", "Hulk"] and handed["sealed"] is True
+    drawn = [await add_entry(api, eid, token, f"S{i}") for i in range(7)]
+    # drawn from the event seed: the first pack of the seeded order that nobody holds yet
+    expected = [
+        p
+        for p in bb.draw_packs(catalog, len(catalog) * (len(catalog) - 1) // 2, SEED)
+        if set(p) != {"Thor", "Hulk"}
+    ]
+    assert [tuple(e["characters"]) for e in drawn] == expected[:7]
+    for body, loc in (
+        ({"characters": ["Hulk", "Thor"]}, ["characters"]),  # the same pack twice
+        ({"characters": ["Thor", "Gambit"]}, ["characters", 1]),  # not in the catalog
+        ({"characters": ["Thor"]}, ["characters"]),  # a pack is two books
+    ):
+        r = await api.client.post(
+            f"/v1/events/{eid}/entries", json={"name": "Late", **body}, headers=bearer(token)
+        )
+        assert assert_problem(r, 422)["errors"][0]["loc"] == loc
+    ids = [handed["id"]] + [e["id"] for e in drawn]
+    packs = {e["id"]: e["characters"] for e in [handed, *drawn]}
+
+    async def listed(headers: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
+        r = await api.client.get(f"/v1/events/{eid}/entries", headers=headers or {})
+        return {e["id"]: e for e in r.json()}
+
+    public = await listed()
+    assert all(e["characters"] == [] and e["sealed"] for e in public.values())
+    player = await listed(bearer(drawn[0]["entry_token"]))
+    assert player[drawn[0]["id"]]["characters"] == []  # sealed to the player too
+    alone = await api.client.get(f"/v1/events/{eid}/entries/{ids[1]}")
+    assert alone.json()["characters"] == [] and alone.json()["sealed"] is True
+    card = (await api.client.get(f"/v1/events/{eid}/entries/{ids[1]}/scorecard")).json()
+    assert card["books"] == []
+    organizer = await listed(bearer(token))
+    assert {k: v["characters"] for k, v in organizer.items()} == packs
+
+    started = await start(api, eid, token)  # game 1's pairings: the seals are broken
+    assert started["round"]["number"] == 1
+    after = await listed()
+    assert {k: v["characters"] for k, v in after.items()} == packs  # never overwritten
+    assert not any(e["sealed"] for e in after.values())

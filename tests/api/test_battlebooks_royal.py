@@ -319,3 +319,28 @@ async def test_battle_royal_players_claim_the_record(api: Api) -> None:
         assert claimed["status"] == ("confirmed" if i == len(seats) - 1 else "reported")
     winner = entries[sorted(entries)[3]]["id"]
     assert {s["entry_id"]: s["place"] for s in claimed["result"]["seats"]}[winner] == 1
+
+
+async def test_a_battle_royal_records_body_points_are_bounded(api: Api) -> None:
+    """Body points are bounded in a Battle Royal record as in a result (battlebooks.md "Scoring"):
+    ±1e308, or a number JSON reads as infinite, is a 422 naming it — never stored, never a 500."""
+    eid, token, _ = await setup(api, ROYAL, 4)
+    match = (await start(api, eid, token))["round"]["matches"][0]
+    url = f"/v1/matches/{match['id']}/result"
+    first = next(s["seat"] for s in match["seats"] if s["first_token"])
+    turn = {
+        "attacker": first,
+        "target": (first + 1) % 4,
+        "attacker_body_points": 20,
+        "target_body_points": -1e308,
+    }
+    huge = {"body_points": [1e308, 20, 20, 20], "turns": [turn]}
+    body = assert_problem(await api.client.post(url, json={"game_log": huge}, headers=bearer(token)), 422)
+    assert [e["loc"] for e in body["errors"]] == [
+        ["game_log", "body_points", 0],
+        ["game_log", "turns", 0, "target_body_points"],
+    ]
+    raw = '{"game_log": {"body_points": [1e999, 20, 20, 20], "turns": [{"attacker": 0, "target": 1, "attacker_body_points": 1, "target_body_points": 0}]}}'
+    r = await api.client.post(url, content=raw, headers={**bearer(token), "Content-Type": "application/json"})
+    assert assert_problem(r, 422)["errors"][0]["loc"] == ["game_log", "body_points", 0]
+    assert (await api.client.get(f"/v1/matches/{match['id']}")).json()["status"] == "pending"

@@ -464,8 +464,9 @@ async def test_integrity_check_of_a_running_event(api: Api) -> None:
 
 
 async def test_a_playoff_wider_than_a_table_waits_for_explicit_tables(api: Api) -> None:
+    """A multi-seat playoff (tables of 3 here) among more tied entries than one table seats."""
     names = [f"P{i}" for i in range(10)]
-    settings = {"stages": [{"format": "swiss", "rounds": 1}, {"format": "playoff"}]}
+    settings = {"stages": [{"format": "swiss", "rounds": 1}, {"format": "playoff", "table_size": 3}]}
     eid, token, entries = await setup_event(api, names, settings=settings, seed=SEED)
     rnd = (await start(api, eid, token))["round"]
     for m in rnd["matches"]:
@@ -537,3 +538,37 @@ async def test_a_double_forfeit_credits_nobody_with_a_win_in_any_event(api: Api)
     await report(api, token, m, [2, 2], outcome="forfeit")
     rows = await standings(api, eid)
     assert [(r["wins"], r["points"]) for r in rows] == [(0, 0), (0, 0)]
+
+
+async def test_a_playoff_of_duels_among_three_or_more_is_a_knockout_seeded_by_tiebreak_value(
+    api: Api,
+) -> None:
+    """A two-seat playoff among three tied entries: a small single elimination, seeded by the
+    tie-break value (seed 1 the highest), the missing seed's place a bye for the top seed."""
+    names = [f"P{i}" for i in range(6)]
+    settings = {"stages": [{"format": "swiss", "rounds": 1}, {"format": "playoff", "table_size": 2}]}
+    eid, token, _ = await setup_event(api, names, settings=settings, seed=SEED)
+    rnd = (await start(api, eid, token))["round"]
+    await play_round(api, token, rnd)  # three winners share first place
+    winners = sorted(
+        s["entry_id"]
+        for m in rnd["matches"]
+        for s in m["seats"]
+        if s["name"] == min(x["name"] for x in m["seats"])
+    )
+    value = {e["id"]: e["tiebreak_value"] for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()}
+    seeds = sorted(winners, key=lambda e: -value[e])
+    adv = await advance(api, eid, token)
+    assert adv["stage"] == 1 and adv["note"] is None
+    first = adv["round"]
+    assert [[s["entry_id"] for s in m["seats"]] for m in first["matches"]] == [[seeds[0]], seeds[1:]]
+    assert first["matches"][0]["status"] == "bye"
+    await play_round(api, token, first, lambda m: [2, 1])  # the lower seed wins
+    r = await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))
+    assert "not decided" in assert_problem(r, 409)["detail"]
+    final = await pair(api, eid, token)
+    assert [[s["entry_id"] for s in m["seats"]] for m in final["matches"]] == [[seeds[0], seeds[2]]]
+    await play_round(api, token, final, lambda m: [2, 1])
+    done = await advance(api, eid, token)
+    assert done["event"]["status"] == "finished"
+    assert (await standings(api, eid, stage=1))[0]["entry_id"] == seeds[2]

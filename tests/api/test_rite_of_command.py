@@ -132,3 +132,42 @@ async def test_bad_input_names_the_problem(api: Api) -> None:
     assert "bow" in body["detail"]
     body = assert_problem(await api.client.post(DEAL, json={"deck_size": 3, "catalog": catalog}), 422)
     assert "bow" in body["detail"]
+
+
+async def test_types_are_strict_true_is_not_a_number_and_a_string_is_not_an_integer(api: Api) -> None:
+    """`deck_size: true` would deal one card and `owner: "1"` would be player 1: both are 422s, as
+    are a `true` card power or a `"3"` ring, naming the field."""
+    body = assert_problem(await api.client.post(DEAL, json={"deck_size": True}), 422)
+    assert body["errors"][0]["loc"] == ["body", "deck_size"]
+    body = assert_problem(await api.client.post(DEAL, json={"deck_size": "3"}), 422)
+    assert body["errors"][0]["loc"] == ["body", "deck_size"]
+    rings = {"rings": [[{"card": "Club", "owner": "1"}], [], []]}
+    body = assert_problem(await api.client.post(ADJUDICATE, json=rings), 422)
+    assert body["errors"][0]["loc"] == ["body", "rings", 0, 0, "owner"]
+    deal = (await api.client.post(DEAL, json={"deck_size": 2, "seed": "strict"})).json()
+    record = record_from(deal)
+    record["plays"][0] = {**record["plays"][0], "ring": "1"}
+    body = assert_problem(await api.client.post(ADJUDICATE, json=record), 422)
+    assert body["errors"][0]["loc"] == ["body", "plays", 0, "ring"]
+    stakes = {"rings": [[], [], []], "wagers": {"1": True, "2": 10}}
+    body = assert_problem(await api.client.post(ADJUDICATE, json=stakes), 422)
+    assert body["errors"][0]["loc"][:3] == ["body", "wagers", "1"]
+
+
+async def test_a_catalog_with_a_shape_error_still_lists_every_semantic_problem(api: Api) -> None:
+    """A bad catalog is refused with every problem listed, in document order: a shape error (a
+    power that is not two whole numbers) does not hide the duplicate name or the hand no weapon fits."""
+    catalog = {
+        "soldiers": [
+            {"name": "Archer", "hands": ["bow"], "power": [2, True]},
+            {"name": "Club", "power": [1, 1]},
+        ],
+        "weapons": [{"name": "Club", "type": "blunt", "power": [1, 1]}],
+    }
+    for url, extra in ((ADJUDICATE, {"rings": [[], [], []]}), (DEAL, {"deck_size": 2})):
+        body = assert_problem(await api.client.post(url, json={"catalog": catalog, **extra}), 422)
+        assert [e["loc"] for e in body["errors"]] == [
+            ["catalog", "soldiers", 0, "power"],
+            ["catalog", "soldiers", 0, "hands", 0],
+            ["catalog", "weapons", 0, "name"],
+        ]

@@ -121,3 +121,33 @@ async def test_match_log_idempotent_retry(api: Api) -> None:
     assert_problem(await api.client.post(url, json=mv("Ann", 3), headers=headers), 409)
     r = await api.client.post(url, json=mv("Ann", 3), headers={**headers, "Idempotency-Key": "ann-1"})
     assert r.json()["index"] == 1
+
+
+async def test_types_are_strict_and_every_number_of_a_record_is_bounded(api: Api) -> None:
+    """`legion_markers: true` is a 422, not one marker; a points value of 10**18 is a 422 at once
+    (7.41 is arithmetic; nothing loops over marks), and the bounds are in the request schema."""
+    url = "/v1/adjudicate/strategic-titan"
+    players = ["Ann", "Bob"]
+    r = await api.client.post(
+        url, json={"players": players, "options": {"legion_markers": True}, "events": [START]}
+    )
+    assert assert_problem(r, 422)["errors"][0]["loc"] == ["body", "options", "legion_markers"]
+    start_true = {**START, "options": {"legion_markers": True}}
+    r = await api.client.post(url, json={"players": players, "events": [start_true]})
+    assert assert_problem(r, 422)["errors"][0]["loc"] == ["events", 0, "options"]
+    huge = {"type": "points", "player": "Ann", "points": 10**18}
+    r = await api.client.post(url, json={"players": players, "events": [START, huge]})
+    assert assert_problem(r, 422)["errors"][0]["loc"] == ["events", 1, "points"]
+    most = {"type": "points", "player": "Ann", "points": 100_000}
+    r = await api.client.post(url, json={"players": players, "events": [START, most]})
+    assert r.status_code == 200 and r.json()["state"]["players"][0]["mulligans"] == 0
+    r = await api.client.post(url, json={"players": players, "events": [START] * 10_001})
+    assert assert_problem(r, 422)["errors"][0]["loc"][:2] == ["body", "events"]
+    m = await seated_match(api)
+    log = f"/v1/matches/{m['match_id']}/log"
+    assert (await api.client.post(log, json=START, headers=bearer(m["token"]))).status_code == 201
+    r = await api.client.post(log, json=huge, headers=bearer(m["token"]))
+    assert assert_problem(r, 422)["errors"][0]["loc"] == ["events", 1, "points"]
+    assert len((await api.client.get(log)).json()["record"]["events"]) == 1  # nothing stored
+    schema = (await api.client.get("/openapi.json")).json()["components"]["schemas"]["StrategicTitanEvent"]
+    assert "100,000" in schema["properties"]["type"]["description"]

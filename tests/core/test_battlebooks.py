@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -84,6 +86,53 @@ def test_draw_timeout_and_bye_scores() -> None:
         assert [(s.points, s.differential) for s in scored.seats] == [(2, 0), (2, 0)]
     bye = score_game(GameResult("b", 1, "bye", (SeatResult("A", 1, None),)), config)
     assert bye is not None and [(s.points, s.differential) for s in bye.seats] == [(5, 0)]
+
+
+def test_a_differential_that_contradicts_the_winner_or_the_other_seat_is_refused() -> None:
+    """The differential goes + to the winner and − to the loser, and is one gap for both seats: an
+    explicit one against the winner's sign, against the other seat, against the body points, or
+    not 0 in a draw, is refused — never re-signed."""
+
+    def report(outcome: str, *seats: ReportedSeat) -> list[float | None]:
+        return [s.differential for s in normalize(["A", "B"], outcome, list(seats)).seats]
+
+    def refused(outcome: str, *seats: ReportedSeat) -> list[tuple[str | int, ...]]:
+        with pytest.raises(InvalidInput) as e:
+            normalize(["A", "B"], outcome, list(seats))
+        return [p.loc for p in e.value.problems]
+
+    # given on one seat: the other seat's is its opposite
+    assert report("played", ReportedSeat("A", 1, differential=8), ReportedSeat("B", 2)) == [8, -8]
+    assert report("played", ReportedSeat("A", 2, differential=-8), ReportedSeat("B", 1)) == [-8, 8]
+    assert report("played", ReportedSeat("A", 1, differential=8), ReportedSeat("B", 2, differential=-8)) == [
+        8,
+        -8,
+    ]
+    # the winner's sign
+    assert refused("played", ReportedSeat("A", 1, differential=-8), ReportedSeat("B", 2)) == [
+        ("seats", 0, "differential")
+    ]
+    assert refused("played", ReportedSeat("A", 1), ReportedSeat("B", 2, differential=8)) == [
+        ("seats", 1, "differential")
+    ]
+    # the other seat
+    assert refused("played", ReportedSeat("A", 1, differential=8), ReportedSeat("B", 2, differential=-5)) == [
+        ("seats", 1, "differential")
+    ]
+    # the body points
+    both = ReportedSeat("A", 1, body_points=21, differential=5), ReportedSeat("B", 2, body_points=29)
+    assert refused("played", *both) == [("seats", 0, "differential")]
+    exact = ReportedSeat("A", 1, body_points=21, differential=8), ReportedSeat("B", 2, body_points=29)
+    assert report("played", *exact) == [8, -8]
+    # a draw, a time-out, a shared place: 0
+    for outcome in ("draw", "timeout"):
+        assert refused(outcome, ReportedSeat("A", differential=3), ReportedSeat("B")) == [
+            ("seats", 0, "differential")
+        ]
+        assert report(outcome, ReportedSeat("A", differential=0), ReportedSeat("B")) == [0, 0]
+    assert refused("played", ReportedSeat("A", 1, differential=2), ReportedSeat("B", 1)) == [
+        ("seats", 0, "differential")
+    ]
 
 
 # --------------------------------------------------------------------------- the hero rule
@@ -193,3 +242,24 @@ def test_score_card_with_a_pending_game() -> None:
     card = bb.score_card([_game(0, 5, 8), _game(1, None, None, None)], {0: 7}, 3, 15, 20)
     assert card.rounds[0].complete is False and card.rows[1].score is None
     assert card.total_points == 5
+
+
+def test_the_final_score_is_the_rounds_plus_the_final_battle_and_a_playoff_game_is_shown_apart() -> None:
+    """ "Round 1 Score + Round 2 Score + Final Battle is the Final Score"; a playoff game decides the
+    winner among those still tied on that score and is not part of it."""
+    games = [_game(i, 2, 0, "draw") for i in range(6)] + [_game(6, 2, 0, "draw")]
+    playoff = [
+        dataclasses.replace(_game(7, 5, 4), stage=1, index=0),
+        dataclasses.replace(_game(8, 0, -1, "loss"), stage=1, index=1),
+    ]
+    card = bb.score_card(games + playoff, {0: 7}, 3, 15, None)
+    assert [r.label for r in card.rows] == [
+        *(f"Round {b} · Game {g}" for b in (1, 2) for g in (1, 2, 3)),
+        "Final Battle",
+    ]
+    assert (card.total_points, card.total_differential) == (14, 0)
+    assert card.total_points == sum(r.points for r in card.rounds) + card.final_battle.points
+    assert [(r.label, r.points, r.total_points, r.total_differential) for r in card.playoff] == [
+        ("Playoff", 5, 5, 4),
+        ("Playoff", 0, 5, 3),
+    ]

@@ -66,12 +66,6 @@ def test_4_7_pass_only_with_a_single_titan_legion_and_may_repeat() -> None:
     broken(run([*split("Ann"), mv("Ann", "pass")]), "4.7", index=2)
 
 
-def test_4_2_pass_is_not_a_number_and_is_skipped() -> None:
-    base = [mv("Ann", 3), mv("Bob", 1), mv("Ann", "pass"), mv("Bob", 2), mv("Ann", "pass"), mv("Bob", 5)]
-    broken(run([*base, mv("Ann", 3)]), "4.2")
-    ok(run([*base, mv("Ann", 4)]))
-
-
 def test_4_8_no_one_with_a_legion_in_the_centre_after_the_first_turn() -> None:
     first = [mv("Ann", 1, centre=1), mv("Bob", 2)]  # the first turn is exempt
     ok(run(first))
@@ -133,7 +127,10 @@ def test_6_2_no_more_legions_than_markers_and_the_12_cap() -> None:
     players = ok(replay(P2, None, big))
     assert players["Ann"]["legion_markers"] == 12 and players["Ann"]["mulligans"] == 6
     assert ("6.2", 0) in rules(players["Ann"], "legion_markers")
-    broken(replay(P2, None, [*big, enc("Bob", "Ann", "destroyed", legions={"Ann": 13})]), "6.2")
+    five = [mv("Ann", 3), mv("Bob", 2), enc("Bob", "Ann", "defended", legions={"Ann": 6})]
+    broken(run(five), "6.2")  # 5 markers, not 6 legions
+    with pytest.raises(InvalidInput):  # never more than 12 legions: out of bounds
+        replay(P2, None, [*big, enc("Bob", "Ann", "destroyed", legions={"Ann": 13})])
 
 
 def test_6_3_and_6_6_markers_for_destroying_and_defending() -> None:
@@ -262,11 +259,10 @@ def test_7_6_temporary_titan_mulligan_used_or_lost() -> None:
 
 
 def test_7_5_cannot_spend_more_than_held() -> None:
-    broken(run([mv("Ann", 3), {"type": "reroll", "player": "Bob", "count": 7}]), "7.5")
-    assert ok(run([mv("Ann", 3), {"type": "reroll", "player": "Bob", "count": 6}]))["Bob"]["mulligans"] == 0
-    broken(
-        run([mv("Ann", 3), {"type": "mulligan", "player": "Bob", "count": 7, "reason": "battleland"}]), "7.8"
-    )
+    attack = [mv("Ann", 3), {"type": "attack", "attacker": "Ann", "defender": "Bob"}]
+    broken(run([*attack, {"type": "reroll", "player": "Bob", "count": 7}]), "7.5")
+    assert ok(run([*attack, {"type": "reroll", "player": "Bob", "count": 6}]))["Bob"]["mulligans"] == 0
+    broken(run([*attack, {"type": "mulligan", "player": "Bob", "count": 7, "reason": "battleland"}]), "7.8")
 
 
 def test_7_2_oops_retraction_costs_n_and_not_after_an_encounter() -> None:
@@ -289,7 +285,7 @@ def test_7_2_oops_retraction_costs_n_and_not_after_an_encounter() -> None:
     moved = [mv("Ann", 6), {"type": "stop", "player": "Ann", "tower": 300}]
     undone = ok(run([*moved, {"type": "retract", "player": "Ann", "what": "movement"}, mv("Ann", 5)]))
     assert undone["Ann"]["towers"] == [100] and ("7.2", None) in rules(undone["Ann"], "towers")
-    met = [mv("Ann", 3), enc("Ann", "Bob", "forfeited")]
+    met = [*split("Ann"), mv("Ann", 3), enc("Ann", "Bob", "forfeited")]
     broken(run([*met, {"type": "retract", "player": "Ann", "what": "movement"}]), "7.2")
     broken(run([mv("Ann", 3), {"type": "retract", "player": "Bob", "what": "movement"}]), "3.2")
 
@@ -366,8 +362,12 @@ def test_8_1_resurrection_exactly_at_10() -> None:
 
 
 def test_double_titan_is_out_with_the_last_titan() -> None:
-    res = replay(P2, {"titans": "double"}, [start(), mv("Ann", 3), {"type": "titan_killed", "player": "Ann"}])
+    battle = [start(), *split("Ann"), mv("Ann", 3), mv("Bob", 2), enc("Bob", "Ann", "destroyed", titan=True)]
+    killed = {"type": "titan_killed", "player": "Ann"}
+    res = replay(P2, {"titans": "double"}, [*battle, killed])
     assert ok(res)["Ann"]["alive"] and not res.state.finished
+    res = replay(P2, {"titans": "double"}, [*battle, killed, killed])
+    assert not ok(res)["Ann"]["alive"] and res.state.finished
 
 
 # --- parsing -----------------------------------------------------------------------------------
@@ -421,3 +421,134 @@ def test_adjudicate_match_unfinished_violation_and_called_game() -> None:
         adjudicate_match({"events": []}, 3, "s") if False else adjudicate_match(
             {"players": P2, "events": []}, 3, "s"
         )
+
+
+# --- issue: the rules as the FAQ words them ---------------------------------------------------
+def test_4_2_counts_turns_after_3_4_pass_a_3_is_legal_and_a_4_is_not() -> None:
+    """ "NOT the SAME number as either of his last TWO turns'": after 3, 4, pass the last two turns
+    are 4 and a pass."""
+    base = [mv("Ann", 3), mv("Bob", 1), mv("Ann", 4), mv("Bob", 2), mv("Ann", "pass"), mv("Bob", 5)]
+    assert ok(run([*base, mv("Ann", 3)]))["Ann"]["movement_numbers"] == [3, 4, "pass", 3]
+    broken(run([*base, mv("Ann", 4)]), "4.2", index=7)
+    # two passes in a row: any number again
+    passes = [mv("Ann", 3), mv("Bob", 1), mv("Ann", "pass"), mv("Bob", 2), mv("Ann", "pass"), mv("Bob", 4)]
+    ok(run([*passes, mv("Ann", 3)]))
+
+
+def test_7_7_a_reroll_is_demanded_only_inside_a_combat_by_a_player_in_it() -> None:
+    """ "During combat … the player whose creatures are taking damage may use a mulligan to demand
+    that the player inflicting damage re-roll"; the roller may answer with his own."""
+    three = ["Ann", "Bob", "Cy"]
+    attack = [mv("Ann", 3), {"type": "attack", "attacker": "Ann", "defender": "Bob"}]
+    broken(run([mv("Ann", 3), {"type": "reroll", "player": "Bob"}], players=three), "7.7", index=2)
+    broken(run([*attack, {"type": "reroll", "player": "Cy"}], players=three), "7.7", index=3)
+    spent = {"type": "mulligan", "player": "Cy", "count": 1, "reason": "reroll"}
+    broken(run([*attack, spent], players=three), "7.7", index=3)
+    players = ok(
+        run(
+            [*attack, {"type": "reroll", "player": "Bob"}, {"type": "reroll", "player": "Ann"}], players=three
+        )
+    )
+    assert players["Bob"]["mulligans"] == 5 and players["Ann"]["mulligans"] == 5
+
+
+def test_7_8_the_battleland_mulligan_is_the_defenders() -> None:
+    """ "The DEFENDER rolls a die to determine which battleland is used. If he is not satisfied, he
+    may mulligan.\""""
+    battleland = {"type": "mulligan", "count": 1, "reason": "battleland"}
+    attack = [mv("Ann", 3), {"type": "attack", "attacker": "Ann", "defender": "Bob"}]
+    broken(run([*attack, {**battleland, "player": "Ann"}]), "7.8", index=3)
+    broken(run([mv("Ann", 3), {**battleland, "player": "Bob"}]), "7.8", index=2)
+    assert ok(run([*attack, {**battleland, "player": "Bob"}]))["Bob"]["mulligans"] == 5
+
+
+def test_a_titan_killed_needs_a_battle() -> None:
+    """ "Should a player's Titan be killed in battle": a titan_killed follows the encounter it died in
+    (or another titan_killed of it), for a player who fought there."""
+    broken(run([mv("Ann", 3), {"type": "titan_killed", "player": "Ann"}]), "8.1", index=2)
+    three = ["Ann", "Bob", "Cy"]
+    battle = [
+        mv("Ann", 3),
+        *split("Bob"),
+        mv("Bob", 2),
+        mv("Cy", 4),
+        mv("Ann", 4),
+        enc("Ann", "Bob", "destroyed"),
+    ]
+    broken(run([*battle, {"type": "titan_killed", "player": "Cy"}], players=three), "8.1")
+    broken(run([*battle, mv("Bob", 5), {"type": "titan_killed", "player": "Bob"}], players=three), "8.1")
+    assert not ok(run([*battle, {"type": "titan_killed", "player": "Bob"}], players=three))["Bob"]["alive"]
+
+
+def test_a_player_with_no_legion_left_is_out() -> None:
+    """A player whose last legion is destroyed has lost his Titan's legion: he is out from the next
+    event (a titan_killed of that battle may still resurrect him), and the game ends with one left."""
+    three = ["Ann", "Bob", "Cy"]
+    gone = [mv("Ann", 3), enc("Ann", "Bob", "destroyed")]
+    pending = run(gone, players=three)
+    assert ok(pending)["Bob"]["legions_on_board"] == 0  # a titan_killed may still follow
+    res = run([*gone, mv("Cy", 2)], players=three)
+    players = ok(res)
+    assert not players["Bob"]["alive"] and players["Bob"]["eliminated_at"] == 2
+    assert res.state.to_dict()["order"] == three and res.state.due() == 0  # Bob's turn is skipped
+    broken(run([*gone, mv("Bob", 2)], players=three), "record")
+    two = run([*gone, {"type": "end"}])
+    assert two.state.finished and two.state.ended_by == "elimination" and two.state.places() == [1, 2]
+    adj = adjudicate_match({"players": P2, "events": [start(), *gone, {"type": "end"}]}, 2, "s")
+    assert [s.place for s in adj.seats] == [1, 2]
+
+
+def test_mulligan_recruiting_is_in_the_players_own_turn() -> None:
+    """7.9: mulligans buy a recruit "upon entering a Tower" — in the player's own turn."""
+    paid = {"type": "recruit", "player": "Bob", "creature": "Gorgon", "mulligans": True}
+    broken(run([mv("Ann", 3), paid]), "7.9", index=2)
+    spent = {"type": "mulligan", "player": "Bob", "count": 2, "reason": "recruit", "creature": "Gorgon"}
+    broken(run([mv("Ann", 3), spent]), "7.9", index=2)
+    assert ok(run([mv("Ann", 3), mv("Bob", 2), paid]))["Bob"]["mulligans"] == 4
+    ok(run([mv("Ann", 3), {"type": "recruit", "player": "Bob", "creature": "Gorgon"}]))  # a plain recruit
+
+
+def test_7_41_is_arithmetic_marks_passed_are_floor_new_minus_floor_old() -> None:
+    """One entry per score, losing ⌊new/100⌋ − ⌊old/100⌋ mulligans (no more than held): a huge
+    points value costs nothing to compute."""
+    players = ok(run([{"type": "points", "player": "Ann", "points": 250}]))
+    assert rules(players["Ann"]) == [("7.41", -2)] and players["Ann"]["mulligans"] == 4
+    players = ok(
+        run(
+            [
+                {"type": "points", "player": "Ann", "points": 99},
+                {"type": "points", "player": "Ann", "points": 2},
+            ]
+        )
+    )
+    assert rules(players["Ann"]) == [("7.41", -1)]
+    huge = ok(run([{"type": "points", "player": "Ann", "points": 100_000}]))
+    assert huge["Ann"]["mulligans"] == 0 and rules(huge["Ann"]) == [("7.41", -6)]
+    assert "1000 100-point marks" in [e["note"] for e in huge["Ann"]["ledger"] if e["rule"] == "7.41"][0]
+
+
+def test_every_number_in_a_record_is_bounded() -> None:
+    """Points, counts, hexes and legions have bounds (vocabulary), named when broken; a string is
+    not a number and `true` is not a count."""
+    cases = [
+        ({"type": "points", "player": "Ann", "points": 10**18}, "points"),
+        ({"type": "points", "player": "Ann", "points": True}, "points"),
+        (mv("Ann", 3, centre=13), "centre"),
+        ({"type": "retract", "player": "Ann", "what": "movement", "stacks": 13}, "stacks"),
+        ({"type": "reroll", "player": "Ann", "count": 10**9}, "count"),
+        ({"type": "mulligan", "player": "Ann", "count": 10**9, "reason": "battleland"}, "count"),
+        ({"type": "teleport", "player": "Ann", "to": 10**12}, "to"),
+        (enc("Ann", "Bob", "destroyed", legions={"Bob": 13}), "legions"),
+        (enc("Ann", "Bob", "destroyed", points={"Ann": 10**18}), "points"),
+        (mv("1", 3), "player"),
+    ]
+    for event, field in cases:
+        with pytest.raises(InvalidInput) as err:
+            run([event])
+        assert err.value.problems[0].loc == ("events", 1, field), event
+    with pytest.raises(InvalidInput) as err:
+        replay(P2, {"legion_markers": True}, [start()])
+    assert err.value.problems[0].loc == ("options",)
+    with pytest.raises(InvalidInput) as err:
+        replay(P2, None, [start(), *[mv(1 + n % 2, 1 + n % 3) for n in range(10_001)]])
+    assert err.value.problems[0].loc == ("events",)

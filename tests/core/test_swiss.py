@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from app.core.errors import InvalidInput
 from app.core.pairing import swiss
 from app.core.pairing.swiss import (
+    SwissBye,
     SwissEntry,
     SwissPairing,
     choose_bye,
@@ -227,3 +228,49 @@ def test_block_merge_when_a_block_forces_a_rematch() -> None:
         result = pair_swiss(entries)
     check_cover(entries, result)
     assert result.rematches == 0
+
+
+# --------------------------------------------------------------------------- the bye to the lowest score
+def test_bye_lowest_score_goes_to_the_lowest_on_points_and_differential() -> None:
+    """battlebooks.md Clash: "the player with the lowest score will receive the buy" — the lowest on
+    points, then differential, even when he had a bye before; among those tied there, fewer byes."""
+    entries = [
+        SwissEntry("top", 20, byes=0),
+        SwissEntry("second", 15, byes=0),
+        SwissEntry("low", 5, differential=-3, byes=1),
+        SwissEntry("lowest-a", 5, differential=-8, byes=1),
+        SwissEntry("lowest-b", 5, differential=-8, byes=0),
+    ]
+    # the general engine's rule: the lowest-ranked among those with the fewest byes
+    assert pair_swiss(entries, pairing="adjacent", avoid_rematches=False).bye == SwissBye("lowest-b", 0)
+    # among the tied lowest (5/-8), the one with fewer byes — even if listed above the other
+    order = [entries[0], entries[1], entries[2], entries[4], entries[3]]
+    result = pair_swiss(order, pairing="adjacent", avoid_rematches=False, bye="lowest_score")
+    assert result.bye == SwissBye("lowest-b", 0)
+    # once the lowest have all had a bye, it still goes to the lowest, never above the lowest score
+    again = [SwissEntry(e.id, e.score, differential=e.differential, byes=1) for e in entries[2:]]
+    field = [entries[0], entries[1], *again]
+    assert pair_swiss(field, pairing="adjacent", avoid_rematches=False).bye == SwissBye("second", 0)
+    result = pair_swiss(field, pairing="adjacent", avoid_rematches=False, bye="lowest_score")
+    assert result.bye == SwissBye("lowest-b", 1)
+    assert choose_bye(field, "lowest_score") == 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(fields(), st.sampled_from(["matching", "adjacent"]))
+def test_bye_lowest_score_is_never_above_the_lowest_score(entries: list[SwissEntry], method: str) -> None:
+    result = pair_swiss(entries, pairing=method, avoid_rematches=False, bye="lowest_score")
+    check_cover(entries, result)
+    if result.bye is None:
+        return
+    lowest = min(e.score for e in entries)
+    chosen = next(e for e in entries if e.id == result.bye.entry)
+    assert chosen.score == lowest
+    tied = [e for e in entries if e.score == lowest]
+    assert chosen.byes == min(e.byes for e in tied)
+
+
+def test_bye_rule_is_checked() -> None:
+    with pytest.raises(InvalidInput) as e:
+        pair_swiss([SwissEntry("a")], bye="highest")
+    assert e.value.problems[0].loc == ("bye",)

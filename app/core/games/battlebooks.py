@@ -34,17 +34,30 @@ Rulings where the spec is silent:
 - A played, drawn or timed-out result must name every seat's hero, except where the rule leaves one
   choice (game 2 after game 1; the Roll Call's one hero): then it is filled in. Score cards "must be
   filled out completely" to be rated.
+- Heroes are declared before a game (the guide fills them in on the card before play): a seat's
+  player or the organizer declares it on the pending match, checked by the hero rule then. A
+  declared hero fills in a result that names none; a result naming another is refused
+  (``battlebooks.hero.declared``) until the result is confirmed, whose correction may change it.
 - Roll Call: each entry registers exactly one hero; Clash: exactly two different books (checked at
-  start, every offending entry named). Secret Wars: the pack replaces whatever characters an entry
-  named at registration.
-- Packs: every unordered pair of distinct catalog books, in catalog order, shuffled with the event
-  seed's stream ``battlebooks:packs``; the k-th entry (registration order) gets the k-th pair. A
-  catalog with ``b`` books makes ``b·(b−1)/2`` packs; fewer packs than entries is a 422 naming
-  ``settings.catalog``. Packs are drawn when the event starts, in the same transaction that
-  publishes game 1's pairings, so no read ever shows a pack before those pairings.
+  start, every offending entry named). Books named at registration are never overwritten.
+- Packs (Secret Wars) are assigned at registration: recorded as handed out (the entry's two
+  ``characters``: two different catalog books, a pair no other entry holds) or, when none are
+  named, drawn: every unordered pair of distinct catalog books, in catalog order, shuffled with the
+  event seed's stream ``battlebooks:packs``, the first pair no entry holds yet (so without recorded
+  packs the k-th entry in registration order gets the k-th pair). A catalog with ``b`` books makes
+  ``b·(b−1)/2`` packs; a registration when all are handed out is a 422 naming ``settings.catalog``.
+  The packs are sealed — shown to the organizer only — until the event starts, which publishes
+  game 1's pairings; the start checks them again against the catalog (it may have changed).
 - Only sanctioned presets rate: an event of these presets with ``rated: true`` but
   ``sanctioned: false`` refuses to start (422 naming ``settings.rated``). Clash and Secret Wars rate
   into the overall pool, Roll Call into the per-hero pool only (core/ratings.py ``pool_plan``).
+- Score card sign-offs: the organizer signs a game by recording its result (a report, the
+  confirmation of the players' agreeing claims, a ruling, a correction); the player has signed when
+  their own last claim is the result on the card. The Swiss presets have players' agreeing claims
+  wait for the organizer's confirmation (the guide: the organizer records the results; players do
+  not mark their own cards).
+- Score card: the Final Score is all the round scores plus the Final Battle; a playoff game is
+  shown apart (its own list, its own running total), never added to it.
 - Times: ``game_minutes`` (15) applies to every game but the Final Battle, which is untimed unless
   ``final_minutes`` (at least 15, as the guide requires) is set; the score card shows each game's limit.
 """
@@ -52,8 +65,9 @@ Rulings where the spec is silent:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from itertools import combinations
 from typing import Any
 
@@ -61,6 +75,9 @@ from app.core import rng
 from app.core.errors import InvalidInput, Problem, RuleViolation
 
 BLOCK = 3  # games per game round (Clash, Secret Wars)
+# A hero's body points are a few dozen; results and Battle Royal records keep them within these
+# bounds (a differential within twice that), so every sum of them stays finite.
+BODY_POINTS_LIMIT = 10_000
 
 # A sample catalog so the Secret Wars preset runs out of the box; organizers give their own
 # ``settings.catalog`` (the books they have on the table).
@@ -90,6 +107,7 @@ def _swiss_stage(block: int, name: str) -> dict[str, Any]:
         "pairing": "adjacent",
         "first_round": "random",
         "avoid_rematches": False,
+        "bye": "lowest_score",
         "block": block,
     }
 
@@ -117,6 +135,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     ),
 }
 CLASH_LIKE = frozenset({"battlebooks-clash", "battlebooks-secret-wars"})
+SEALED = "battlebooks-secret-wars"  # packs sealed until game 1's pairings
 ONE_HERO = frozenset({"battlebooks-roll-call"})
 
 
@@ -164,6 +183,21 @@ RULE_BOOK = "battlebooks.hero.book"
 RULE_OTHER = "battlebooks.hero.game2"
 RULE_NAMED = "battlebooks.hero.named"
 RULE_ONE = "battlebooks.hero.one"
+RULE_DECLARED = "battlebooks.hero.declared"
+
+
+def check_declared(name: str, declared: str | None, character: str | None) -> str | None:
+    """A result's hero against the one declared before the game: the declared hero fills in a
+    result that names none; a result naming another is refused."""
+    if declared is None or character is None:
+        return character if declared is None else declared
+    if character != declared:
+        raise RuleViolation(
+            RULE_DECLARED,
+            f"{name} declared {declared!r} before the game, not {character!r}; "
+            "the organizer corrects a declaration by correcting the confirmed result",
+        )
+    return character
 
 
 def check_hero(
@@ -217,17 +251,24 @@ def check_one_hero(name: str, books: Sequence[str], character: str | None) -> st
     return hero
 
 
-def registration_problems(preset: str, entries: Sequence[tuple[str, str, Sequence[str]]]) -> list[Problem]:
+def registration_problems(
+    preset: str, entries: Sequence[tuple[str, str, Sequence[str]]], catalog: Sequence[str] = ()
+) -> list[Problem]:
     """Entries ``(id, name, characters)`` whose heroes do not fit the preset (Clash: two different
-    books; Roll Call: one hero)."""
+    books; Roll Call: one hero; Secret Wars: a pack of the catalog, no two alike)."""
     problems: list[Problem] = []
-    for entry_id, name, chars in entries:
+    for n, (entry_id, name, chars) in enumerate(entries):
         loc = ("entries", entry_id, "characters")
         if preset in ONE_HERO and len(chars) != 1:
             problems.append(Problem(loc, f"{name} must register exactly one hero (has {len(chars)})"))
         elif preset == "battlebooks-clash" and (len(chars) != 2 or chars[0] == chars[1]):
             problems.append(
                 Problem(loc, f"{name} must register two different books (has {', '.join(chars) or 'none'})")
+            )
+        elif preset == SEALED:
+            earlier = [c for _, _, c in entries[:n]]
+            problems.extend(
+                Problem(p.loc, f"{name}: {p.msg}") for p in pack_problems(catalog, chars, earlier, loc)
             )
     return problems
 
@@ -250,6 +291,48 @@ def pack_count(books: int) -> int:
     return books * (books - 1) // 2
 
 
+def _seeded_pairs(catalog: Sequence[str], seed: str) -> list[tuple[str, str]]:
+    pairs = list(combinations(catalog, 2))
+    rng.stream(seed, "battlebooks:packs").shuffle(pairs)
+    return pairs
+
+
+def next_pack(catalog: Sequence[str], seed: str, taken: Iterable[Sequence[str]]) -> tuple[str, str]:
+    """A pack drawn at registration: the first pair of the seeded order that no entry holds yet
+    (so entries registered one by one get the same packs as ``draw_packs``)."""
+    held = {frozenset(p) for p in taken}
+    err = catalog_problem(list(catalog))
+    if err is None:
+        for pair in _seeded_pairs(catalog, seed):
+            if frozenset(pair) not in held:
+                return pair
+        err = f"{len(catalog)} books make {pack_count(len(catalog))} different packs; all are handed out"
+    raise InvalidInput(
+        f"the catalog cannot make another pack: {err}", [Problem(("settings", "catalog"), err)]
+    )
+
+
+def pack_problems(
+    catalog: Sequence[str],
+    characters: Sequence[str],
+    taken: Iterable[Sequence[str]],
+    loc: tuple[str | int, ...],
+) -> list[Problem]:
+    """A pack recorded as handed out: two different books of the catalog, a pair no other entry holds."""
+    if len(characters) != 2 or characters[0] == characters[1]:
+        return [Problem(loc, f"a pack is two different books of the catalog, not {', '.join(characters)}")]
+    problems = [
+        Problem((*loc, i), f"{book!r} is not in the catalog ({', '.join(catalog)})")
+        for i, book in enumerate(characters)
+        if book not in catalog
+    ]
+    if not problems and frozenset(characters) in {frozenset(p) for p in taken}:
+        problems.append(
+            Problem(loc, f"another entry holds the pack {' + '.join(characters)}; packs are all different")
+        )
+    return problems
+
+
 def draw_packs(catalog: Sequence[str], players: int, seed: str) -> list[tuple[str, str]]:
     """``players`` blind packs of two different books, no two packs the same pair."""
     err = catalog_problem(list(catalog))
@@ -262,12 +345,58 @@ def draw_packs(catalog: Sequence[str], players: int, seed: str) -> list[tuple[st
         raise InvalidInput(
             f"the catalog cannot make the packs: {err}", [Problem(("settings", "catalog"), err)]
         )
-    pairs = list(combinations(catalog, 2))
-    rng.stream(seed, "battlebooks:packs").shuffle(pairs)
-    return pairs[:players]
+    return _seeded_pairs(catalog, seed)[:players]
 
 
 # --------------------------------------------------------------------------- score cards
+
+
+@dataclass(frozen=True)
+class SignOff:
+    """Who signed a game's result on the score card, and when."""
+
+    by: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class HistoryStep:
+    """One step of a match's result history (a report, a claim, a confirmation, …)."""
+
+    action: str
+    actor: str
+    payload: Mapping[str, Any]
+    at: datetime
+
+
+RESULT_ACTIONS = ("report", "confirm", "ruling", "correction")
+
+
+def _result_of(payload: Mapping[str, Any]) -> tuple[Any, Any]:
+    return payload.get("outcome"), payload.get("seats")
+
+
+def sign_offs(
+    history: Sequence[HistoryStep], entry_id: str, player: str
+) -> tuple[SignOff | None, SignOff | None]:
+    """The player's and the organizer's sign-off of a game's result, from its history in order.
+
+    The organizer signs the result by recording it (a report, a confirmation of the players'
+    claims, a ruling, a correction): the last such step, when the organizer (or the admin) took it.
+    The player has signed when their own last claim is that very result; a claim the organizer
+    then overruled or corrected is not a signature of the result on the card.
+    """
+    final = next((h for h in reversed(history) if h.action in RESULT_ACTIONS), None)
+    if final is None:
+        return None, None
+    organizer = None
+    if not final.actor.startswith("entry:") and final.actor != "players":
+        organizer = SignOff(final.actor, final.at)
+    claim = next(
+        (h for h in reversed(history) if h.action == "claim" and h.actor == f"entry:{entry_id}"), None
+    )
+    signed = claim is not None and _result_of(claim.payload) == _result_of(final.payload)
+    return (SignOff(player, claim.at) if signed and claim is not None else None), organizer
 
 
 @dataclass(frozen=True)
@@ -288,6 +417,8 @@ class CardGame:
     differential: float | None
     result: str | None  # win, draw, loss, bye
     first_token: bool
+    player_sign_off: SignOff | None = None
+    organizer_sign_off: SignOff | None = None
 
 
 @dataclass
@@ -313,6 +444,8 @@ class CardRow:
     total_points: float
     total_differential: float
     minutes: int | None
+    player_sign_off: SignOff | None = None
+    organizer_sign_off: SignOff | None = None
 
 
 @dataclass
@@ -326,11 +459,15 @@ class RoundScore:
 
 @dataclass
 class ScoreCard:
+    """``rows``: the games of the Swiss stage (every game round and the Final Battle), whose totals
+    are the Final Score; ``playoff``: the playoff games, apart, with running totals of their own."""
+
     rows: list[CardRow] = field(default_factory=list)
     rounds: list[RoundScore] = field(default_factory=list)
     final_battle: CardRow | None = None
     total_points: float = 0.0
     total_differential: float = 0.0
+    playoff: list[CardRow] = field(default_factory=list)
 
 
 def _num(x: float) -> str:
@@ -356,10 +493,12 @@ def score_card(
     """Every game in round order with running totals; round scores per block of the first stage.
 
     ``rounds_in_stage`` maps a stage index to its number of rounds (for spotting the Final Battle);
-    stages after the first are playoffs.
+    stages after the first are playoffs: their games are listed apart and their points are not
+    part of the Final Score (the rounds plus the Final Battle).
     """
     card = ScoreCard()
     blocks: dict[int, RoundScore] = {}
+    playoff_points = playoff_differential = 0.0
     for g in sorted(games, key=lambda g: g.round):
         if g.stage == 0:
             pos = position(g.index, rounds_in_stage.get(0, 0), block)
@@ -375,7 +514,11 @@ def score_card(
             minutes = final_minutes if final else game_minutes
         else:
             label, game_round, game_no, final, minutes = "Playoff", None, None, False, final_minutes
-        if g.points is not None:
+        if g.stage != 0:
+            if g.points is not None:
+                playoff_points += g.points
+                playoff_differential += g.differential or 0.0
+        elif g.points is not None:
             card.total_points += g.points
             card.total_differential += g.differential or 0.0
         row = CardRow(
@@ -397,10 +540,15 @@ def score_card(
             points=g.points,
             differential=g.differential,
             score=score_text(g.points, g.differential),
-            total_points=card.total_points,
-            total_differential=card.total_differential,
+            total_points=card.total_points if g.stage == 0 else playoff_points,
+            total_differential=card.total_differential if g.stage == 0 else playoff_differential,
             minutes=minutes,
+            player_sign_off=g.player_sign_off,
+            organizer_sign_off=g.organizer_sign_off,
         )
+        if g.stage != 0:
+            card.playoff.append(row)
+            continue
         card.rows.append(row)
         if final:
             card.final_battle = row

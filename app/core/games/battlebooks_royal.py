@@ -55,6 +55,7 @@ from typing import Any
 
 from app.core.errors import InvalidInput, Problem, RuleViolation
 from app.core.games.adjudication import Adjudication, SeatOutcome
+from app.core.games.battlebooks import BODY_POINTS_LIMIT
 from app.core.pairing.elimination import next_power_of_two
 
 LAST_MAN_STANDING = "battlebooks-last-man-standing"
@@ -129,7 +130,12 @@ class Record:
 
 
 def _number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
+    """A number of body points: not a bool, finite and within ±BODY_POINTS_LIMIT."""
+    return (
+        isinstance(v, int | float)
+        and not isinstance(v, bool)
+        and -BODY_POINTS_LIMIT <= v <= BODY_POINTS_LIMIT
+    )
 
 
 def _seat(v: Any, seats: int) -> str | None:
@@ -164,7 +170,11 @@ def parse_record(game_log: Any, seats: int) -> Record:
     else:
         for i, v in enumerate(bp):
             if not _number(v) or v <= 0:
-                problems.append(Problem((*base, "body_points", i), "must be a positive number"))
+                problems.append(
+                    Problem(
+                        (*base, "body_points", i), f"must be a positive number up to {BODY_POINTS_LIMIT:,}"
+                    )
+                )
     raw_turns = game_log.get("turns")
     turns: list[Turn] = []
     if not isinstance(raw_turns, list) or not raw_turns:
@@ -188,7 +198,12 @@ def parse_record(game_log: Any, seats: int) -> Record:
                 if key not in t:
                     problems.append(Problem((*loc, key), "is required"))
                 elif not _number(t[key]):
-                    problems.append(Problem((*loc, key), "must be a number"))
+                    problems.append(
+                        Problem(
+                            (*loc, key),
+                            f"must be a number from {-BODY_POINTS_LIMIT:,} to {BODY_POINTS_LIMIT:,}",
+                        )
+                    )
             if len(problems) == bad:
                 turns.append(
                     Turn(

@@ -17,8 +17,12 @@ Rulings where the spec is silent:
   order: 1–2, 3–4, …) ``+ REMATCH_PENALTY`` (10¹², only when ``avoid_rematches`` and the two have met).
   Because the cost is convex in the score gap and linear in rank distance, with no rematch in the way
   the optimum is exactly the adjacent pairing; the matching only departs from it to avoid rematches.
-* The bye is chosen BEFORE matching, as a hard rule: the lowest-ranked entry among those with the
-  fewest byes (so nobody gets a second bye while someone has none). Rematch avoidance comes after it.
+* The bye is chosen BEFORE matching, as a hard rule, by one of two rules (``bye``):
+  ``fewest_byes`` (the general engine's): the lowest-ranked entry among those with the fewest byes,
+  so nobody gets a second bye while someone has none; ``lowest_score`` (BATTLEBOOKS: "the player
+  with the lowest score will receive the buy"): among the entries lowest on score and then
+  differential, the one with the fewest byes, the lowest-ranked of those; never an entry above the
+  lowest score. Rematch avoidance comes after it.
 * Large fields are cut into blocks of about ``BLOCK_SIZE`` ranks, only at even rank counts, and each
   block is matched on its own (blossom is ~cubic). Absent rematch constraints an optimal pairing never
   crosses such a cut (uncrossing two crossing pairs never raises a convex gap cost and strictly lowers
@@ -28,8 +32,8 @@ Rulings where the spec is silent:
 * Optimality: the result is the exact minimum over the sparse graph. Tests compare it with brute force
   over every pairing (≤ 10 entries) and the benchmark with networkx over the complete graph; they agree,
   but a sparse window is not proven to hold the global optimum in every case.
-* ``adjacent`` uses the same bye rule: the last entry gets the bye unless it already had more byes
-  than someone else, then the lowest-ranked entry with the fewest byes.
+* ``adjacent`` uses the same bye rules: under ``fewest_byes`` the last entry gets the bye unless it
+  already had more byes than someone else, then the lowest-ranked entry with the fewest byes.
 * ``adjacent`` with ``avoid_rematches``: each top unpaired entry takes the next entry down the list it
   has not met (depth-first, backtracking), i.e. the lexicographically first rematch-free pairing, which
   is the minimal departure from 1–2, 3–4, …. If none exists (or the search exceeds ``SEARCH_BUDGET``
@@ -78,6 +82,8 @@ BLOCK_SIZE = 1000
 SEARCH_BUDGET = 200_000
 
 PairingMethod = Literal["matching", "adjacent"]
+ByeRule = Literal["fewest_byes", "lowest_score"]
+BYE_RULES = ("fewest_byes", "lowest_score")
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,7 @@ class SwissEntry:
     forbidden: frozenset[str] = frozenset()  # entries this one is never paired with
     club: str | None = None
     seats: tuple[int, ...] | None = None  # seat history (0 first, 1 second) when seats are balanced
+    differential: float = 0.0  # the second figure of the score, for the ``lowest_score`` bye
 
 
 @dataclass(frozen=True)
@@ -195,23 +202,28 @@ def pair_cost(
     )
 
 
-def choose_bye(entries: Sequence[SwissEntry]) -> int | None:
-    """Index of the bye for an odd field: the lowest-ranked entry among those with the fewest byes."""
+def choose_bye(entries: Sequence[SwissEntry], rule: ByeRule | str = "fewest_byes") -> int | None:
+    """Index of the bye for an odd field. ``fewest_byes``: the lowest-ranked entry among those with
+    the fewest byes. ``lowest_score``: among the entries lowest on (score, differential), the one
+    with the fewest byes (the lowest-ranked of those)."""
     if len(entries) % 2 == 0:
         return None
-    fewest = min(e.byes for e in entries)
-    for i in range(len(entries) - 1, -1, -1):
-        if entries[i].byes == fewest:
-            return i
-    raise AssertionError("unreachable")
+    candidates = list(range(len(entries)))
+    if rule == "lowest_score":
+        lowest = min((e.score, e.differential) for e in entries)
+        candidates = [i for i in candidates if (entries[i].score, entries[i].differential) == lowest]
+    fewest = min(entries[i].byes for i in candidates)
+    return max(i for i in candidates if entries[i].byes == fewest)
 
 
-def _validate(entries: Sequence[SwissEntry], pairing: str) -> None:
+def _validate(entries: Sequence[SwissEntry], pairing: str, bye: str) -> None:
     problems: list[Problem] = []
     if pairing not in ("matching", "adjacent"):
         problems.append(
             Problem(("pairing",), f"unknown pairing method {pairing!r}; use matching or adjacent")
         )
+    if bye not in BYE_RULES:
+        problems.append(Problem(("bye",), f"unknown bye rule {bye!r}; use {' or '.join(BYE_RULES)}"))
     seen: set[str] = set()
     for i, e in enumerate(entries):
         if e.id in seen:
@@ -229,14 +241,15 @@ def pair_swiss(
     avoid_rematches: bool = True,
     pairing: PairingMethod | str = "matching",
     avoid_same_club: bool = False,
+    bye: ByeRule | str = "fewest_byes",
 ) -> SwissPairing:
     """Pair one Swiss round. ``entries`` must be in ranking order, best first."""
-    _validate(entries, pairing)
-    bye_index = choose_bye(entries)
-    bye = None
+    _validate(entries, pairing, bye)
+    bye_index = choose_bye(entries, bye)
+    chosen: SwissBye | None = None
     rest: list[SwissEntry] = list(entries)
     if bye_index is not None:
-        bye = SwissBye(entries[bye_index].id, entries[bye_index].byes)
+        chosen = SwissBye(entries[bye_index].id, entries[bye_index].byes)
         del rest[bye_index]
     notes: list[str] = []
     window = 0
@@ -262,7 +275,7 @@ def pair_swiss(
         notes.append(f"{forced} forbidden pair(s) could not be avoided")
     return SwissPairing(
         pairs=pairs,
-        bye=bye,
+        bye=chosen,
         total_cost=sum(p.cost.total for p in pairs),
         rematches=sum(1 for p in pairs if p.cost.rematch),
         method=str(pairing),

@@ -7,10 +7,12 @@ A format answers four questions for the lifecycle (``app/services/lifecycle.py``
 - ``incomplete``: why it cannot close yet (None once it can);
 - ``entrants``: which entries of the previous stage's standings it takes (and ``needed``: whether it
   is played at all with them).
-Two flags say how it runs: ``late_entries`` (a late entry may join it while it runs) and
-``concurrent_tables`` (the organizer may open tables while others are still being played). A format
-that releases every game at once says so in ``nothing_to_pair``, and names in ``moot`` the games
-it no longer needs (a decided series' games still out), which the stage voids as it closes.
+Three flags say how it runs: ``late_entries`` (a late entry may join it while it runs),
+``concurrent_tables`` (the organizer may open tables while others are still being played) and
+``sized_tables`` (its tables have the stage's ``table_size`` seats, so a duel stage's tables seat
+two; a free-for-all or a heat seats whoever plays, within the game's limits). A format that releases
+every game at once says so in ``nothing_to_pair``, and names in ``moot`` the games it no longer
+needs (a decided series' games still out), which the stage voids as it closes.
 A preset's rules (``app/services/rules.py``) may still replace the tables of any round.
 """
 
@@ -34,6 +36,7 @@ class StageFormat:
     name: ClassVar[StageFormatName]
     late_entries: ClassVar[bool] = False
     concurrent_tables: ClassVar[bool] = False
+    sized_tables: ClassVar[bool] = True
 
     def prepare(
         self, event: Event, stage: Stage, settings: StageSettings, details: StageDetails

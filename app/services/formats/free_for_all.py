@@ -15,6 +15,7 @@ from app.services.rounds import create_round
 
 class FreeForAll(StageFormat):
     name = StageFormatName.FREE_FOR_ALL
+    sized_tables = False
 
     async def start(self, session: AsyncSession, event: Event, stage: Stage) -> Round | Job | None:
         order = sorted(details_of(stage).entries)

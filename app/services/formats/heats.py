@@ -21,6 +21,7 @@ class Heats(StageFormat):
     name = StageFormatName.HEATS
     late_entries = True
     concurrent_tables = True
+    sized_tables = False
 
     def cannot_undo(self, stage: Stage, rounds: list[Round]) -> str | None:
         return None  # heats are the organizer's explicit tables

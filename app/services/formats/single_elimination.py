@@ -33,27 +33,31 @@ def _winner(match: Match, entries: dict[str, Entry]) -> str:
     return max(pool, key=lambda e: (entries[e].tiebreak_value or 0.0, e))
 
 
+async def open_bracket(session: AsyncSession, event: Event, stage: Stage, method: str) -> Round:
+    """Draw (or seed, in the order of the stage's entries) a 2-seat bracket and create its first round."""
+    details = details_of(stage)
+    assert isinstance(details, BracketDetails)
+    bracket = single_elimination(
+        list(details.entries),
+        method=method,
+        seed=event.seed,
+        purpose=f"stage:{stage.index}:bracket",
+        best_of=stage_settings(stage).best_of,
+    )
+    tables = [[e for e in (m.first, m.second) if e is not None] for m in bracket.matches[0]]
+    set_details(stage, replace(details, bracket={"slots": bracket.slots, "rounds": bracket.rounds}))
+    return await create_round(session, event, stage, tables)
+
+
 class SingleElimination(StageFormat):
     name = StageFormatName.SINGLE_ELIMINATION
 
     async def start(self, session: AsyncSession, event: Event, stage: Stage) -> Round | Job | None:
         settings = stage_settings(stage)
-        details = details_of(stage)
-        assert isinstance(details, BracketDetails)
-        entry_ids = list(details.entries)
         if settings.table_size > 2:
-            tables = multi_seat_tables(entry_ids, settings.table_size)
-        else:
-            bracket = single_elimination(
-                entry_ids,
-                method=settings.method,  # type: ignore[arg-type]
-                seed=event.seed,
-                purpose=f"stage:{stage.index}:bracket",
-                best_of=settings.best_of,
-            )
-            tables = [[e for e in (m.first, m.second) if e is not None] for m in bracket.matches[0]]
-            set_details(stage, replace(details, bracket={"slots": bracket.slots, "rounds": bracket.rounds}))
-        return await create_round(session, event, stage, tables)
+            tables = multi_seat_tables(list(details_of(stage).entries), settings.table_size)
+            return await create_round(session, event, stage, tables)
+        return await open_bracket(session, event, stage, settings.method)
 
     async def next_tables(
         self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]

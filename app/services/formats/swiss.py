@@ -1,8 +1,9 @@
 """Swiss stages (formats.md "Pairing and scheduling" — Swiss, 2 seats and N seats).
 
 Round 1 is drawn from the event seed (or ordered by rating, ``first_round: rating``); every later
-round pairs by the stage's standings, avoiding rematches where it can; the bye goes to the
-lowest-ranked entry with the fewest byes. A Swiss stage plays ``rounds`` rounds (default ceil(log2 N))
+round pairs by the stage's standings, avoiding rematches where it can; the bye goes by the stage's
+``bye`` rule: the lowest-ranked entry with the fewest byes (``fewest_byes``), or the entry lowest on
+points and differential, fewer byes first among those tied there (``lowest_score``). A Swiss stage plays ``rounds`` rounds (default ceil(log2 N))
 and takes late entries from its next round.
 """
 
@@ -83,9 +84,11 @@ async def _swiss_tables(
         else:
             order = first_round_order(active, event.seed, f"stage:{stage.index}:round:1")
         rows_points = {e: 0.0 for e in order}
+        rows_diff: dict[str, float] = {}
     else:
         rows = await stage_standings(session, event, stage)
         rows_points = {r.entry_id: r.points for r in rows}
+        rows_diff = {r.entry_id: r.differential or 0.0 for r in rows}
         order = [r.entry_id for r in rows if r.entry_id in set(active)]
     met: dict[str, dict[str, int]] = {e: {} for e in active}
     byes: dict[str, int] = {e: 0 for e in active}
@@ -127,12 +130,14 @@ async def _swiss_tables(
                     frozenset(forbidden[e]),
                     clubs[e],
                     tuple(seats[e]) if balance else None,
+                    rows_diff.get(e, 0.0),
                 )
                 for e in order
             ],
             avoid_rematches=settings.avoid_rematches,
             pairing=settings.pairing,
             avoid_same_club=avoid_club,
+            bye=settings.bye,
         )
         described = []
         tables = []
@@ -167,7 +172,11 @@ async def _swiss_tables(
             pairs=described,
             bye=None
             if pairing.bye is None
-            else {"entry": pairing.bye.entry, "byes_before": pairing.bye.byes_before},
+            else {
+                "entry": pairing.bye.entry,
+                "byes_before": pairing.bye.byes_before,
+                "rule": settings.bye,
+            },
             notes=list(pairing.notes),
         )
         return tables

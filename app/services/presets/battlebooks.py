@@ -1,14 +1,21 @@
 """BATTLEBOOKS Swiss presets' rules: Clash, Roll Call, Secret Wars (battlebooks.md; the rules and
 rulings themselves are in app/core/games/battlebooks.py).
 
+- ``on_register``: Secret Wars assigns the entry's pack (recorded as handed out, or drawn);
+  ``sealed_characters``: packs are sealed until the event starts (game 1's pairings).
 - ``before_start``: refuses ``rated`` without ``sanctioned``; lets the engine refuse a sanctioned
-  event under 8; draws Secret Wars packs into the entries' characters; checks that every Clash entry
-  named two different books and every Roll Call entry one hero; fills the Swiss stage's ``rounds``
+  event under 8; checks that every Clash entry named two different books, every Roll Call entry one
+  hero and every Secret Wars entry a pack of the catalog, no two alike; fills the Swiss stage's ``rounds``
   from the player count (Final Battle included) unless the organizer set them.
 - ``check_report``: the hero rule on every seat's ``character`` against the entry's books and its
-  other games of the same game round (filled in where the rule leaves one choice).
+  other games of the same game round (filled in where the rule leaves one choice, or from the hero
+  declared before the game; another hero than the declared one is refused).
+- ``organizer_confirms``: players' agreeing claims wait for the organizer's confirmation.
 
-``score_card`` gathers an entry's games for its score card (battlebooks.md "Common rules" — Score
+``declare_hero`` declares a seat's hero on a pending match, checked by the same rule; a result then
+names that hero or none (filled in) until it is confirmed.
+
+``score_card`` gathers an entry's games (and their result histories, for the sign-offs) for its score card (battlebooks.md "Common rules" — Score
 cards; the card itself is built by ``app.core.games.battlebooks.score_card``).
 """
 
@@ -21,13 +28,15 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.errors import InvalidInput, Problem
+from app.core.access import Access, Principal, authorize
+from app.core.concurrency import check_if_match
+from app.core.errors import Conflict, InvalidInput, Problem
 from app.core.games import battlebooks as bb
 from app.core.lifecycle import swiss_rounds
 from app.core.results import Report
 from app.core.scoring import score_game
-from app.core.vocabulary import MatchStatus, Outcome, StageFormatName, StageStatus
-from app.db.models import Entry, Event, Match, Seat, Stage
+from app.core.vocabulary import EventStatus, MatchStatus, Outcome, StageFormatName, StageStatus
+from app.db.models import Entry, Event, Match, ResultHistory, Seat, Stage
 from app.services.reads import (
     details_of,
     entries_by_id,
@@ -41,6 +50,7 @@ from app.services.reads import (
     stage_settings,
     stages_of,
 )
+from app.services.results import match_for_change, record
 from app.services.rules import EventRules
 
 HEROLESS = (Outcome.VOID, Outcome.FORFEIT)
@@ -57,12 +67,12 @@ class BattlebooksSwiss(EventRules):
             raise InvalidInput(msg, [Problem(("settings", "rated"), msg)])
         if settings.sanctioned and len(entries) < settings.entries_needed:
             return  # the engine refuses it with its own message
-        if self.preset == "battlebooks-secret-wars":
-            packs = bb.draw_packs(list(settings.catalog), len(entries), event.seed)
-            for entry, pack in zip(entries, packs, strict=True):
-                entry.characters = list(pack)
+        if self.preset == bb.SEALED:
+            for entry in entries:  # packs are assigned at registration; an entry without one gets it now
+                if not entry.characters:
+                    entry.characters = list(await self._draw(session, event))
         problems = bb.registration_problems(
-            self.preset, [(e.id, e.name, list(e.characters or [])) for e in entries]
+            self.preset, [(e.id, e.name, list(e.characters or [])) for e in entries], settings.catalog
         )
         if problems:
             what = "1 entry" if len(problems) == 1 else f"{len(problems)} entries"
@@ -73,31 +83,78 @@ class BattlebooksSwiss(EventRules):
             stages[0]["rounds"] = bb.stage_rounds(self.preset, len(entries))
             event.settings = new
 
+    async def on_register(self, session: AsyncSession, event: Event, entry: Entry) -> None:
+        """Secret Wars: the pack is recorded as handed out (the entry's two books) or drawn now."""
+        if self.preset != bb.SEALED:
+            return
+        if entry.characters:
+            catalog = settings_of(event).catalog
+            problems = bb.pack_problems(
+                catalog, list(entry.characters), await self._packs(session, event), ("characters",)
+            )
+            if problems:
+                raise InvalidInput(problems[0].msg, problems)
+            return
+        entry.characters = list(await self._draw(session, event))
+
+    def sealed_characters(self, event: Event) -> bool:
+        return self.preset == bb.SEALED and event.status == EventStatus.REGISTRATION
+
+    async def _packs(self, session: AsyncSession, event: Event) -> list[list[str]]:
+        """Every pack handed out in the event so far."""
+        rows = await session.execute(select(Entry.characters).where(Entry.event_id == event.id))
+        return [list(c) for c in rows.scalars() if c]
+
+    async def _draw(self, session: AsyncSession, event: Event) -> tuple[str, str]:
+        await session.flush()  # the packs of entries added in this transaction count too
+        return bb.next_pack(settings_of(event).catalog, event.seed, await self._packs(session, event))
+
+    def organizer_confirms(self, event: Event) -> bool:
+        return True  # the organizer records the results; the card is signed by player and organizer
+
     async def check_report(
         self, session: AsyncSession, event: Event, stage: Stage, match: Match, report: Report
     ) -> Report:
         ids = [s.entry_id for s in report.seats]
         entries = {e.id: e for e in (await session.execute(select(Entry).where(Entry.id.in_(ids)))).scalars()}
-        seats = list(report.seats)
-        if self.preset in bb.ONE_HERO:
-            for i, s in enumerate(seats):
-                e = entries[s.entry_id]
-                if e.characters:
-                    seats[i] = dataclasses.replace(
-                        s, character=bb.check_one_hero(e.name, list(e.characters), s.character)
-                    )
-            return dataclasses.replace(report, seats=tuple(seats))
+        # before the result is confirmed, a seat's character is the hero declared for the game
+        declared = (
+            {} if match.status == MatchStatus.CONFIRMED else {s.entry_id: s.character for s in match.seats}
+        )
+        named = {
+            s.entry_id: bb.check_declared(entries[s.entry_id].name, declared.get(s.entry_id), s.character)
+            for s in report.seats
+        }
+        heroes = await self.heroes(session, stage, match, entries, named, report.outcome not in HEROLESS)
+        seats = tuple(dataclasses.replace(s, character=heroes[s.entry_id]) for s in report.seats)
+        return dataclasses.replace(report, seats=seats)
 
-        game, heroes = await self._block(session, stage, match, ids)
-        required = report.outcome not in HEROLESS
-        for i, s in enumerate(seats):
-            e = entries[s.entry_id]
+    async def heroes(
+        self,
+        session: AsyncSession,
+        stage: Stage,
+        match: Match,
+        entries: dict[str, Entry],
+        named: dict[str, str | None],
+        required: bool,
+    ) -> dict[str, str | None]:
+        """Each seated entry's hero under the preset's rule (RuleViolation naming it), filled in
+        where the rule leaves one choice."""
+        out = dict(named)
+        if self.preset in bb.ONE_HERO:
+            for entry_id, character in named.items():
+                e = entries[entry_id]
+                if e.characters:
+                    out[entry_id] = bb.check_one_hero(e.name, list(e.characters), character)
+            return out
+        game, block = await self._block(session, stage, match, list(named))
+        for entry_id, character in named.items():
+            e = entries[entry_id]
             books = list(e.characters or [])
             if not books:
                 continue  # an entry without books (settings overridden): nothing to check against
-            hero = bb.check_hero(e.name, books, s.character, game, heroes.get(s.entry_id, {}), required)
-            seats[i] = dataclasses.replace(s, character=hero)
-        return dataclasses.replace(report, seats=tuple(seats))
+            out[entry_id] = bb.check_hero(e.name, books, character, game, block.get(entry_id, {}), required)
+        return out
 
     async def _block(
         self, session: AsyncSession, stage: Stage, match: Match, ids: list[str]
@@ -134,7 +191,43 @@ class BattlebooksSwiss(EventRules):
         return pos.game, heroes
 
 
-RULES: dict[str, EventRules] = {name: BattlebooksSwiss(name) for name in bb.PRESETS}
+SWISS: dict[str, BattlebooksSwiss] = {name: BattlebooksSwiss(name) for name in bb.PRESETS}
+RULES: dict[str, EventRules] = dict(SWISS)
+
+
+async def declare_hero(
+    session: AsyncSession,
+    match_id: str,
+    principal: Principal | None,
+    entry_id: str,
+    character: str,
+    if_match: str | None,
+) -> Match:
+    """A seat's hero declared before the game (battlebooks.md "Score cards"): by the seat's own entry
+    or the organizer, on a pending match of a BATTLEBOOKS Swiss event, checked by the hero rule."""
+    event, stage, _, match, who = await match_for_change(
+        session, match_id, principal, Access.ORGANIZER_OR_SEATED
+    )
+    authorize(who, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event.id, entry_id=entry_id)
+    if if_match is not None:
+        check_if_match(if_match, match.version)
+    rules = SWISS.get(event.preset or "")
+    if rules is None:
+        raise Conflict("heroes are declared before a game in the BATTLEBOOKS Swiss events only")
+    seat = next((s for s in match.seats if s.entry_id == entry_id), None)
+    if seat is None:
+        msg = f"entry {entry_id} is not at this table"
+        raise InvalidInput(msg, [Problem(("entry_id",), msg)])
+    if event.status != EventStatus.RUNNING or stage.status != StageStatus.ACTIVE:
+        raise Conflict("this match's stage is closed")
+    if match.status != MatchStatus.PENDING:
+        raise Conflict(f"a hero is declared before the game; this match is {match.status}")
+    entry = await get_entry(session, event.id, entry_id)
+    heroes = await rules.heroes(session, stage, match, {entry_id: entry}, {entry_id: character}, True)
+    seat.character = heroes[entry_id]
+    match.details = {**(match.details or {}), "revision": int((match.details or {}).get("revision", 0)) + 1}
+    await record(session, match, "hero", who.actor, {"entry_id": entry_id, "character": seat.character})
+    return match
 
 
 @dataclass(frozen=True)
@@ -142,6 +235,7 @@ class ScoreCardView:
     event: Event
     entry: Entry
     card: bb.ScoreCard
+    books: list[str]  # none while a Secret Wars pack is sealed
 
 
 async def score_card(session: AsyncSession, event_id: str, entry_id: str) -> ScoreCardView:
@@ -153,6 +247,18 @@ async def score_card(session: AsyncSession, event_id: str, entry_id: str) -> Sco
     games: list[bb.CardGame] = []
     rounds_in_stage: dict[int, int] = {}
     block = 1
+    steps: dict[str, list[bb.HistoryStep]] = {}
+    for row in (
+        await session.execute(
+            select(ResultHistory)
+            .join(Seat, Seat.match_id == ResultHistory.match_id)
+            .where(Seat.entry_id == entry_id)
+            .order_by(ResultHistory.created_at, ResultHistory.match_version)
+        )
+    ).scalars():
+        steps.setdefault(row.match_id, []).append(
+            bb.HistoryStep(row.action, row.actor, row.payload, row.created_at)
+        )
     for stage in await stages_of(session, event_id):
         if stage.status == StageStatus.PENDING:
             continue
@@ -176,6 +282,7 @@ async def score_card(session: AsyncSession, event_id: str, entry_id: str) -> Sco
             if scored is not None:
                 seat = next(s for s in scored.seats if s.entry_id == entry_id)
                 points, differential, result = seat.points, seat.differential, seat.result
+            player_sign_off, organizer_sign_off = bb.sign_offs(steps.get(match.id, []), entry_id, entry.name)
             games.append(
                 bb.CardGame(
                     round=rnd.number,
@@ -192,13 +299,17 @@ async def score_card(session: AsyncSession, event_id: str, entry_id: str) -> Sco
                     differential=differential,
                     result=result,
                     first_token=bool(mine.first_token),
+                    player_sign_off=player_sign_off if scored is not None else None,
+                    organizer_sign_off=organizer_sign_off if scored is not None else None,
                 )
             )
     event_settings = settings_of(event)
     card = bb.score_card(
         games, rounds_in_stage, block, event_settings.game_minutes, event_settings.final_minutes
     )
-    return ScoreCardView(event, entry, card)
+    rules = SWISS.get(event.preset or "")
+    sealed = rules is not None and rules.sealed_characters(event)
+    return ScoreCardView(event, entry, card, [] if sealed else list(entry.characters or []))
 
 
 async def score_cards(session: AsyncSession, event_id: str) -> list[ScoreCardView]:

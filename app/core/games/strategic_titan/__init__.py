@@ -21,8 +21,8 @@ Rulings (the spec's, and ours where it is silent):
   follow creature deaths.
 - Turns follow ``order`` among players still in the game (OT, rule "3.2"); an attack, teleport,
   Tower stop or retraction belongs to the player whose turn it is, after their number is recorded.
-- 4.2: the last two *numbers* count; a "pass" is not a number and is skipped; a retracted number
-  (7.2) no longer counts; a corrected one (7.21) is replaced.
+- 4.2: the last two *turns* count, a "pass" being a turn (after 3, 4, pass: a 3 is legal, a 4 is
+  not); a retracted number (7.2) no longer counts; a corrected one (7.21) is replaced.
 - 4.7: "pass" is allowed only while the player has exactly one legion on the board (it holds the
   Titan, or the player would be out). A pass turn may not stop in a Tower or teleport.
 - 4.8: "the first turn" is the player's own first turn; the movement event says how many of the
@@ -48,7 +48,15 @@ Rulings (the spec's, and ours where it is silent):
 - 7.2: N stacks retracted cost N mulligans, only in the player's turn and before any attack of
   that turn; the number is withdrawn (re-announced next) and the turn's Tower stops are undone.
   7.21 (with ``number``: the corrected number, checked like any other), 7.23 and 7.24 cost exactly one.
-- 7.41: one loss per 100-point mark passed, unless the player then has the fewest points (ties too).
+- 7.41: ⌊new/100⌋ − ⌊old/100⌋ losses (no more than held) in one ledger entry, unless the player
+  then has the fewest points (ties too).
+- 7.7: a re-roll only inside a combat, by the attacker or the defender; 7.8: the battleland's re-roll
+  is the defender's, in a combat. 7.9: a recruit paid with mulligans is in the player's own turn.
+- 8.1: a ``titan_killed`` follows the encounter it died in (or another titan_killed of it), for a
+  player who fought there. A player left with no legion on the board is out (OT, "3.2") from the
+  next event that is not such a titan_killed; if one player is left, an ``end`` is accepted.
+- Types are strict and every number is bounded (vocabulary ``BOUNDS``, ``MAX_EVENTS``): a malformed
+  or out-of-bounds value is an ``InvalidInput`` naming it.
 - 7.6: an ``attack`` (or ``encounter``) with ``titan: true`` gives the defender one temporary
   mulligan; a ``reroll`` with ``titan: true`` uses it first; it is lost when the encounter closes.
 - 7.9: the recruit must be a non-basic creature and costs exactly the table's price; "all" means
@@ -95,7 +103,11 @@ from app.core.games.strategic_titan.vocabulary import (
     BASIC,
     CREATURES,
     EVENT_TYPES,
+    MAX_COUNT,
+    MAX_EVENTS,
+    MAX_HEX,
     MAX_MARKERS,
+    MAX_POINTS,
     OPTION_VALUES,
     OUTCOMES,
     RECRUIT_COST,
@@ -113,7 +125,11 @@ __all__ = [
     "CREATURES",
     "EVENT_TYPES",
     "HANDLERS",
+    "MAX_COUNT",
+    "MAX_EVENTS",
+    "MAX_HEX",
     "MAX_MARKERS",
+    "MAX_POINTS",
     "OPTION_VALUES",
     "OUTCOMES",
     "RECRUIT_COST",

@@ -4,7 +4,8 @@
 the game (rule "record"), the turn an act belongs to (OT, rule "3.2"), the players to compare with
 (7.3, 7.4, 7.41). It also keeps the mulligan ledger's common moves: a spend, never more than held
 (under the spend's own rule, 7.2-7.9); a loss, nothing when none are left; points scored, with a
-loss at each 100-point mark (7.41). A handler that finds a rule broken raises ``Broken``.
+loss per 100-point mark passed, counted by arithmetic (7.41). A handler that finds a rule broken
+raises ``Broken``.
 """
 
 from __future__ import annotations
@@ -74,22 +75,20 @@ class Keeper:
         log(p, ev.index, rule, "mulligans", -1, p.mulligans, note)
 
     def score(self, p: PlayerState, ev: Event, n: int, i: int) -> None:
-        """Points scored; one mulligan lost per 100-point mark passed, unless the fewest (7.41)."""
+        """Points scored; a mulligan lost per 100-point mark passed — ⌊new/100⌋ − ⌊old/100⌋ of
+        them, no more than held — unless the player then has the fewest points (7.41)."""
         before = p.points
         p.points += n
         log(p, ev.index, "3.2", "points", n, p.points, "points scored")
         marks = p.points // 100 - before // 100
-        for _ in range(marks):
-            others = self.others(i)
-            if others and p.points <= min(q.points for q in others):
-                log(
-                    p,
-                    ev.index,
-                    "7.41",
-                    "mulligans",
-                    0,
-                    p.mulligans,
-                    "100-point mark passed; fewest points: no loss",
-                )
-            else:
-                self.lose_mulligan(p, ev, "7.41", "100-point mark passed")
+        if marks <= 0:
+            return
+        passed = "100-point mark passed" if marks == 1 else f"{marks} 100-point marks passed"
+        others = self.others(i)
+        if others and p.points <= min(q.points for q in others):
+            log(p, ev.index, "7.41", "mulligans", 0, p.mulligans, f"{passed}; fewest points: no loss")
+            return
+        lost = min(marks, p.mulligans)
+        p.mulligans -= lost
+        left = "" if lost == marks else f" ({lost} lost: none left to lose)"
+        log(p, ev.index, "7.41", "mulligans", -lost, p.mulligans, passed + left)

@@ -164,6 +164,7 @@ def on_encounter(k: Keeper, ev: Event) -> None:
         log(pd, ev.index, "7.6", "temporary_mulligan", -1, 0, "temporary mulligan unused: lost")
     s.combat = None
     s.last_encounter = ev.index
+    s.last_battle = (a, d)
     for j, n in ev.f.get("points", {}).items():
         k.score(s.players[j], ev, n, j)
 

@@ -1,9 +1,10 @@
 """Strategic Titan, section 4: movement numbers (strategic-titan.md 4.1-4.8; turn order, OT "3.2").
 
-A ``movement`` announces the turn's number, in ``order`` among players still in (3.2): not one of
-the player's last two numbers (4.2; a "pass" is skipped, a retracted number no longer counts), a
-"pass" only with a single legion on the board (4.7), and no 1 after the first turn with a legion in
-the centre unless it is blocked (4.8). ``recombine`` (4.5) takes a legion off the board.
+A ``movement`` announces the turn's number, in ``order`` among players still in (3.2): not the
+number of either of the player's last two turns (4.2; a "pass" is a turn, so after 3, 4, pass a 3
+is legal and a 4 is not; a retracted number no longer counts), a "pass" only with a single legion
+on the board (4.7), and no 1 after the first turn with a legion in the centre unless it is blocked
+(4.8). ``recombine`` (4.5) takes a legion off the board.
 """
 
 from __future__ import annotations
@@ -50,11 +51,12 @@ def check_number(p: PlayerState, number: int | str, ev: Event, turn: int, exclud
                 f"{p.name} may pass only when his one legion holds the Titan; he has {p.legions_on_board} legions",
             )
         return
-    nums = p.numbers()
-    if exclude_last and nums and p.movements and p.movements[-1].number == nums[-1]:
-        nums = nums[:-1]
-    if number in nums[-2:]:
-        raise Broken("4.2", f"{number} was used by {p.name} in one of his last two turns ({nums[-2:]})")
+    turns = p.turn_numbers()
+    if exclude_last:
+        turns = turns[:-1]  # a correction replaces the last turn's number
+    if number in turns[-2:]:
+        last = ", ".join(str(t) for t in turns[-2:])
+        raise Broken("4.2", f"{number} was used by {p.name} in one of his last two turns ({last})")
     centre = ev.f.get("centre", p.legions_in_centre)
     if number == 1 and turn > 1 and centre > 0 and not ev.f.get("centre_blocked", False):
         raise Broken("4.8", f"{p.name} has a legion in the centre and may not choose 1 after the first turn")

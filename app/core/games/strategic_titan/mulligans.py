@@ -1,13 +1,14 @@
 """Strategic Titan, section 7: spending mulligans (strategic-titan.md 7.2-7.9, 7.41).
 
 ``retract`` takes back the turn's movement for one mulligan per stack, before any attack of the
-turn, undoing its Tower stops (7.2), or a split for one (7.23). ``reroll`` spends the temporary
-Titan mulligan first (7.6), then one per re-roll (7.5, 7.7). ``mulligan`` names the reason of a
-spend: retraction (7.2), correction (7.21, one; the new number checked as in section 4),
-split-retraction (7.23, one), forgotten-split (7.24, one), reroll (7.5), battleland (7.8), recruit
-(7.9). ``recruit`` with mulligans pays exactly the table's price for a non-basic creature, "all"
-being every mulligan held, at least 7 (7.9); any recruit is checked against 5.2. ``points`` scores,
-with the 7.41 loss.
+turn, undoing its Tower stops (7.2), or a split for one (7.23). ``reroll`` — only inside a combat,
+by a player in it (7.7) — spends the temporary Titan mulligan first (7.6), then one per re-roll
+(7.5). ``mulligan`` names the reason of a spend: retraction (7.2), correction (7.21, one; the new
+number checked as in section 4), split-retraction (7.23, one), forgotten-split (7.24, one), reroll
+(7.5, in a combat, 7.7), battleland (7.8: the defender's, in a combat), recruit (7.9). ``recruit``
+with mulligans — in the player's own turn — pays exactly the table's price for a non-basic
+creature, "all" being every mulligan held, at least 7 (7.9); any recruit is checked against 5.2.
+``points`` scores, with the 7.41 loss.
 """
 
 from __future__ import annotations
@@ -54,8 +55,23 @@ def retract_split(k: Keeper, ev: Event, i: int) -> None:
     log(p, ev.index, "7.23", "legions_on_board", -1, p.legions_on_board, "split retracted")
 
 
+def in_combat(k: Keeper, i: int, rule: str, what: str, defender_only: bool = False) -> None:
+    """``what`` happens inside an open combat, by a player in it (the defender, when ``defender_only``)."""
+    c = k.state.combat
+    name = k.name(i)
+    if c is None:
+        raise Broken(rule, f"{what} belongs to a combat, and no attack is open ({name})")
+    if defender_only and i != c.defender:
+        raise Broken(rule, f"{what} is the defender's, {k.name(c.defender)}'s, not {name}'s")
+    if i not in (c.attacker, c.defender):
+        raise Broken(
+            rule, f"{name} is not in the combat of {k.name(c.attacker)} on {k.name(c.defender)}: no {what}"
+        )
+
+
 def on_reroll(k: Keeper, ev: Event) -> None:
     p = k.need_alive(ev.f["player"])
+    in_combat(k, ev.f["player"], "7.7", "a re-roll")
     n = ev.f.get("count", 1)
     if ev.f.get("titan") and p.temporary_mulligan:
         p.temporary_mulligan = 0
@@ -88,8 +104,10 @@ def on_mulligan(k: Keeper, ev: Event) -> None:
             raise Broken("7.9", "a recruit paid with mulligans names its creature")
         recruit(k, ev, i, ev.f["creature"], n)
     elif reason == "reroll":
+        in_combat(k, i, "7.7", "a re-roll")
         k.spend(p, ev, n, "7.5", f"{n} re-roll{'s' if n != 1 else ''} demanded")
     else:
+        in_combat(k, i, "7.8", "the battleland's re-roll", defender_only=True)
         k.spend(p, ev, n, "7.8", "battleland re-roll")
 
 
@@ -114,6 +132,8 @@ def recruit(k: Keeper, ev: Event, i: int, creature: str, paid: int | None) -> No
     if paid is None:
         log(p, ev.index, "3.2", "recruits", None, creature, f"recruited a {creature}")
         return
+    if not (k.state.active == i and k.state.number_recorded):
+        raise Broken("7.9", f"{p.name} buys a recruit with mulligans upon entering a Tower, in his own turn")
     if creature in BASIC:
         raise Broken("7.9", f"a {creature} is a basic creature; mulligans buy only higher-tier creatures")
     cost = RECRUIT_COST[creature]

@@ -3,8 +3,9 @@
 ``HANDLERS`` names the one handler of every event type, grouped by the rules section it applies.
 ``replay`` parses the record (``vocabulary``), then applies its events in order through ``apply``,
 which checks what holds for any event (nothing after the end; between an attack and its encounter
-only the events of the battle; rule "record") before the handler; the first rule broken stops the
-replay, reported as a ``Violation`` with the state as it was before that event. ``adjudicate_match``
+only the events of the battle; rule "record"; a player left with no legion is out, unless the event
+is a titan_killed of that battle) before the handler; the first rule broken stops the replay,
+reported as a ``Violation`` with the state as it was before that event. ``adjudicate_match``
 turns a finished record into places: players still in by points (ties share), then the eliminated,
 latest first.
 """
@@ -22,7 +23,7 @@ from app.core.games.strategic_titan.legions import on_attack, on_encounter, on_s
 from app.core.games.strategic_titan.movement import on_movement, on_recombine
 from app.core.games.strategic_titan.mulligans import on_mulligan, on_points, on_recruit, on_reroll, on_retract
 from app.core.games.strategic_titan.opening import new_players, on_end, on_start
-from app.core.games.strategic_titan.resurrection import on_titan_killed
+from app.core.games.strategic_titan.resurrection import on_titan_killed, out_of_legions
 from app.core.games.strategic_titan.state import GameState
 from app.core.games.strategic_titan.towers import on_stop, on_teleport
 from app.core.games.strategic_titan.vocabulary import (
@@ -101,6 +102,13 @@ def apply(k: Keeper, ev: Event) -> None:
         raise Broken("record", "the record begins with a start event")
     if s.combat is not None and ev.type not in DURING_AN_ATTACK:
         raise Broken("record", f"the attack of event {s.combat.index} must close with its encounter first")
+    if s.started and ev.type != "titan_killed":  # a titan_killed of the last battle may still resurrect
+        out_of_legions(k, ev)
+        if s.finished:
+            if ev.type != "end":
+                raise Broken("record", "the game is over: no other player has a legion left")
+            s.events_applied = ev.index + 1  # the end of a game already decided
+            return
     HANDLERS[ev.type](k, ev)
     s.events_applied = ev.index + 1
 

@@ -1,11 +1,13 @@
 """Strategic Titan, section 8: resurrection (strategic-titan.md 8.1-8.6).
 
-``titan_killed``: when a player's last Titan dies holding 10 or more mulligans he is resurrected
-(8.1): he keeps his mulligans and gains 6 (8.2), keeps markers and points (8.5, 8.6), and has one
+``titan_killed`` follows the encounter its Titan died in (or another titan_killed of it), for a
+player who fought there (8.1: "killed in battle"). When a player's last Titan dies holding 10 or
+more mulligans he is resurrected (8.1): he keeps his mulligans and gains 6 (8.2), keeps markers and points (8.5, 8.6), and has one
 legion, in the Tower the event names (required then; the placement is a Tower visit, 5.3, but is
 not limited). Otherwise he is out of the game; players whose Titans die in the same encounter share
 a place, and the game is finished when at most one player remains. With Double/Triple Titan (9.3)
-a player is out only when the last Titan dies.
+a player is out only when the last Titan dies. ``out_of_legions``: a player left with no legion
+on the board is out from the next event that is not a titan_killed of that battle.
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ def on_titan_killed(k: Keeper, ev: Event) -> None:
     s = k.state
     i = ev.f["player"]
     p = k.need_alive(i)
+    if s.last_battle is None or not chained(k, ev.index):
+        raise Broken("8.1", f"{p.name}'s Titan is killed in battle: a titan_killed follows its encounter")
+    if i not in s.last_battle:
+        a, d = s.last_battle
+        raise Broken("8.1", f"{p.name} did not fight in the last battle ({k.name(a)} on {k.name(d)})")
     p.titans -= 1
     log(p, ev.index, "8.1", "titans", -1, p.titans, "Titan killed in battle")
     if p.titans > 0:
@@ -73,6 +80,22 @@ def on_titan_killed(k: Keeper, ev: Event) -> None:
         s.last_encounter if s.last_encounter is not None and chained(k, ev.index) else ev.index
     )
     if len(s.alive()) <= 1:
+        s.finished, s.ended_by = True, "elimination"
+
+
+def out_of_legions(k: Keeper, ev: Event) -> None:
+    """Players left with no legion on the board have lost their Titan's legion: they are out (OT,
+    "3.2"), as of the encounter that took it; the game is finished when at most one remains."""
+    s = k.state
+    for i, p in enumerate(s.players):
+        if p.alive and p.legions_on_board == 0:
+            at = s.last_encounter if s.last_encounter is not None else ev.index
+            p.alive = False
+            p.eliminated_at = at
+            p.legions_in_centre = 0
+            log(p, ev.index, "3.2", "alive", None, False, "no legion left on the board: out of the game")
+            s.elimination_groups[i] = at
+    if len(s.alive()) <= 1 and not s.finished:
         s.finished, s.ended_by = True, "elimination"
 
 

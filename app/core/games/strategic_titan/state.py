@@ -1,7 +1,7 @@
 """Strategic Titan: the state a replay keeps, and its ledger (strategic-titan.md, sections 4-9).
 
-Per player: the movement numbers (4.2), the Towers visited (5.3), legion markers and legions on the
-board (6.1-6.8), mulligans and the temporary Titan mulligan (7.1-7.9), points, Titans and
+Per player: every turn's movement number (4.2), the Towers visited (5.3), legion markers and legions
+on the board (6.1-6.8), mulligans and the temporary Titan mulligan (7.1-7.9), points, Titans and
 resurrections (8.1-8.6), and the ledger: one ``LedgerEntry`` per change, naming the rule behind it
 (written by ``log``). Per game: the options (9.1-9.5), the turn order and whose turn it is (OT,
 rule "3.2"), the open attack and, once finished, the places. ``to_dict`` is the state as reported.
@@ -55,9 +55,9 @@ class PlayerState:
     movements: list[Movement] = field(default_factory=list)
     ledger: list[LedgerEntry] = field(default_factory=list)
 
-    def numbers(self) -> list[int]:
-        """The numbers that count for 4.2: passes and retracted numbers skipped."""
-        return [m.number for m in self.movements if not m.retracted and isinstance(m.number, int)]
+    def turn_numbers(self) -> list[int | str]:
+        """Each turn's number (or "pass"), in order, retracted ones left out: the turns of 4.2."""
+        return [m.number for m in self.movements if not m.retracted]
 
     def turns(self) -> int:
         return sum(1 for m in self.movements if not m.retracted)
@@ -88,6 +88,7 @@ class GameState:
     events_applied: int = 0
     elimination_groups: dict[int, int] = field(default_factory=dict)  # player -> group (later = better)
     last_encounter: int | None = None
+    last_battle: tuple[int, int] | None = None  # the last encounter's attacker and defender
 
     def alive(self) -> list[int]:
         return [i for i, p in enumerate(self.players) if p.alive]

@@ -55,14 +55,32 @@ SPEND_RULES = {
 }
 OPTION_VALUES = {"start": ("standard", "warlock", "variety"), "titans": ("single", "double", "triple")}
 
+# Every number in a record is bounded, so that no record can make a replay stall or overflow:
+# points scored in one event, mulligans spent or re-rolls demanded in one event, a board hex, the
+# legions of one player (never more than the 12 markers, 6.2), and the events of one record.
+MAX_POINTS = 100_000
+MAX_COUNT = 1_000
+MAX_HEX = 9_999
+MAX_EVENTS = 10_000
+# kind -> (lowest, highest) of the whole numbers it takes
+BOUNDS: dict[str, tuple[int, int]] = {
+    "points": (0, MAX_POINTS),
+    "count": (1, MAX_COUNT),
+    "legions": (0, MAX_MARKERS),
+    "stacks": (1, MAX_MARKERS),
+    "hex": (1, MAX_HEX),
+}
+
 
 # --- the event vocabulary ----------------------------------------------------------------------
 # type -> {field: (kind, required)}, each type with the rules section its handler applies (the
 # handlers: replay.HANDLERS). A kind is checked and normalized by _parse_value: player (a name or a
-# number 1-n, kept as a 0-based index), number (1-6 or "pass"), count (>= 0), positive (>= 1), bool,
-# hex (a board hex), tower (one of TOWERS), what ("movement" or "split"), outcome (OUTCOMES), reason
-# (SPEND_RULES), creature (CREATURES, any case), player_counts ({player: count}), towers (one
-# distinct Tower per player), order (every player once), options (OPTION_VALUES, legion_markers).
+# number 1-n, kept as a 0-based index), number (1-6 or "pass"), the bounded whole numbers of BOUNDS
+# (points, count, legions, stacks, hex), bool, tower (one of TOWERS), what ("movement" or "split"),
+# outcome (OUTCOMES), reason (SPEND_RULES), creature (CREATURES, any case), player_legions and
+# player_points ({player: legions or points}), towers (one distinct Tower per player), order (every
+# player once), options (OPTION_VALUES, legion_markers). Types are strict: `true` is not a number
+# and "2" is not a player (but for an object's keys, which JSON makes strings).
 SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
     # 9 (and 5.3): the first event: starting Towers, options, turn order
     "start": {"towers": ("towers", True), "options": ("options", False), "order": ("order", False)},
@@ -70,7 +88,7 @@ SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
     "movement": {
         "player": ("player", True),
         "number": ("number", True),
-        "centre": ("count", False),
+        "centre": ("legions", False),
         "centre_blocked": ("bool", False),
     },
     # 5: a Titan legion's teleport (5.1, 5.2); a stop in a Tower (5.3)
@@ -79,26 +97,26 @@ SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
     # 6: a split (free, or forgotten: 7.24)
     "split": {"player": ("player", True), "forgotten": ("bool", False)},
     # 7: the turn's movement retracted (7.2), or a split (7.23)
-    "retract": {"player": ("player", True), "what": ("what", True), "stacks": ("positive", False)},
+    "retract": {"player": ("player", True), "what": ("what", True), "stacks": ("stacks", False)},
     # 4: split legions recombined (4.5)
     "recombine": {"player": ("player", True)},
     # 6: an attack, closed by its encounter (7.6 when the defending Titan is attacked)
     "attack": {"attacker": ("player", True), "defender": ("player", True), "titan": ("bool", False)},
     # 7: re-rolls demanded in a battle (7.5-7.7)
-    "reroll": {"player": ("player", True), "titan": ("bool", False), "count": ("positive", False)},
+    "reroll": {"player": ("player", True), "titan": ("bool", False), "count": ("count", False)},
     # 6: a battle's outcome (6.3-6.7), the board after it (6.5), points scored (7.41)
     "encounter": {
         "attacker": ("player", True),
         "defender": ("player", True),
         "outcome": ("outcome", True),
         "titan": ("bool", False),
-        "legions": ("player_counts", False),
-        "points": ("player_counts", False),
+        "legions": ("player_legions", False),
+        "points": ("player_points", False),
     },
     # 7: mulligans spent, with the reason (7.2-7.9)
     "mulligan": {
         "player": ("player", True),
-        "count": ("positive", True),
+        "count": ("count", True),
         "reason": ("reason", True),
         "number": ("number", False),
         "creature": ("creature", False),
@@ -113,7 +131,7 @@ SCHEMA: dict[str, dict[str, tuple[str, bool]]] = {
     # 8: a Titan killed: resurrection (8.1, 8.2) or out of the game
     "titan_killed": {"player": ("player", True), "tower": ("tower", False)},
     # 7: points scored outside an encounter (7.41)
-    "points": {"player": ("player", True), "points": ("count", True)},
+    "points": {"player": ("player", True), "points": ("points", True)},
     # the game called
     "end": {},
 }
@@ -136,15 +154,24 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _player_ref(v: Any, players: list[str]) -> int | None:
+def _player_ref(v: Any, players: list[str], key: bool = False) -> int | None:
+    """A player's number from 1: its name, or its number — as a digit string only for an object's
+    key (JSON keys are strings)."""
     if _is_int(v) and 1 <= v <= len(players):
         return int(v)
     if isinstance(v, str):
         if v in players:
             return players.index(v) + 1
-        if v.isdigit() and 1 <= int(v) <= len(players):
+        if key and v.isdigit() and 1 <= int(v) <= len(players):
             return int(v)
     return None
+
+
+def _bounded(kind: str, v: Any) -> str | None:
+    low, high = BOUNDS[kind]
+    if _is_int(v) and low <= v <= high:
+        return None
+    return f"must be a whole number from {low} to {high:,}"
 
 
 def _parse_value(kind: str, v: Any, players: list[str]) -> tuple[Any, str | None]:
@@ -158,15 +185,13 @@ def _parse_value(kind: str, v: Any, players: list[str]) -> tuple[Any, str | None
         if v == "pass" or (_is_int(v) and 1 <= v <= 6):
             return v, None
         return None, 'a movement number is 1-6 or "pass" (4.1, 4.7)'
-    if kind in ("count", "positive"):
-        low = 1 if kind == "positive" else 0
-        if _is_int(v) and v >= low:
-            return v, None
-        return None, f"must be a whole number >= {low}"
+    if kind in BOUNDS:
+        err = _bounded(kind, v)
+        if err and kind == "hex":
+            err = f"must be a board hex number from 1 to {MAX_HEX:,}, e.g. 300"
+        return (None, err) if err else (v, None)
     if kind == "bool":
         return (v, None) if isinstance(v, bool) else (None, "must be true or false")
-    if kind == "hex":
-        return (v, None) if _is_int(v) and v > 0 else (None, "must be a board hex number, e.g. 300")
     if kind == "tower":
         return (v, None) if v in TOWERS and _is_int(v) else (None, f"must be a Tower: one of {list(TOWERS)}")
     if kind == "what":
@@ -182,16 +207,17 @@ def _parse_value(kind: str, v: Any, players: list[str]) -> tuple[Any, str | None
                 if c.lower() == v.lower():
                     return c, None
         return None, f"unknown creature {v!r}"
-    if kind == "player_counts":
+    if kind in ("player_legions", "player_points"):
         if not isinstance(v, dict):
             return None, "must be an object of player -> whole number"
         out: dict[int, int] = {}
         for k, n in v.items():
-            ref = _player_ref(k, players)
+            ref = _player_ref(k, players, key=True)
             if ref is None:
                 return None, f"{k!r} is not a player of this game"
-            if not (_is_int(n) and n >= 0):
-                return None, f"{k!r}: must be a whole number >= 0"
+            err = _bounded("legions" if kind == "player_legions" else "points", n)
+            if err:
+                return None, f"{k!r}: {err}"
             out[ref - 1] = n
         return out, None
     if kind == "towers":
@@ -246,6 +272,9 @@ def parse_events(players: list[str], events: Any) -> list[Event]:
     """Validate the vocabulary; every problem found is reported with its ("events", i, field)."""
     if not isinstance(events, list):
         raise InvalidInput("events must be a list", [Problem(("events",), "must be a list")])
+    if len(events) > MAX_EVENTS:
+        msg = f"a record holds at most {MAX_EVENTS:,} events, not {len(events):,}"
+        raise InvalidInput(msg, [Problem(("events",), msg)])
     problems: list[Problem] = []
     out: list[Event] = []
     for i, raw in enumerate(events):
