@@ -6,7 +6,13 @@ import importlib
 import sys
 import time
 
-BENCHES = ["bench.standings_bench", "bench.pairing_bench", "bench.designs_bench", "bench.ratings_bench"]
+BENCHES = [
+    "bench.standings_bench",
+    "bench.pairing_bench",
+    "bench.designs_bench",
+    "bench.ratings_bench",
+    "bench.observability_bench",
+]
 
 
 def main() -> None:
