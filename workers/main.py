@@ -25,7 +25,7 @@ from arq.connections import RedisSettings
 from app.db.session import make_engine, make_sessionmaker
 from app.jobs import ArqDispatcher, run_job, sweep
 from app.observability import logs, metrics
-from app.runtime import describe, prune_once, warn_without_admin
+from app.runtime import describe, prune_once
 from app.services.job_kinds import KINDS
 from app.services.registry import Registry
 from app.settings import get_settings
@@ -63,7 +63,6 @@ async def startup(ctx: dict[str, Any]) -> None:
         kinds=sorted(registry.job_kinds),
         metrics_port=s.arbiter_worker_metrics_port or None,
     )
-    warn_without_admin(s)
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
