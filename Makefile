@@ -8,12 +8,14 @@ PORT   ?= 8000
 # the embedded default on a laptop: a fixed local admin token unless one is set
 export ARBITER_ADMIN_TOKEN ?= change-me-local
 
-.PHONY: venv run migrate worker test lint typecheck bench bench-quick openapi clean
+.PHONY: venv run migrate worker test lint typecheck bench bench-quick openapi lock clean
 
+# a quiet install, so that a failure stands out (setuptools' notice on every editable install is muted)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	PIP_DISABLE_PIP_VERSION_CHECK=1 $(BIN)/python -m pip install -q --upgrade pip
+	PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONWARNINGS='ignore:Editable installation' \
+		$(BIN)/python -m pip install -q -e '.[dev]'
 	rm -f $(VENV)/.installed-*
 	touch $@
 
@@ -48,6 +50,15 @@ bench-quick: venv
 
 openapi: venv
 	$(BIN)/arbiter openapi --out openapi/openapi.json
+
+# requirements.lock, which the Dockerfile installs from: every runtime dependency and the build
+# backend, pinned with their hashes, for Python 3.11 on Linux (a test fails when pyproject.toml
+# asks for something the lock does not hold)
+lock: venv
+	$(BIN)/python -m pip install -q 'uv>=0.5'
+	printf 'setuptools>=77\n' | $(BIN)/uv pip compile --quiet pyproject.toml - \
+		--python-version 3.11 --python-platform linux --generate-hashes \
+		--custom-compile-command 'make lock' --output-file requirements.lock
 
 clean:
 	rm -rf $(VENV) .test-env arbiter.db arbiter.db-wal arbiter.db-shm .mypy_cache .ruff_cache

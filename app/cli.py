@@ -1,32 +1,141 @@
-"""The ``arbiter`` command: migrate, serve, worker, openapi, export, import."""
+"""The ``arbiter`` command: migrate, serve, worker, backup, healthcheck, openapi, export, import.
+
+A problem an operator can fix — the configuration, a database that is missing or unreachable, a
+schema behind this version — is answered with one line naming it and the fix, and exit status 1,
+never a traceback (docs/operations.md "Deploy").
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import logging
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+class Refusal(Exception):
+    """A problem the operator fixes: printed as one line, exit status 1."""
+
+
+def migrations_dir() -> Path:
+    """The Alembic scripts: ``ARBITER_MIGRATIONS_DIR`` (the image sets it), else the source tree's."""
+    env = os.environ.get("ARBITER_MIGRATIONS_DIR")
+    path = Path(env) if env else ROOT / "migrations"
+    if not (path / "env.py").is_file():
+        raise Refusal(f"no migrations at {path}: set ARBITER_MIGRATIONS_DIR to the migrations directory")
+    return path
+
+
 def alembic_config(database_url: str | None = None):  # type: ignore[no-untyped-def]
     from alembic.config import Config
 
-    cfg = Config(str(ROOT / "migrations" / "alembic.ini"))
-    cfg.set_main_option("script_location", str(ROOT / "migrations"))
+    where = migrations_dir()
+    cfg = Config(str(where / "alembic.ini"))
+    cfg.set_main_option("script_location", str(where))
     if database_url:
-        cfg.attributes["database_url"] = database_url
+        from app.settings import normalize_database_url
+
+        cfg.attributes["database_url"] = normalize_database_url(database_url)
     return cfg
 
 
-def migrate(database_url: str | None = None, revision: str = "head") -> None:
+def head_revision() -> str:
+    from alembic.script import ScriptDirectory
+
+    heads = ScriptDirectory.from_config(alembic_config()).get_heads()
+    return ",".join(sorted(heads))
+
+
+def migrate(database_url: str | None = None, revision: str = "head") -> str:
+    """Upgrade the database to ``revision``; the revision it is at afterwards."""
     from alembic import command
 
     cfg = alembic_config(database_url)
     cfg.attributes["configure_logging"] = False
     command.upgrade(cfg, revision)
+    return current_revision(database_url) or "base"
+
+
+def _database_url(database_url: str | None) -> str:
+    if database_url:
+        from app.settings import normalize_database_url
+
+        return normalize_database_url(database_url)
+    from app.settings import get_settings
+
+    return get_settings().database_url
+
+
+def current_revision(database_url: str | None = None, *, missing_file_ok: bool = False) -> str | None:
+    """The revision the database is at (None: no schema yet); a Refusal when it cannot be reached.
+    A SQLite file that does not exist is not created (unless ``missing_file_ok``: None then)."""
+    from sqlalchemy.engine import make_url
+
+    url = _database_url(database_url)
+    u = make_url(url)
+    if u.get_backend_name() == "sqlite" and u.database not in (None, "", ":memory:"):
+        if not Path(u.database).exists():
+            if missing_file_ok:
+                return None
+            raise Refusal(f"no database file at {u.database}: run `arbiter migrate` to create it")
+    return asyncio.run(_current_revision(url))
+
+
+async def _current_revision(url: str) -> str | None:
+    from alembic.migration import MigrationContext
+
+    from app.db.session import make_engine
+    from app.observability.logs import redact
+
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as conn:
+            heads = await conn.run_sync(lambda c: MigrationContext.configure(c).get_current_heads())
+    except Exception as exc:
+        raise Refusal(_unreachable(redact(url), exc)) from None
+    finally:
+        await engine.dispose()
+    return ",".join(sorted(heads)) or None
+
+
+def _unreachable(url: str, exc: BaseException) -> str:
+    cause: BaseException = getattr(exc, "orig", None) or exc
+    cause = cause.__cause__ or cause  # the driver's own error, under SQLAlchemy's adapter
+    code = getattr(cause, "sqlstate", None)
+    if code == "3D000":  # invalid_catalog_name
+        return f"the database of {url} does not exist: create it (createdb), then run `arbiter migrate`"
+    if code in ("28P01", "28000"):  # invalid_password, invalid_authorization_specification
+        return f"the database at {url} refused the credentials: {cause}"
+    text = str(cause).strip()
+    detail = text.splitlines()[0] if text else type(cause).__name__
+    return f"cannot reach the database at {url}: {detail}"
+
+
+def check_schema(database_url: str | None = None) -> str:
+    """Refuse to serve a database whose schema is not this version's; its revision otherwise."""
+    current = current_revision(database_url)
+    head = head_revision()
+    if current == head:
+        return current
+    if current is None:
+        raise Refusal("the database has no schema yet: run `arbiter migrate`")
+    from alembic.script import ScriptDirectory
+
+    known = {rev.revision for rev in ScriptDirectory.from_config(alembic_config()).walk_revisions()}
+    if not set(current.split(",")) <= known:
+        raise Refusal(
+            f"the database is at revision {current}, which this version ({head}) does not know: "
+            "a newer Arbiter migrated it; run that version, or restore a backup"
+        )
+    raise Refusal(f"the database is at revision {current}, this version needs {head}: run `arbiter migrate`")
 
 
 def openapi_document() -> str:
@@ -92,14 +201,77 @@ def import_command(path: str, database_url: str) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> None:
+def healthcheck(url: str, timeout: float = 5.0) -> str:
+    """GET ``url``; the answer's status line, or a Refusal."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:  # noqa: S310 (a local URL)
+            return f"{url}: {r.status}"
+    except urllib.error.HTTPError as exc:
+        raise Refusal(f"{url}: {exc.code}") from None
+    except OSError as exc:
+        raise Refusal(f"{url}: {exc}") from None
+
+
+def _settings() -> Any:
+    from pydantic import ValidationError
+
+    from app.settings import get_settings
+
+    try:
+        return get_settings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']).upper()}: {e['msg']}" for e in exc.errors()
+        )
+        raise Refusal(f"bad configuration: {problems}") from None
+
+
+def _serve(args: argparse.Namespace) -> None:
+    import uvicorn
+
+    from app.observability import logs, metrics
+
+    settings = _settings()
+    logs.configure(settings.arbiter_log_format, settings.arbiter_log_level)
+    check_schema()
+    multiproc: str | None = None
+    if args.workers > 1 and not os.environ.get(metrics.MULTIPROCESS_ENV):
+        # several processes answer /metrics from one shared directory of counters
+        multiproc = tempfile.mkdtemp(prefix="arbiter-metrics-")
+        os.environ[metrics.MULTIPROCESS_ENV] = multiproc
+    try:
+        uvicorn.run(
+            "app.main:create_app",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            log_config=logs.log_config(settings.arbiter_log_format, settings.arbiter_log_level),
+            access_log=False,  # the app writes its own line per request
+            server_header=False,
+        )
+    finally:
+        if multiproc:
+            shutil.rmtree(multiproc, ignore_errors=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arbiter", description=__doc__)
     sub = parser.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("migrate", help="alembic upgrade head on DATABASE_URL")
+    sub.add_parser("migrate", help="alembic upgrade head on DATABASE_URL; prints the revision reached")
     serve = sub.add_parser("serve", help="serve the API with uvicorn")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1, help="API processes sharing the port (default 1)")
     sub.add_parser("worker", help="run an arq worker (needs REDIS_URL)")
+    backup = sub.add_parser("backup", help="copy the SQLite database to PATH while it serves")
+    backup.add_argument("path", type=Path)
+    backup.add_argument("--force", action="store_true", help="replace PATH if it exists")
+    health = sub.add_parser("healthcheck", help="exit 0 when the API answers (the image's HEALTHCHECK)")
+    health.add_argument("--url", default="http://127.0.0.1:8000/healthz")
     oa = sub.add_parser("openapi", help="print the OpenAPI document")
     oa.add_argument("--out", type=Path)
     ex = sub.add_parser(
@@ -108,18 +280,56 @@ def main(argv: list[str] | None = None) -> None:
     ex.add_argument("event_id")
     im = sub.add_parser("import", help="write an exported event into DATABASE_URL (migrated first)")
     im.add_argument("file", help="the file of arbiter export, or - for standard input")
-    args = parser.parse_args(argv)
+    return parser
 
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+
+    try:
+        _run(args)
+    except Refusal as exc:
+        print(f"arbiter {args.cmd}: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+def _run(args: argparse.Namespace) -> None:
     if args.cmd == "migrate":
-        migrate()
-    elif args.cmd == "serve":
-        import uvicorn
+        from app.observability import logs
+        from app.observability.logs import redact
 
-        uvicorn.run("app.main:create_app", factory=True, host=args.host, port=args.port)
+        settings = _settings()
+        logs.configure(settings.arbiter_log_format, settings.arbiter_log_level)
+        logging.getLogger("alembic.runtime.migration").setLevel(logging.INFO)  # each step it takes
+        current_revision(missing_file_ok=True)  # reachable, or one line saying why not
+        reached = migrate()
+        print(f"{redact(settings.database_url)} is at revision {reached} (head {head_revision()})")
+    elif args.cmd == "serve":
+        if args.workers < 1:
+            raise Refusal("--workers must be at least 1")
+        _serve(args)
     elif args.cmd == "worker":
+        from app.observability import logs
+
+        settings = _settings()
+        logs.configure(settings.arbiter_log_format, settings.arbiter_log_level)
+        if not settings.redis_url:
+            raise Refusal("REDIS_URL must be set to run a worker (without it, the API runs jobs itself)")
+        check_schema()
         from workers.main import main as worker_main
 
         worker_main()
+    elif args.cmd == "backup":
+        from app.db.backup import BackupRefused, backup_sqlite
+
+        settings = _settings()
+        try:
+            done = backup_sqlite(settings.database_url, args.path, replace=args.force)
+        except BackupRefused as exc:
+            raise Refusal(str(exc)) from None
+        print(done)
+    elif args.cmd == "healthcheck":
+        print(healthcheck(args.url))
     elif args.cmd == "openapi":
         doc = openapi_document()
         if args.out:

@@ -16,12 +16,19 @@ Each job kind (``JobKind``: its function, its time limit, its attempts) is the o
 limits: ``run_job`` stops a job at its kind's ``timeout`` and sets the row's deadline from it, and
 ``run_job`` and ``sweep`` both give up after the kind's ``max_attempts``. The kinds themselves are
 handed in by the entry points (``app/wiring.py``); this module knows none of them.
+
+A job carries the id of the request that enqueued it: its log lines bear it, and ``run_job`` writes
+one line per attempt (kind, id, attempt, duration, outcome) and counts it in the metrics. An attempt
+the carrier cancels (a worker stopping) is handed back: its deadline ends at once, so the next sweep
+gives it to another worker.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
 import traceback
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
@@ -36,6 +43,8 @@ from app.core.errors import DomainError, NotFound
 from app.core.vocabulary import JobStatus
 from app.db.base import utcnow
 from app.db.models import Job
+from app.observability.logs import current_request_id, event, request_context
+from app.observability.metrics import observe_job
 
 log = logging.getLogger("arbiter.jobs")
 
@@ -57,8 +66,10 @@ class JobContext:
     def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], job: Job) -> None:
         self.sessionmaker = sessionmaker
         self.job_id = job.id
+        self.kind = job.kind
         self.args = dict(job.args)
         self.attempt = job.attempts
+        self.request_id = job.request_id
         self._last = 0.0
         bind = sessionmaker.kw.get("bind")
         self._single_writer = bind is not None and bind.dialect.name == "sqlite"
@@ -132,6 +143,7 @@ async def create_job(
         kind=kind,
         args=args or {},
         dedup_key=dedup_key,
+        request_id=current_request_id(),
         status=JobStatus.QUEUED,
         progress=0.0,
         attempts=0,
@@ -181,9 +193,11 @@ async def run_job(sessionmaker: async_sessionmaker[AsyncSession], job_id: str, k
         spec = kinds.get(job.kind)
         if spec is None:
             await _fail(s, job_id, f"unknown job kind {job.kind!r}")
+            _finished(job.kind, job_id, job.attempts, JobStatus.FAILED, 0.0, job.request_id)
             return JobStatus.FAILED
         if job.attempts >= spec.max_attempts and job.status in (JobStatus.QUEUED, JobStatus.RUNNING):
             await _fail(s, job_id, f"gave up after {job.attempts} attempts")
+            _finished(job.kind, job_id, job.attempts, JobStatus.FAILED, 0.0, job.request_id)
             return JobStatus.FAILED
         claimed = await s.execute(
             update(Job)
@@ -210,11 +224,39 @@ async def run_job(sessionmaker: async_sessionmaker[AsyncSession], job_id: str, k
         assert job is not None
         ctx = JobContext(sessionmaker, job)
 
-    async with sessionmaker() as s:
-        try:
-            return await _run(s, spec, ctx)
-        finally:
-            _LIVE_PROGRESS.pop(job_id, None)
+    started = time.monotonic()
+    outcome = HANDED_BACK
+    try:
+        with request_context(ctx.request_id):
+            async with sessionmaker() as s:
+                try:
+                    outcome = await _run(s, spec, ctx)
+                finally:
+                    _LIVE_PROGRESS.pop(job_id, None)
+    finally:
+        _finished(ctx.kind, job_id, ctx.attempt, outcome, time.monotonic() - started, ctx.request_id)
+    return outcome
+
+
+HANDED_BACK = "handed back"
+
+
+def _finished(
+    kind: str, job_id: str, attempt: int, outcome: str, seconds: float, request_id: str | None
+) -> None:
+    """The attempt's one log line and its metrics."""
+    observe_job(kind, outcome, seconds)
+    with request_context(request_id):
+        event(
+            log,
+            logging.INFO if outcome == JobStatus.DONE else logging.WARNING,
+            f"job {kind} {outcome} {seconds * 1000:.1f}ms",
+            kind=kind,
+            job_id=job_id,
+            attempt=attempt,
+            outcome=str(outcome),
+            duration_ms=round(seconds * 1000, 3),
+        )
 
 
 async def _run(s: AsyncSession, spec: JobKind, ctx: JobContext) -> str:
@@ -241,13 +283,31 @@ async def _run(s: AsyncSession, spec: JobKind, ctx: JobContext) -> str:
         await _fail(s, job_id, exc.detail)
         return JobStatus.FAILED
     except asyncio.CancelledError:
-        # The carrier cancelled it (timeout or shutdown): leave it running; the sweep retries it.
+        # The carrier cancelled it (a worker stopping, or arq's own timeout): hand it back.
+        with contextlib.suppress(Exception):
+            await s.rollback()
+        await _hand_back(ctx)
         raise
     except Exception as exc:
         await s.rollback()
         log.exception("job %s failed", job_id)
         await _fail(s, job_id, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")
         return JobStatus.FAILED
+
+
+async def _hand_back(ctx: JobContext) -> None:
+    """End a cancelled attempt's deadline now, so the next sweep re-dispatches it; should this fail,
+    the deadline passes on its own."""
+    try:
+        async with asyncio.timeout(5), ctx.sessionmaker() as s:
+            await s.execute(
+                update(Job)
+                .where(Job.id == ctx.job_id, Job.status == JobStatus.RUNNING)
+                .values(deadline_at=utcnow())
+            )
+            await s.commit()
+    except Exception:
+        log.warning("could not hand job %s back; the sweep retries it after its deadline", ctx.job_id)
 
 
 async def _fail(s: AsyncSession, job_id: str, error: str) -> None:
@@ -326,7 +386,8 @@ class InProcessDispatcher:
 class ArqDispatcher:
     """Production: enqueue on arq. The arq job id is fresh per dispatch so a re-dispatch is never
     swallowed by arq's de-duplication of an id whose record outlived a dead worker; the claim in
-    ``run_job`` makes any duplicate delivery a no-op."""
+    ``run_job`` makes any duplicate delivery a no-op. It starts with the queue's name, so every key
+    arq keeps for a job names its queue (deployments that share one Redis never meet)."""
 
     def __init__(self, redis_url: str, queue_name: str) -> None:
         self.redis_url = redis_url
@@ -346,7 +407,9 @@ class ArqDispatcher:
     async def dispatch(self, job_ids: list[str]) -> None:
         pool = await self._get_pool()
         for job_id in job_ids:
-            await pool.enqueue_job("run_job", job_id, _job_id=f"{job_id}:{uuid.uuid4().hex[:12]}")
+            await pool.enqueue_job(
+                "run_job", job_id, _job_id=f"{self.queue_name}:{job_id}:{uuid.uuid4().hex[:12]}"
+            )
 
     async def ping(self) -> bool:
         pool = await self._get_pool()

@@ -1,10 +1,11 @@
-"""create_app(): the FastAPI application, its lifespan (engine, queue, sweep) and routers."""
+"""create_app(): the FastAPI application, its lifespan (engine, queue, sweep, pruning) and routers."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -19,6 +20,7 @@ from app.api import (
     games,
     health,
     jobs,
+    metrics,
     players,
     problems,
     ratings,
@@ -28,10 +30,14 @@ from app.api import (
     strategic_titan,
     titan_arena,
 )
+from app.api.middleware import RequestLogMiddleware
 from app.db.session import make_engine, make_sessionmaker
 from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, sweep
+from app.observability import logs
+from app.runtime import describe, prune_once, warn_without_admin
 from app.services.registry import Registry
 from app.settings import Settings, get_settings
+from app.version import __version__
 from app.wiring import build_registry
 
 log = logging.getLogger("arbiter")
@@ -43,7 +49,9 @@ Errors are `application/problem+json`. Authenticate with `Authorization: Bearer 
 
 
 async def _sweep_loop(app: FastAPI, settings: Settings) -> None:
-    """In-process mode: resume jobs left queued or running by a previous process, then keep sweeping."""
+    """In-process mode: resume jobs left queued or running by a previous process, then keep sweeping;
+    prune what outlived its retention every ``ARBITER_PRUNE_SECONDS``."""
+    next_prune = time.monotonic()
     while True:
         try:
             await sweep(
@@ -54,6 +62,12 @@ async def _sweep_loop(app: FastAPI, settings: Settings) -> None:
             )
         except Exception:
             log.exception("sweep failed")
+        if time.monotonic() >= next_prune:
+            next_prune = time.monotonic() + settings.arbiter_prune_seconds
+            try:
+                await prune_once(app.state.sessionmaker, settings)
+            except Exception:
+                log.exception("pruning failed")
         await asyncio.sleep(settings.arbiter_sweep_seconds)
 
 
@@ -71,6 +85,14 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     else:
         dispatcher = InProcessDispatcher(app.state.sessionmaker, registry.job_kinds)
     app.state.dispatcher = dispatcher
+    facts = describe(settings, engine.dialect.name)
+    logs.event(
+        log,
+        logging.INFO,
+        f"arbiter {__version__} serving: database {facts['database']}, queue {facts['queue']}",
+        **facts,
+    )
+    warn_without_admin(settings)
     if not settings.redis_url:
         sweeper = asyncio.create_task(_sweep_loop(app, settings))
     try:
@@ -87,9 +109,11 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 def create_app(settings: Settings | None = None, registry: Registry | None = None) -> FastAPI:
     """The API. ``registry`` (formats, presets' rules, job kinds) defaults to the full one."""
     settings = settings or get_settings()
+    # a process whose logging nobody set up (uvicorn started by hand) gets Arbiter's
+    logs.configure(settings.arbiter_log_format, settings.arbiter_log_level, force=False)
     app = FastAPI(
         title="Arbiter",
-        version="0.1.0",
+        version=__version__,
         description=DESCRIPTION,
         lifespan=lifespan,
     )
@@ -101,11 +125,13 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
             allow_origins=settings.cors_origins,
             allow_methods=["*"],
             allow_headers=["*"],
-            expose_headers=["ETag", "Location"],
+            expose_headers=["ETag", "Location", "X-Request-ID"],
         )
+    app.add_middleware(RequestLogMiddleware)  # outermost: every answer gets its id and its line
     problems.install(app)
     for module in (
         health,
+        metrics,
         players,
         games,
         events,

@@ -1,16 +1,42 @@
 """Configuration, from the environment only (pydantic-settings).
 
 With nothing set, the embedded default: a SQLite file and jobs run in-process.
-With ``DATABASE_URL`` (postgresql+asyncpg://…) and ``REDIS_URL``, the production shape:
-Postgres and arq workers on Redis.
+With ``DATABASE_URL`` (postgresql+asyncpg://…, or the ``postgres://…`` hosting platforms hand out)
+and ``REDIS_URL``, the production shape: Postgres and arq workers on Redis.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# The scheme a URL may name, and the async driver it means (docs/operations.md "Deploy").
+_DRIVERS = {
+    "postgres": "postgresql+asyncpg",
+    "postgresql": "postgresql+asyncpg",
+    "sqlite": "sqlite+aiosqlite",
+}
+
+
+def normalize_database_url(url: str) -> str:
+    """``postgres://`` and ``postgresql://`` mean asyncpg, ``sqlite://`` aiosqlite; libpq's
+    ``sslmode`` query parameter becomes asyncpg's ``ssl`` (the same values)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    scheme = _DRIVERS.get(scheme, scheme)
+    out = f"{scheme}://{rest}"
+    if scheme == "postgresql+asyncpg" and "sslmode=" in rest:
+        parts = urlsplit(out)
+        query = [
+            ("ssl" if k == "sslmode" else k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        ]
+        out = urlunsplit(parts._replace(query=urlencode(query)))
+    return out
 
 
 class Settings(BaseSettings):
@@ -18,7 +44,8 @@ class Settings(BaseSettings):
 
     database_url: str = Field(
         default="sqlite+aiosqlite:///./arbiter.db",
-        description="SQLAlchemy async URL: sqlite+aiosqlite:///file.db or postgresql+asyncpg://…",
+        description="SQLAlchemy async URL: sqlite+aiosqlite:///file.db or postgresql+asyncpg://… "
+        "(postgres://… and postgresql://… mean asyncpg)",
     )
     redis_url: str | None = Field(
         default=None, description="redis://host:port/db; unset runs jobs in-process"
@@ -30,6 +57,41 @@ class Settings(BaseSettings):
         default=60, description="seconds a queued job may wait before the sweep enqueues it again"
     )
     arbiter_sweep_seconds: int = Field(default=30, description="interval of the stuck-job sweep")
+
+    # observability (docs/operations.md "Observe")
+    arbiter_log_format: Literal["text", "json"] = Field(
+        default="text", description="one line per record: readable text, or one JSON object"
+    )
+    arbiter_log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(default="INFO")
+    arbiter_metrics_token: str | None = Field(
+        default=None, description="bearer token for GET /metrics (the admin token works too)"
+    )
+    arbiter_worker_metrics_port: int = Field(
+        default=0, ge=0, le=65535, description="a worker serves its metrics on this port; 0: none"
+    )
+    arbiter_worker_metrics_host: str = Field(default="127.0.0.1")
+
+    # workers (docs/operations.md "Scale")
+    arbiter_worker_concurrency: int = Field(default=10, ge=1, description="jobs one worker runs at once")
+    arbiter_worker_shutdown_wait: int = Field(
+        default=25,
+        ge=0,
+        description="seconds a stopping worker lets running jobs finish before handing them back",
+    )
+
+    # retention (docs/operations.md "Retention")
+    arbiter_retain_idempotency_hours: float = Field(
+        default=24, ge=0, description="hours an Idempotency-Key's answer is kept; 0 keeps them forever"
+    )
+    arbiter_retain_jobs_days: float = Field(
+        default=7, ge=0, description="days a finished job is kept; 0 keeps them forever"
+    )
+    arbiter_prune_seconds: int = Field(default=3600, ge=1, description="interval of the pruning")
+
+    @field_validator("database_url")
+    @classmethod
+    def _normalize(cls, v: str) -> str:
+        return normalize_database_url(v)
 
     @property
     def cors_origins(self) -> list[str]:

@@ -12,6 +12,7 @@ BENCHES = [
     "bench.seats_bench",
     "bench.designs_bench",
     "bench.ratings_bench",
+    "bench.observability_bench",
 ]
 
 

@@ -1,5 +1,6 @@
 """The import structure of app/: no cycle anywhere (imports inside functions and under TYPE_CHECKING
-count too), and the layers import one way: core ← db ← jobs ← services ← api ← the entry points."""
+count too), and the layers import one way: core ← db ← jobs ← services ← api ← the entry points
+(app.version and app.observability stand beside them, usable from the job runner up)."""
 
 from __future__ import annotations
 
@@ -10,17 +11,42 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # What each layer may import from app/ besides itself (prefixes of module names).
+# app.version and app.observability (log lines, metrics) stand beside the core: they import nothing
+# of app/ and every layer above the database may use them.
+PLAIN = ("app.version", "app.observability")
 LAYERS: dict[str, tuple[str, ...]] = {
     "app.core": (),
     "app.settings": (),
+    "app.version": (),
+    "app.observability": (),
     "app.db": ("app.core",),
-    "app.jobs": ("app.core", "app.db"),
-    "app.services": ("app.core", "app.db", "app.jobs", "app.settings"),
+    "app.jobs": ("app.core", "app.db", *PLAIN),
+    "app.services": ("app.core", "app.db", "app.jobs", "app.settings", *PLAIN),
     "app.wiring": ("app.services",),
-    "app.api": ("app.core", "app.db", "app.jobs", "app.services", "app.settings"),
-    "app.main": ("app.api", "app.db", "app.jobs", "app.services", "app.settings", "app.wiring"),
+    "app.api": ("app.core", "app.db", "app.jobs", "app.services", "app.settings", *PLAIN),
+    "app.runtime": ("app.services", "app.settings", *PLAIN),
+    "app.main": (
+        "app.api",
+        "app.db",
+        "app.jobs",
+        "app.runtime",
+        "app.services",
+        "app.settings",
+        "app.wiring",
+        *PLAIN,
+    ),
     # an entry point like app.main: `arbiter export` / `import` open a session with the registry
-    "app.cli": ("app.main", "app.settings", "workers", "app.core", "app.db", "app.services", "app.wiring"),
+    "app.cli": (
+        "app.core",
+        "app.db",
+        "app.main",
+        "app.runtime",
+        "app.services",
+        "app.settings",
+        "app.wiring",
+        "workers",
+        *PLAIN,
+    ),
 }
 
 

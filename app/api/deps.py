@@ -54,6 +54,9 @@ async def get_principal(
     admin = request.app.state.settings.arbiter_admin_token
     if admin and hmac.compare_digest(token, admin):
         return Principal(Role.ADMIN)
+    monitor = request.app.state.settings.arbiter_metrics_token
+    if monitor and hmac.compare_digest(token, monitor):
+        return Principal(Role.MONITOR)
     digest = hash_token(token)
     event_id = (
         await session.execute(select(Event.id).where(Event.organizer_token_hash == digest))

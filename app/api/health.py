@@ -7,14 +7,15 @@ from app.api.deps import SessionDep
 from app.api.problems import problem
 from app.api.schemas import Health
 from app.db.session import ping as ping_database
+from app.version import __version__
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz", operation_id="healthz", response_model=Health)
 async def healthz() -> Health:
-    """The process is up."""
-    return Health(status="ok")
+    """The process is up (and its version)."""
+    return Health(status="ok", version=__version__)
 
 
 @router.get(
@@ -34,4 +35,4 @@ async def readyz(request: Request, session: SessionDep) -> Health | JSONResponse
             queue = "ok"
         except Exception as exc:
             return problem(503, "Not ready", f"queue unreachable: {type(exc).__name__}")
-    return Health(status="ok", database="ok", queue=queue)
+    return Health(status="ok", version=__version__, database="ok", queue=queue)

@@ -28,6 +28,7 @@ def job_read(j: Job) -> JobRead:
         attempts=j.attempts,
         created_at=j.created_at,
         finished_at=j.finished_at,
+        request_id=j.request_id,
     )
 
 

@@ -201,10 +201,12 @@ class JobRead(BaseModel):
     attempts: int
     created_at: datetime
     finished_at: datetime | None
+    request_id: str | None = None
 
 
 class Health(BaseModel):
     status: str
+    version: str
     database: str | None = None
     queue: str | None = None
 

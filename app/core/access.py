@@ -1,7 +1,7 @@
 """Who may do what (api.md "Conventions" — Auth): one principal type and one policy table.
 
-A bearer token speaks for one ``Principal``: the admin, the organizer of one event, or one entry of
-one event. Every protected action names its ``Access`` rule here, and ``authorize`` is the only
+A bearer token speaks for one ``Principal``: the admin, the organizer of one event, one entry of
+one event, or the monitor (the metrics token, which reads ``GET /metrics`` and nothing else). Every protected action names its ``Access`` rule here, and ``authorize`` is the only
 place that compares a principal with an event or an entry: a token never grants anything outside
 its event (organizer) or its own entry and the matches it is seated at (entry).
 
@@ -66,6 +66,7 @@ class Access(Enum):
     ORGANIZER_OR_OWN_ENTRY = "the organizer, or the entry itself"
     ORGANIZER_OR_EVENT_ENTRY = "the organizer, or an entry of this event"
     ORGANIZER_OR_SEATED = "the organizer, or an entry seated at this match"
+    METRICS = "the admin or the metrics token"
 
 
 def authorize(
@@ -84,6 +85,12 @@ def authorize(
         if principal.is_admin:
             return principal
         raise Forbidden("only the admin may do this")
+    if access is Access.METRICS:
+        if principal.role in (Role.ADMIN, Role.MONITOR):
+            return principal
+        raise Forbidden("only the admin or the metrics token may read the metrics")
+    if principal.role is Role.MONITOR:
+        raise Forbidden("the metrics token reads only /metrics")
     if access is Access.ANY_ORGANIZER:
         if principal.role in (Role.ADMIN, Role.ORGANIZER):
             return principal

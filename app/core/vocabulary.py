@@ -86,3 +86,4 @@ class Role(StrEnum):
     ADMIN = "admin"
     ORGANIZER = "organizer"
     ENTRY = "entry"
+    MONITOR = "monitor"  # the metrics token: reads GET /metrics and nothing else

@@ -307,6 +307,8 @@ class Job(Base):
     kind: Mapped[str] = mapped_column(String(64), nullable=False)
     args: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
     dedup_key: Mapped[str | None] = mapped_column(String(200))
+    # the request that enqueued the job (X-Request-ID), carried into the job's log lines
+    request_id: Mapped[str | None] = mapped_column(String(200))
     status: Mapped[str] = mapped_column(String(16), nullable=False, default=JobStatus.QUEUED)
     progress: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
@@ -322,6 +324,7 @@ class Job(Base):
     __table_args__ = (
         Index("ix_jobs_status_deadline_at", "status", "deadline_at"),
         Index("ix_jobs_dedup_key", "dedup_key"),
+        Index("ix_jobs_finished_at", "finished_at"),
         CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status"),
     )
 
@@ -338,3 +341,5 @@ class IdempotencyKey(Base):
     response: Mapped[dict[str, Any] | list[Any] | None] = mapped_column(JSONType)
     headers: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
     created_at: Mapped[datetime] = _created()
+
+    __table_args__ = (Index("ix_idempotency_keys_created_at", "created_at"),)

@@ -8,15 +8,17 @@ import hashlib
 from sqlalchemy import select
 
 from app.db.models import Entry, Event
+from app.version import __version__
 from tests.support.api import Api, add_entry, assert_problem, bearer, make_event, setup_event
 
 
 async def test_health_and_ready(api: Api) -> None:
     r = await api.client.get("/healthz")
-    assert r.json() == {"status": "ok", "database": None, "queue": None}
+    assert r.json() == {"status": "ok", "version": __version__, "database": None, "queue": None}
     r = await api.client.get("/readyz")
     assert r.status_code == 200
     assert r.json()["database"] == "ok" and r.json()["queue"] == "in-process"
+    assert r.json()["version"] == __version__
 
 
 async def test_shipped_games(api: Api) -> None:

@@ -53,6 +53,7 @@ ORG_A = Principal(Role.ORGANIZER, event_id="A")
 ORG_B = Principal(Role.ORGANIZER, event_id="B")
 ENTRY_A1 = Principal(Role.ENTRY, event_id="A", entry_id="a1")
 ENTRY_B1 = Principal(Role.ENTRY, event_id="B", entry_id="b1")
+MONITOR = Principal(Role.MONITOR)
 
 
 @pytest.mark.parametrize(
@@ -74,11 +75,20 @@ ENTRY_B1 = Principal(Role.ENTRY, event_id="B", entry_id="b1")
         (Access.ORGANIZER_OR_SEATED, ENTRY_A1, True),
         (Access.ORGANIZER_OR_SEATED, Principal(Role.ENTRY, event_id="A", entry_id="a3"), False),
         (Access.ORGANIZER_OR_SEATED, ORG_B, False),
+        (Access.METRICS, ADMIN, True),
+        (Access.METRICS, MONITOR, True),
+        (Access.METRICS, ORG_A, False),
+        (Access.METRICS, ENTRY_A1, False),
+        (Access.ADMIN, MONITOR, False),
+        (Access.ANY_ORGANIZER, MONITOR, False),
+        (Access.ORGANIZER, MONITOR, False),
+        (Access.ORGANIZER_OR_EVENT_ENTRY, MONITOR, False),
+        (Access.ORGANIZER_OR_SEATED, MONITOR, False),
     ],
 )
 def test_the_policy_table(access: Access, who: Principal, allowed: bool) -> None:
     kwargs = {"event_id": "A", "entry_id": "a1", "seated": {"a1", "a2"}}
-    if access in (Access.ADMIN, Access.ANY_ORGANIZER):
+    if access in (Access.ADMIN, Access.ANY_ORGANIZER, Access.METRICS):
         kwargs = {}
     if allowed:
         assert authorize(who, access, **kwargs) is who  # type: ignore[arg-type]

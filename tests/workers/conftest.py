@@ -1,5 +1,6 @@
 """Fixtures of the worker tests: a queue of their own, the worker processes they start (killed at
-the end), and the API on Postgres with Redis as its queue."""
+the end), and the API on Postgres with Redis as its queue. Nothing here empties a Redis database: each
+test's keys name its queue, and only those are deleted."""
 
 from __future__ import annotations
 
@@ -15,12 +16,19 @@ from app.main import create_app
 from app.settings import Settings
 from tests.support.api import ADMIN_TOKEN, Api, api_client
 from tests.support.services import redis_url
-from tests.support.workers import stop
+from tests.support.workers import drop_queue_keys, redis_keys, stop
 
 
 @pytest.fixture
-def queue() -> str:
-    return f"arbiter:test:{uuid.uuid4().hex[:8]}"
+async def queue() -> AsyncIterator[str]:
+    """A queue of the test's own. Afterwards every key the test's processes left in Redis must name
+    it, and those keys are deleted: the suite leaves nothing behind in a Redis it shares."""
+    name = f"arbiter:test:{uuid.uuid4().hex[:8]}"
+    before = await redis_keys()
+    yield name
+    stray = {k for k in await redis_keys() - before if "arbiter:test:" not in k}
+    await drop_queue_keys(name)
+    assert not stray, f"keys that name no queue: {sorted(stray)}"
 
 
 @pytest.fixture

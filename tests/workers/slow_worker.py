@@ -1,6 +1,7 @@
-"""A worker for the durability test: besides the real jobs it runs ``slow_integrity_check``,
-which on its first attempt stalls (so the test can kill the worker mid-job) and on a later
-attempt runs the real integrity check."""
+"""A worker for the durability tests: besides the real jobs it runs ``slow_integrity_check`` (and
+``stalling_integrity_check``, the same with a long time limit), which on its first attempt stalls
+(so the test can kill or stop the worker mid-job) and on a later attempt runs the real integrity
+check."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ async def slow_integrity(session: AsyncSession, ctx: JobContext) -> dict[str, An
 SLOW_KINDS = {
     **KINDS,
     "slow_integrity_check": JobKind(fn=slow_integrity, timeout=2, max_attempts=3),
+    # the same, with a kind's long time limit: only a hand-back lets another worker take it soon
+    "stalling_integrity_check": JobKind(fn=slow_integrity, timeout=600, max_attempts=3),
 }
 
 

@@ -9,6 +9,7 @@ The package, each module importing only those above it:
 * ``jobs``: queueing the rating work; the incremental update and the full recompute.
 * ``reads``: the leaderboard and a player's ratings with their history.
 * ``admin``: a pool's settings and a player's starting rating (either may queue a recompute).
+* ``lag``: each pool's lag behind its confirmed matches (for ``GET /metrics``).
 
 The names below are the package's interface; callers import them from ``app.services.ratings``.
 """
@@ -26,6 +27,7 @@ from app.services.ratings.jobs import (
     update_job,
     update_pool,
 )
+from app.services.ratings.lag import pool_lag
 from app.services.ratings.pools import Sources, get_pool, match_pools, pool_sources
 from app.services.ratings.reads import BoardRow, PlayerPoolRating, leaderboard, player_ratings
 
@@ -41,6 +43,7 @@ __all__ = [
     "leaderboard",
     "match_pools",
     "player_ratings",
+    "pool_lag",
     "pool_settings",
     "pool_sources",
     "put_pool_settings",

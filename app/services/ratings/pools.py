@@ -41,7 +41,7 @@ class Sources:
         return self.overall + self.by_character
 
 
-async def _rated_events(session: AsyncSession) -> list[tuple[str, core.PoolPlan]]:
+async def rated_events(session: AsyncSession) -> list[tuple[str, core.PoolPlan]]:
     rows = await session.execute(select(Event.id, Event.game_key, Event.preset, Event.settings))
     out = []
     for eid, game, preset, settings in rows:
@@ -55,7 +55,7 @@ async def pool_sources(session: AsyncSession, pool: str) -> Sources:
     overall: list[str] = []
     by_char: list[str] = []
     character: str | None = None
-    for eid, plan in await _rated_events(session):
+    for eid, plan in await rated_events(session):
         if plan.overall == pool:
             overall.append(eid)
         elif plan.character_base is not None and pool.startswith(plan.character_base + ":"):

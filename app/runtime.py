@@ -1,0 +1,53 @@
+"""What every entry point does (the API's lifespan, the worker, the command line): say what the
+process runs with, warn when it runs without an admin, and prune on schedule as its own boundary."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.observability import logs
+from app.services.operations import prune, retention_of
+from app.settings import Settings
+from app.version import __version__
+
+log = logging.getLogger("arbiter")
+
+
+async def prune_once(sessionmaker: async_sessionmaker[AsyncSession], settings: Settings) -> dict[str, int]:
+    """One pruning, committed (the worker's cron and the in-process loop call it)."""
+    async with sessionmaker() as s:
+        deleted = await prune(s, retention_of(settings))
+        await s.commit()
+    if any(deleted.values()):
+        logs.event(
+            log, logging.INFO, "pruned " + ", ".join(f"{n} {k}" for k, n in deleted.items()), **deleted
+        )
+    return deleted
+
+
+def describe(settings: Settings, database: str) -> dict[str, Any]:
+    """What a process runs with, for its start-up line (passwords hidden)."""
+    queue = (
+        f"redis {logs.redact(settings.redis_url)} {settings.arbiter_queue_name}"
+        if settings.redis_url
+        else "in-process"
+    )
+    return {
+        "version": __version__,
+        "database": database,
+        "database_url": logs.redact(settings.database_url),
+        "queue": queue,
+        "pid": os.getpid(),
+    }
+
+
+def warn_without_admin(settings: Settings) -> None:
+    if not settings.arbiter_admin_token:
+        log.warning(
+            "ARBITER_ADMIN_TOKEN is not set: nobody can create events or act as the admin "
+            "(set it to a long random string)"
+        )

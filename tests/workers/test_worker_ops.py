@@ -1,0 +1,90 @@
+"""The worker as an operator sees it, as a real process on real Redis and Postgres: it says what it
+runs with, writes one JSON line per job carrying the id of the request that enqueued it, and one when
+it stops; stopped mid-job, it hands the job back, and another worker finishes it at once instead of
+after the job's deadline."""
+
+from __future__ import annotations
+
+import signal
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from app.db.base import utcnow
+from app.db.models import Job
+from app.jobs import ArqDispatcher, commit_and_dispatch, create_job
+from app.version import __version__
+from tests.support.api import Api, bearer, setup_event
+from tests.support.processes import env, log_lines, spawn, stop
+from tests.support.services import redis_url
+from tests.support.workers import start_worker, wait_job
+
+
+async def test_the_worker_says_it_starts_runs_each_job_and_stops(
+    redis_api: Api, pg_url: str, pg_sessionmaker: Any, queue: str, worker_procs: list[Any], tmp_path: Path
+) -> None:
+    log = tmp_path / "worker.log"
+    environ = env(
+        DATABASE_URL=pg_url, REDIS_URL=redis_url(), ARBITER_QUEUE_NAME=queue, ARBITER_LOG_FORMAT="json"
+    )
+    worker = spawn("worker", environ=environ, log=log)
+    worker_procs.append(worker)
+    sent: dict[str, str] = {}
+    for i in range(3):
+        eid, token, _ = await setup_event(redis_api, ["Ada", "Grace"], name=f"Check {i}")
+        r = await redis_api.client.post(
+            f"/v1/events/{eid}/integrity-check", headers={**bearer(token), "X-Request-ID": f"desk-{i}"}
+        )
+        sent[r.json()["job_id"]] = f"desk-{i}"
+    for job_id in sent:
+        assert (await wait_job(pg_sessionmaker, job_id, {"done", "failed"})).status == "done"
+    assert stop(worker) == 0
+    lines = log_lines(log)
+
+    hello = lines[0]
+    assert hello["msg"].startswith(f"arbiter worker {__version__} started")
+    assert hello["database"] == "postgresql" and queue in hello["queue"] and hello["concurrency"] == 10
+    jobs = [line for line in lines if line["logger"] == "arbiter.jobs"]
+    assert {line["job_id"]: line["request_id"] for line in jobs} == sent
+    assert all(line["kind"] == "integrity_check" and line["outcome"] == "done" for line in jobs)
+    assert all(line["attempt"] == 1 and line["duration_ms"] > 0 for line in jobs) and len(jobs) == 3
+    bye = lines[-1]
+    assert bye["msg"] == "arbiter worker stopped: ran 3 done" and bye["done"] == 3
+    assert not [line for line in lines if line["logger"].startswith("arq")]  # arq's own lines stay quiet
+
+
+async def test_a_stopped_worker_hands_its_job_back(
+    pg_url: str, pg_sessionmaker: Any, queue: str, worker_procs: list[Any], tmp_path: Path
+) -> None:
+    log = tmp_path / "first.log"
+    first = start_worker(
+        "tests.workers.slow_worker",
+        pg_url,
+        queue,
+        log=log,
+        ARBITER_LOG_FORMAT="json",
+        ARBITER_WORKER_SHUTDOWN_WAIT="1",
+    )
+    worker_procs.append(first)
+    async with pg_sessionmaker() as s:
+        job = await create_job(s, "stalling_integrity_check", {"event_id": "no-such-event"})
+        await commit_and_dispatch(s, ArqDispatcher(redis_url(), queue))
+    running = await wait_job(pg_sessionmaker, job.id, {"running"})
+    assert running.deadline_at is not None and running.deadline_at > utcnow() + timedelta(minutes=5)
+
+    stopped_at = time.monotonic()
+    first.send_signal(signal.SIGTERM)  # a deploy: the job still has ten minutes of its time
+    assert first.wait(timeout=30) == 0
+    assert time.monotonic() - stopped_at < 15
+    async with pg_sessionmaker() as s:
+        back = await s.get(Job, job.id)
+        assert back is not None and back.status == "running" and back.attempts == 1
+        assert back.deadline_at is not None and back.deadline_at <= utcnow()  # handed back
+    (line,) = [line for line in log_lines(log) if line.get("job_id") == job.id]
+    assert line["outcome"] == "handed back" and line["attempt"] == 1
+
+    worker_procs.append(start_worker("tests.workers.slow_worker", pg_url, queue))
+    done = await wait_job(pg_sessionmaker, job.id, {"done", "failed"}, within=30)
+    # the second attempt runs the real check: the event does not exist
+    assert done.status == "failed" and "not found" in (done.error or "") and done.attempts == 2
