@@ -251,6 +251,8 @@ def _serve(args: argparse.Namespace) -> None:
             workers=args.workers,
             log_config=logs.log_config(settings.arbiter_log_format, settings.arbiter_log_level),
             access_log=False,  # the app writes its own line per request
+            # live streams never end by themselves: a stopping process ends them after this
+            timeout_graceful_shutdown=settings.arbiter_api_shutdown_wait,
             server_header=False,
         )
     finally:

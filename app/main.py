@@ -20,6 +20,7 @@ from app.api import (
     games,
     health,
     jobs,
+    live,
     metrics,
     players,
     problems,
@@ -29,12 +30,23 @@ from app.api import (
     schedules,
     strategic_titan,
     titan_arena,
+    webhooks,
 )
 from app.api.middleware import RequestLogMiddleware
 from app.db.session import make_engine, make_sessionmaker
 from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, sweep
 from app.observability import logs
-from app.runtime import describe, prune_once, warn_without_admin
+from app.runtime import (
+    describe,
+    live_limits,
+    prune_once,
+    redeliver_once,
+    session_info,
+    warn_without_admin,
+    warn_without_webhook_key,
+)
+from app.services.live import Hub
+from app.services.outbox import HUB_KEY
 from app.services.registry import Registry
 from app.settings import Settings, get_settings
 from app.version import __version__
@@ -62,6 +74,10 @@ async def _sweep_loop(app: FastAPI, settings: Settings) -> None:
             )
         except Exception:
             log.exception("sweep failed")
+        try:
+            await redeliver_once(app.state.sessionmaker, app.state.dispatcher)
+        except Exception:
+            log.exception("webhook redelivery failed")
         if time.monotonic() >= next_prune:
             next_prune = time.monotonic() + settings.arbiter_prune_seconds
             try:
@@ -77,7 +93,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     registry: Registry = app.state.registry
     engine = make_engine(settings.database_url)
     app.state.engine = engine
-    app.state.sessionmaker = make_sessionmaker(engine, registry.session_info())
+    hub = Hub(engine, live_limits(settings))
+    app.state.hub = hub
+    app.state.sessionmaker = make_sessionmaker(
+        engine, {**registry.session_info(), **session_info(settings), HUB_KEY: hub}
+    )
+    await hub.start(app.state.sessionmaker)
     dispatcher: Dispatcher
     sweeper: asyncio.Task[None] | None = None
     if settings.redis_url:
@@ -93,11 +114,13 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         **facts,
     )
     warn_without_admin(settings)
+    warn_without_webhook_key(settings)
     if not settings.redis_url:
         sweeper = asyncio.create_task(_sweep_loop(app, settings))
     try:
         yield
     finally:
+        await hub.close()
         if sweeper is not None:
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -125,7 +148,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
             allow_origins=settings.cors_origins,
             allow_methods=["*"],
             allow_headers=["*"],
-            expose_headers=["ETag", "Location", "X-Request-ID"],
+            expose_headers=["ETag", "Location", "X-Request-ID", "Retry-After"],
         )
     app.add_middleware(RequestLogMiddleware)  # outermost: every answer gets its id and its line
     problems.install(app)
@@ -136,6 +159,8 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
         games,
         events,
         rounds,
+        live,
+        webhooks,
         schedules,
         jobs,
         rite_of_command,

@@ -10,6 +10,8 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.observability import logs
+from app.services import webhooks
+from app.services.live import LiveLimits
 from app.services.operations import prune, retention_of
 from app.settings import Settings
 from app.version import __version__
@@ -27,6 +29,39 @@ async def prune_once(sessionmaker: async_sessionmaker[AsyncSession], settings: S
             log, logging.INFO, "pruned " + ", ".join(f"{n} {k}" for k, n in deleted.items()), **deleted
         )
     return deleted
+
+
+async def redeliver_once(sessionmaker: async_sessionmaker[AsyncSession], dispatcher: Any) -> int:
+    """Hand webhook deliveries whose next attempt is due to jobs (the sweep's turn), committed, then
+    dispatched."""
+    async with sessionmaker() as s:
+        jobs = await webhooks.redeliver(s)
+        await s.commit()
+    if jobs:
+        await dispatcher.dispatch(jobs)
+    return len(jobs)
+
+
+def webhook_policy(settings: Settings) -> webhooks.WebhookPolicy:
+    return webhooks.WebhookPolicy(
+        allow_private=settings.arbiter_webhook_allow_private,
+        box=webhooks.SecretBox(settings.webhook_keys),
+        timeout_seconds=settings.arbiter_webhook_timeout,
+    )
+
+
+def session_info(settings: Settings) -> dict[str, Any]:
+    """What every session of a process carries beside the registry: how webhooks are treated."""
+    return {webhooks.POLICY_KEY: webhook_policy(settings)}
+
+
+def live_limits(settings: Settings) -> LiveLimits:
+    return LiveLimits(
+        heartbeat_seconds=settings.arbiter_sse_heartbeat_seconds,
+        poll_seconds=settings.arbiter_sse_poll_seconds,
+        max_streams=settings.arbiter_sse_max_streams,
+        max_per_client=settings.arbiter_sse_max_per_client,
+    )
 
 
 def describe(settings: Settings, database: str) -> dict[str, Any]:
@@ -50,4 +85,12 @@ def warn_without_admin(settings: Settings) -> None:
         log.warning(
             "ARBITER_ADMIN_TOKEN is not set: nobody can create events or act as the admin "
             "(set it to a long random string)"
+        )
+
+
+def warn_without_webhook_key(settings: Settings) -> None:
+    if not settings.webhook_keys:
+        log.warning(
+            "ARBITER_WEBHOOK_KEY is not set: webhook secrets are stored unencrypted "
+            "(set it to a long random string to encrypt them)"
         )

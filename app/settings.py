@@ -86,7 +86,40 @@ class Settings(BaseSettings):
     arbiter_retain_jobs_days: float = Field(
         default=7, ge=0, description="days a finished job is kept; 0 keeps them forever"
     )
+    arbiter_retain_outbox_days: float = Field(
+        default=7, ge=0, description="days a live-updates event is kept for reconnecting streams; 0: forever"
+    )
+    arbiter_retain_webhook_deliveries_days: float = Field(
+        default=7, ge=0, description="days a webhook delivery stays in the delivery log; 0: forever"
+    )
     arbiter_prune_seconds: int = Field(default=3600, ge=1, description="interval of the pruning")
+
+    # live updates and webhooks (docs/api.md "Live updates", "Webhooks")
+    arbiter_sse_heartbeat_seconds: float = Field(
+        default=15, gt=0, le=300, description="seconds between heartbeats of an idle stream"
+    )
+    arbiter_sse_poll_seconds: float = Field(
+        default=5, gt=0, le=300, description="a stream looks for changes at least this often"
+    )
+    arbiter_sse_max_streams: int = Field(default=1000, ge=1, description="live streams one API process holds")
+    arbiter_sse_max_per_client: int = Field(
+        default=20, ge=1, description="live streams one client address may hold in one API process"
+    )
+    arbiter_api_shutdown_wait: int = Field(
+        default=10,
+        ge=1,
+        description="seconds a stopping API process waits for open streams before it ends them",
+    )
+    arbiter_webhook_allow_private: bool = Field(
+        default=False, description="allow webhooks to private, loopback and link-local addresses"
+    )
+    arbiter_webhook_key: str | None = Field(
+        default=None,
+        description="comma-separated keys that encrypt webhook secrets at rest (the first encrypts)",
+    )
+    arbiter_webhook_timeout: float = Field(
+        default=10, gt=0, le=60, description="seconds one delivery attempt waits for the endpoint"
+    )
 
     @field_validator("database_url")
     @classmethod
@@ -96,6 +129,10 @@ class Settings(BaseSettings):
     @property
     def cors_origins(self) -> list[str]:
         return [o.strip() for o in self.arbiter_cors_origins.split(",") if o.strip()]
+
+    @property
+    def webhook_keys(self) -> tuple[str, ...]:
+        return tuple(k.strip() for k in (self.arbiter_webhook_key or "").split(",") if k.strip())
 
     @property
     def is_sqlite(self) -> bool:

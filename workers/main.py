@@ -25,7 +25,7 @@ from arq.connections import RedisSettings
 from app.db.session import make_engine, make_sessionmaker
 from app.jobs import ArqDispatcher, run_job, sweep
 from app.observability import logs, metrics
-from app.runtime import describe, prune_once
+from app.runtime import describe, prune_once, redeliver_once, session_info
 from app.services.job_kinds import KINDS
 from app.services.registry import Registry
 from app.settings import get_settings
@@ -47,7 +47,7 @@ async def startup(ctx: dict[str, Any]) -> None:
         raise RuntimeError("REDIS_URL must be set to run a worker")
     registry: Registry = ctx.setdefault("registry", build_registry())
     ctx["engine"] = make_engine(s.database_url)
-    ctx["sessionmaker"] = make_sessionmaker(ctx["engine"], registry.session_info())
+    ctx["sessionmaker"] = make_sessionmaker(ctx["engine"], {**registry.session_info(), **session_info(s)})
     ctx["dispatcher"] = ArqDispatcher(s.redis_url, s.arbiter_queue_name)
     ctx["outcomes"] = Counter()
     if s.arbiter_worker_metrics_port:
@@ -92,6 +92,7 @@ async def sweep_task(ctx: dict[str, Any]) -> int:
         ctx["registry"].job_kinds,
         stale_queued_seconds=s.arbiter_job_stale_queued,
     )
+    await redeliver_once(ctx["sessionmaker"], ctx["dispatcher"])  # webhook retries now due
     # One worker of the queue prunes per interval: the first to take the key until it expires.
     if await ctx["redis"].set(
         f"{s.arbiter_queue_name}:prune", __version__, nx=True, ex=s.arbiter_prune_seconds

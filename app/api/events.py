@@ -23,6 +23,7 @@ from app.api.schemas import (
     EventPage,
     EventRead,
     EventUpdate,
+    EventWinner,
     ForbiddenPairs,
     HistoryEntryRead,
     IdentityEvent,
@@ -53,6 +54,13 @@ def event_read(view: EventView) -> EventRead:
         version=e.version,
         entries=view.entries,
         created_at=e.created_at,
+        current_stage=view.summary.current_stage,
+        current_round=view.summary.current_round,
+        winner=(
+            EventWinner(entry_id=view.summary.winner.id, name=view.summary.winner.name)
+            if view.summary.winner is not None
+            else None
+        ),
     )
 
 

@@ -20,12 +20,20 @@ PROBLEM = "application/problem+json"
 
 
 def problem(
-    status: int, title: str, detail: str, *, type_: str = "about:blank", **extra: Any
+    status: int,
+    title: str,
+    detail: str,
+    *,
+    type_: str = "about:blank",
+    retry_after: int | None = None,
+    **extra: Any,
 ) -> JSONResponse:
     body: dict[str, Any] = {"type": type_, "title": title, "status": status, "detail": detail}
     body.update(extra)
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers)
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+    if retry_after is not None:
+        headers["Retry-After"] = str(retry_after)
+    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers or None)
 
 
 def _loc(loc: tuple[Any, ...] | list[Any]) -> list[Any]:
@@ -42,7 +50,10 @@ def install(app: FastAPI) -> None:
         if rule is not None:
             extra["rule"] = rule
         slug = type(exc).__name__
-        return problem(exc.status, exc.title, exc.detail, type_=f"/problems/{slug}", **extra)
+        retry_after = getattr(exc, "retry_after", None)
+        return problem(
+            exc.status, exc.title, exc.detail, type_=f"/problems/{slug}", retry_after=retry_after, **extra
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:

@@ -123,7 +123,7 @@ def round_read(view: RoundView) -> RoundRead:
 
 def lifecycle_read(progress: lifecycle.Progress) -> LifecycleRead:
     return LifecycleRead(
-        event=event_read(EventView(progress.event, progress.entries)),
+        event=event_read(EventView(progress.event, progress.entries, progress.summary)),
         stage=progress.stage.index if progress.stage is not None else None,
         note=progress.note,
         round=round_read(progress.round) if progress.round is not None else None,
@@ -381,6 +381,7 @@ async def get_standings(
         group=group,
         tiebreaks=list(view.tiebreaks),
         tiebreaks_from=view.tiebreaks_from,
+        final=view.final,
         rows=[
             StandingRowRead(
                 rank=r.rank,

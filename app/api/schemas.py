@@ -78,6 +78,11 @@ class EventUpdate(Strict):
     settings: dict[str, Any] | None = None
 
 
+class EventWinner(BaseModel):
+    entry_id: str
+    name: str
+
+
 class EventRead(BaseModel):
     id: str
     name: str
@@ -90,6 +95,19 @@ class EventRead(BaseModel):
     version: int
     entries: int
     created_at: datetime
+    current_stage: int | None = Field(
+        default=None,
+        description="the stage the event is at: the active one; once finished, the last one played "
+        "(null before the start)",
+    )
+    current_round: int | None = Field(
+        default=None, description="the last round paired in that stage (null before its first)"
+    )
+    winner: EventWinner | None = Field(
+        default=None,
+        description="once finished: who won, across stages (a playoff's or a final's winner); null "
+        "while it runs, and when first place is shared",
+    )
 
 
 class EventPage(BaseModel):
@@ -340,6 +358,11 @@ class StandingsRead(BaseModel):
     tiebreaks_from: str = Field(
         default="settings", description="settings, or default:<format> when the event names none"
     )
+    final: bool = Field(
+        default=False,
+        description="true once the stage has closed or the event ended: no more play changes them; "
+        "false while they are provisional",
+    )
     rows: list[StandingRowRead]
 
 
@@ -377,3 +400,82 @@ class CrossTableRead(BaseModel):
     stage: int | None
     rounds: list[int]
     rows: list[CrossRowRead]
+
+
+# --- live updates and webhooks ---------------------------------------------------------------
+LiveEventName = Literal[
+    "event.updated",
+    "event.started",
+    "event.cancelled",
+    "event.deleted",
+    "event.finished",
+    "entry.registered",
+    "entry.dropped",
+    "entry.checked_in",
+    "round.paired",
+    "round.undone",
+    "round.swapped",
+    "match.reported",
+    "match.disputed",
+    "match.confirmed",
+    "result.corrected",
+    "standings.changed",
+    "stage.advanced",
+]
+
+
+class LiveEvent(BaseModel):
+    """One change of an event, as a stream's `data:` and a webhook's body carry it."""
+
+    id: int = Field(description="the outbox id: the SSE `id`, the `webhook-id`; increases with every change")
+    type: LiveEventName
+    event_id: str
+    timestamp: datetime
+    data: dict[str, Any] = Field(description='what changed (api.md "Live updates"); always has `event_id`')
+
+
+class WebhookCreate(Strict):
+    url: str = Field(min_length=1, max_length=2000, description="http or https; a public address")
+    events: list[LiveEventName] | None = Field(
+        default=None, min_length=1, max_length=32, description="the event types to send; default every type"
+    )
+
+
+class WebhookRead(BaseModel):
+    id: str
+    event_id: str | None = Field(description="the event it follows; null: every event (the admin's)")
+    url: str
+    events: list[str] | None = Field(description="the event types it is sent; null: every type")
+    status: Literal["active", "disabled"]
+    disabled_reason: str | None = Field(description="why it was disabled (a day of failed deliveries)")
+    failing_since: datetime | None = Field(
+        description="the first failed attempt since the last delivered one"
+    )
+    last_success_at: datetime | None
+    created_at: datetime
+
+
+class WebhookCreated(WebhookRead):
+    secret: str = Field(
+        description="the signing secret (Standard Webhooks, `whsec_…`); shown only in this answer"
+    )
+
+
+class DeliveryRead(BaseModel):
+    id: str
+    webhook_id: str
+    event_id: int = Field(description="the outbox id delivered (`webhook-id`): receivers de-duplicate by it")
+    type: str
+    status: Literal["pending", "delivered", "failed"]
+    attempts: int
+    last_status_code: int | None = Field(description="the endpoint's HTTP status at the last attempt")
+    last_error: str | None
+    next_attempt_at: datetime | None = Field(description="when a pending delivery is tried again")
+    last_attempt_at: datetime | None
+    delivered_at: datetime | None
+    created_at: datetime
+
+
+class DeliveryPage(BaseModel):
+    items: list[DeliveryRead]
+    next_cursor: str | None = None

@@ -21,6 +21,13 @@ from dataclasses import dataclass
 
 from app.core import rng
 from app.core.event_settings import AdvanceRule
+from app.core.vocabulary import EventStatus, StageStatus
+
+
+def standings_final(stage_status: str, event_status: str) -> bool:
+    """A stage's standings are final once it has closed, or once the event ended (finished, or
+    cancelled: nothing more is played); before, they are provisional."""
+    return stage_status == StageStatus.CLOSED or event_status in (EventStatus.FINISHED, EventStatus.CANCELLED)
 
 
 def draw_tiebreak_values(entries: Sequence[tuple[str, bool]], seed: str) -> dict[str, float]:

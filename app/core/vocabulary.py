@@ -78,6 +78,41 @@ class JobKindName(StrEnum):
     RATINGS_RECOMPUTE = "ratings_recompute"
     ROUND_ROBIN_SCHEDULE = "round_robin_schedule"
     STAGE_SCHEDULE = "stage_schedule"
+    WEBHOOK_DELIVERY = "webhook_delivery"
+
+
+class LiveEventType(StrEnum):
+    """What an event's live stream and its webhooks announce (api.md "Live updates"): one row of the
+    outbox each, written in the transaction of the change it announces."""
+
+    EVENT_UPDATED = "event.updated"  # renamed, or its settings replaced
+    EVENT_STARTED = "event.started"
+    EVENT_CANCELLED = "event.cancelled"
+    EVENT_DELETED = "event.deleted"
+    EVENT_FINISHED = "event.finished"
+    ENTRY_REGISTERED = "entry.registered"
+    ENTRY_DROPPED = "entry.dropped"
+    ENTRY_CHECKED_IN = "entry.checked_in"
+    ROUND_PAIRED = "round.paired"
+    ROUND_UNDONE = "round.undone"
+    ROUND_SWAPPED = "round.swapped"
+    MATCH_REPORTED = "match.reported"  # a player's claim filed; the match waits for the others
+    MATCH_DISPUTED = "match.disputed"
+    MATCH_CONFIRMED = "match.confirmed"
+    RESULT_CORRECTED = "result.corrected"
+    STANDINGS_CHANGED = "standings.changed"
+    STAGE_ADVANCED = "stage.advanced"
+
+
+class WebhookStatus(StrEnum):
+    ACTIVE = "active"
+    DISABLED = "disabled"  # it failed for a day; it says why
+
+
+class DeliveryStatus(StrEnum):
+    PENDING = "pending"  # not delivered yet: its next attempt is due at next_attempt_at
+    DELIVERED = "delivered"
+    FAILED = "failed"  # given up: a day of failures, or its endpoint was disabled
 
 
 class Role(StrEnum):

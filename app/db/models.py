@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     CheckConstraint,
     Float,
@@ -25,10 +26,20 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from app.core.identity import name_key as identity_key
-from app.core.vocabulary import EntryStatus, EventStatus, JobStatus, MatchStatus, StageStatus
+from app.core.vocabulary import (
+    DeliveryStatus,
+    EntryStatus,
+    EventStatus,
+    JobStatus,
+    MatchStatus,
+    StageStatus,
+    WebhookStatus,
+)
 from app.db.base import Base, UTCDateTime, id_column, utcnow
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
+# A 64-bit counter on Postgres; on SQLite, INTEGER PRIMARY KEY is the rowid (with AUTOINCREMENT: never reused)
+SeqType = BigInteger().with_variant(Integer(), "sqlite")
 
 
 def _created() -> Mapped[datetime]:
@@ -81,6 +92,9 @@ class Event(Base):
     organizer_token_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
     # Pairs of entry ids never paired together (PUT /v1/events/{id}/forbidden-pairs).
     forbidden_pairs: Mapped[list[Any]] = mapped_column(JSONType, nullable=False, default=list)
+    # The entry that won, once the event is finished (app/services/summary.py); kept up to date by
+    # corrections. No foreign key: entries already point at their event.
+    winner_entry_id: Mapped[str | None] = mapped_column(String(36))
     created_at: Mapped[datetime] = _created()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 
@@ -343,3 +357,73 @@ class IdempotencyKey(Base):
     created_at: Mapped[datetime] = _created()
 
     __table_args__ = (Index("ix_idempotency_keys_created_at", "created_at"),)
+
+
+class OutboxEvent(Base):
+    """One change of an event as its live stream and webhooks announce it, written in the same
+    transaction as the change (app/services/outbox.py). ``id`` orders an event's changes as they
+    committed: every change of an event is made with the event row locked."""
+
+    __tablename__ = "outbox"
+
+    id: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
+    # no foreign key: an event's deletion is itself announced, and the row outlives the event
+    event_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    type: Mapped[str] = mapped_column(String(32), nullable=False)
+    data: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+    __table_args__ = (
+        Index("ix_outbox_event_id_id", "event_id", "id"),
+        Index("ix_outbox_created_at", "created_at"),
+        {"sqlite_autoincrement": True},
+    )
+
+
+class Webhook(Base):
+    """An endpoint told of events' changes: one event's (its organizer's) or every event's (the
+    admin's, ``event_id`` null). The signing secret is kept encrypted (app/services/webhooks.py)."""
+
+    __tablename__ = "webhooks"
+
+    id: Mapped[str] = id_column()
+    event_id: Mapped[str | None] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), index=True)
+    url: Mapped[str] = mapped_column(Text, nullable=False)
+    # the event types it wants; null: every type
+    types: Mapped[list[Any] | None] = mapped_column(JSONType)
+    secret: Mapped[str] = mapped_column(Text, nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default=WebhookStatus.ACTIVE)
+    disabled_reason: Mapped[str | None] = mapped_column(Text)
+    # the first failed attempt since the last delivered one: a day of failures disables the endpoint
+    failing_since: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    last_success_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    created_by: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+    __table_args__ = (CheckConstraint("status IN ('active', 'disabled')", name="status"),)
+
+
+class WebhookDelivery(Base):
+    """One outbox event owed to one endpoint: its attempts, its last error, when the next is due."""
+
+    __tablename__ = "webhook_deliveries"
+
+    id: Mapped[str] = id_column()
+    webhook_id: Mapped[str] = mapped_column(ForeignKey("webhooks.id", ondelete="CASCADE"), nullable=False)
+    outbox_id: Mapped[int] = mapped_column(SeqType, nullable=False)
+    type: Mapped[str] = mapped_column(String(32), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default=DeliveryStatus.PENDING)
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    last_status_code: Mapped[int | None] = mapped_column(Integer)
+    next_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    last_attempt_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = _created()
+
+    __table_args__ = (
+        Index("ix_webhook_deliveries_webhook_id_created_at", "webhook_id", "created_at"),
+        Index("ix_webhook_deliveries_status_next_attempt_at", "status", "next_attempt_at"),
+        Index("ix_webhook_deliveries_created_at", "created_at"),
+        CheckConstraint("status IN ('pending', 'delivered', 'failed')", name="status"),
+    )

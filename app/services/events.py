@@ -20,7 +20,7 @@ from app.core.vocabulary import EntryStatus, EventStatus, JobKindName
 from app.db.base import utcnow
 from app.db.models import Entry, Event, EventHistory, Job, Player, Stage
 from app.jobs import create_job
-from app.services import results
+from app.services import outbox, results
 from app.services.games import get_game
 from app.services.history import record
 from app.services.players import Identity, claim_identity, find_identity
@@ -39,6 +39,7 @@ from app.services.reads import (
     stages_of,
 )
 from app.services.registry import registry_of
+from app.services.summary import Summary, summarize
 
 
 def new_token() -> str:
@@ -88,14 +89,15 @@ async def create_event(
 
 @dataclass(frozen=True)
 class EventView:
-    """An event as clients read it, with its count of active entries."""
+    """An event as clients read it, with its count of active entries and where it stands."""
 
     event: Event
     entries: int
+    summary: Summary = Summary()
 
 
 async def event_view(session: AsyncSession, event: Event) -> EventView:
-    return EventView(event, await count_entries(session, event.id))
+    return EventView(event, await count_entries(session, event.id), await summarize(session, event))
 
 
 async def get_event_view(session: AsyncSession, event_id: str) -> EventView:
@@ -139,6 +141,7 @@ async def update_event(
     if name is not None:
         event.name = name.strip()
     await session.flush()
+    await outbox.updated(session, event)
     return await event_view(session, event)
 
 
@@ -250,7 +253,9 @@ async def add_entry(session: AsyncSession, event_id: str, spec: EntrySpec, token
         problems.append(Problem(("seed",), f"seed {spec.seed} is already given to another entry"))
     if problems:
         raise InvalidInput(problems[0].msg, problems)
-    return await _write_entry(session, event, stage, identity, spec, token_hash)
+    entry = await _write_entry(session, event, stage, identity, spec, token_hash)
+    await outbox.registered(session, event, [entry])
+    return entry
 
 
 async def add_entries(
@@ -294,10 +299,12 @@ async def add_entries(
     capacity = settings_of(event).capacity
     if capacity is not None and await count_entries(session, event.id) + len(specs) > capacity:
         raise Conflict(f"the event is full ({capacity} entries); nothing was registered")
-    return [
+    entries = [
         await _write_entry(session, event, stage, identity, spec, token)
         for identity, spec, token in zip(identities, specs, token_hashes, strict=True)
     ]
+    await outbox.registered(session, event, entries)
+    return entries
 
 
 @dataclass(frozen=True)
@@ -355,6 +362,7 @@ async def drop_entry(session: AsyncSession, event_id: str, entry_id: str, princi
             m for _, m in await stage_matches(session, stage) if entry_id in {s.entry_id for s in m.seats}
         ]
         await results.resign_games(session, event, stage, mine, principal.actor)
+    await outbox.dropped(session, event, entry, stage)
     return entry
 
 
@@ -381,6 +389,7 @@ async def check_in(session: AsyncSession, event_id: str, entry_id: str, present:
     elif not present:
         entry.checked_in_at = None
     await session.flush()
+    await outbox.checked_in(session, event, entry)
     return entry
 
 
@@ -450,6 +459,7 @@ async def cancel_event(session: AsyncSession, event_id: str, principal: Principa
     record(session, event.id, "cancel", principal, {"status_before": event.status})
     event.status = EventStatus.CANCELLED
     await session.flush()
+    await outbox.cancelled(session, event)
     return await event_view(session, event)
 
 
@@ -458,6 +468,7 @@ async def delete_event(session: AsyncSession, event_id: str) -> None:
     event = await lock_event(session, event_id)
     if await stages_of(session, event.id):
         raise Conflict(f"event {event.id} has started: cancel it instead (POST /v1/events/{event.id}/cancel)")
+    await outbox.deleted(session, event.id)
     await session.execute(delete(EventHistory).where(EventHistory.event_id == event.id))
     await session.execute(delete(Entry).where(Entry.event_id == event.id))
     await session.delete(event)

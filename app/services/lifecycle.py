@@ -25,7 +25,7 @@ from app.core.stage_details import parse_details
 from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, MatchStatus, Outcome, StageStatus
 from app.db.base import utcnow
 from app.db.models import Entry, Event, Job, Match, Round, Seat, Stage
-from app.services import results
+from app.services import outbox, results, summary
 from app.services.downstream import entrants
 from app.services.history import record
 from app.services.reads import (
@@ -170,6 +170,7 @@ async def start_event(
         entries = [e for e in entries if e.checked_in_at is not None]
     await registry_of(session).rules_for(event).before_start(session, event, entries)
     if event.status == EventStatus.CANCELLED:
+        await outbox.cancelled(session, event)  # the preset called it off (too few players)
         await session.flush()
         return None
     settings = settings_of(event)  # after the preset's hook: it may fill in the stages
@@ -196,6 +197,7 @@ async def start_event(
     session.add_all(stages)
     event.status = EventStatus.RUNNING
     await session.flush()
+    await outbox.started(session, event)
     return await activate_stage(session, event, stages[0], [e.id for e in entries])
 
 
@@ -238,6 +240,7 @@ async def advance(session: AsyncSession, event: Event) -> tuple[Stage | None, Ro
     while True:
         rows = await stage_standings(session, event, stage)
         stage.status = StageStatus.CLOSED
+        outbox.stage_closed(session, event, stage)
         nxt = next((s for s in stages if s.index == stage.index + 1), None)
         if nxt is None:
             event.status = EventStatus.FINISHED
@@ -264,6 +267,7 @@ class Progress:
     stage: Stage | None
     round: RoundView | None = None
     job: Job | None = None
+    summary: summary.Summary = summary.Summary()
 
     @property
     def note(self) -> str | None:
@@ -279,6 +283,7 @@ async def _progress(
         stage,
         round=await round_view(session, created) if isinstance(created, Round) else None,
         job=created if isinstance(created, Job) else None,
+        summary=await summary.summarize(session, event),
     )
 
 
@@ -302,6 +307,7 @@ async def close_stage(session: AsyncSession, event_id: str) -> Progress:
     """Close the active stage and open the next (or finish the event)."""
     event = await lock_event(session, event_id)
     stage, created = await advance(session, event)
+    await summary.advanced(session, event)
     return await _progress(session, event, stage, created)
 
 
@@ -357,6 +363,7 @@ async def undo_round(
         session, event.id, "undo_round", principal, {"round": number, "stage": stage.index, "tables": tables}
     )
     await session.flush()
+    await outbox.round_undone(session, event.id, {"round": number, "stage": stage.index})
     return {"round": number, "stage": stage.index, "tables": tables}
 
 
@@ -405,5 +412,6 @@ async def swap_entries(
     detail = {"round": number, "entries": [a, b], "tables": [ma.table, mb.table]}
     rnd.details = {**(rnd.details or {}), "swaps": [*(rnd.details or {}).get("swaps", []), detail]}
     record(session, event.id, "swap", principal, detail)
+    await outbox.round_swapped(session, event.id, detail)
     await session.flush()
     return await round_view(session, rnd)

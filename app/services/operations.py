@@ -15,9 +15,9 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.vocabulary import JobStatus
+from app.core.vocabulary import DeliveryStatus, JobStatus
 from app.db.base import utcnow
-from app.db.models import IdempotencyKey, Job
+from app.db.models import IdempotencyKey, Job, OutboxEvent, WebhookDelivery
 from app.observability.metrics import JobCount, Snapshot
 from app.services.ratings import pool_lag
 from app.settings import Settings
@@ -79,6 +79,13 @@ class Prunable:
 PRUNABLE: tuple[Prunable, ...] = (
     Prunable("idempotency_keys", IdempotencyKey, IdempotencyKey.created_at),
     Prunable("jobs", Job, Job.finished_at, (Job.status.in_(FINISHED),)),
+    Prunable(
+        "webhook_deliveries",
+        WebhookDelivery,
+        WebhookDelivery.created_at,
+        (WebhookDelivery.status != DeliveryStatus.PENDING,),
+    ),
+    Prunable("outbox", OutboxEvent, OutboxEvent.created_at),
 )
 
 
@@ -91,6 +98,8 @@ def retention_of(settings: Settings) -> dict[str, timedelta | None]:
     return {
         "idempotency_keys": keep(settings.arbiter_retain_idempotency_hours, "hours"),
         "jobs": keep(settings.arbiter_retain_jobs_days, "days"),
+        "webhook_deliveries": keep(settings.arbiter_retain_webhook_deliveries_days, "days"),
+        "outbox": keep(settings.arbiter_retain_outbox_days, "days"),
     }
 
 

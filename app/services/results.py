@@ -29,7 +29,7 @@ from app.core.results import Report, ReportedSeat, normalize
 from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, MatchStatus, Outcome, Role, StageStatus
 from app.db.base import utcnow
 from app.db.models import Event, Match, ResultHistory, ResultReport, Round, Stage
-from app.services import downstream, ratings
+from app.services import downstream, outbox, ratings, summary
 from app.services.reads import (
     entries_by_id,
     entry_names,
@@ -207,6 +207,7 @@ async def _after_confirm(
     """The preset's hook; then ratings follow confirmed results of rated events (incremental; a
     correction recomputes)."""
     await registry_of(session).rules_for(event).after_confirm(session, event, stage, match)
+    await outbox.result_confirmed(session, event, stage, match, correction=correction)
     if not settings_of(event).rated:
         return
     if correction:
@@ -273,6 +274,7 @@ async def report(
     else:
         match.status = MatchStatus.REPORTED
     await session.flush()
+    await outbox.claim_filed(session, event, stage, match)
     return match
 
 
@@ -340,6 +342,7 @@ async def correct(
         payload["warnings"] = warnings
     await _history(session, match, "correction" if was_confirmed else "ruling", organizer.actor, payload)
     await _after_confirm(session, event, stage, match, correction=was_confirmed)
+    await summary.corrected(session, event)
     return Corrected(match, warnings)
 
 

@@ -18,6 +18,7 @@ from app.core.errors import InvalidInput, NotFound, Problem
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome
 from app.db.base import utcnow
 from app.db.models import Event, Match, Round, Seat, Stage
+from app.services import outbox
 from app.services.reads import details_of, entries_by_id, entry_names, game_of, get_event, stage_settings
 
 
@@ -44,6 +45,7 @@ async def create_round(
     await session.flush()
     best_of = stage_settings(stage).games_per_match
     now = utcnow()
+    made: list[Match] = []
     for t, table in enumerate(tables, start=1):
         bye = len(table) == 1
         first = (
@@ -66,7 +68,9 @@ async def create_round(
             for i, e in enumerate(table)
         ]
         session.add(match)
+        made.append(match)
     await session.flush()
+    await outbox.round_paired(session, event, stage, rnd, made)
     return rnd
 
 

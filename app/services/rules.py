@@ -79,6 +79,10 @@ class EventRules:
         """An extra reason the stage cannot close yet (None = no objection)."""
         return None
 
+    async def winner(self, session: AsyncSession, event: Event, found: str | None) -> str | None:
+        """The finished event's winner; ``found`` is the engine's (its deciding stage's format)."""
+        return found
+
     def adjudicator(self, event: Event, stage: Stage, match: Match) -> Adjudicator | None:
         """The judge of a ``game_log`` reported for this match; None = the game's catalog adjudicator."""
         return None

@@ -1,7 +1,9 @@
 """Which standings a client means, and computing them (api.md ``GET /v1/events/{id}/standings``).
 
 Ruling: without ``stage``, the standings are the active stage's; once the event is over, the last
-stage that was played (a playoff skipped for want of a tie holds no games and is passed over).
+stage that was played (a playoff skipped for want of a tie holds no games and is passed over): the
+stage ``current_stage`` names (app/services/summary.py). They are ``final`` once their stage has
+closed or the event has ended (finished or cancelled); provisional before.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.errors import NotFound
+from app.core.lifecycle import standings_final
 from app.core.standings import StandingRow
-from app.core.vocabulary import StageStatus
 from app.db.models import Round, Stage
 from app.services.reads import (
     details_of,
@@ -23,6 +25,7 @@ from app.services.reads import (
     stages_of,
     tiebreak_source,
 )
+from app.services.summary import deciding
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,7 @@ class StandingsView:
     groups: dict[str, str]  # entry → group, when the stage is split
     tiebreaks: tuple[str, ...] = ()  # the chain applied
     tiebreaks_from: str = "settings"  # or default:<format>
+    final: bool = False  # the stage closed (or the event ended): no more play changes them
 
 
 async def chosen_stage(session: AsyncSession, event_id: str, index: int | None) -> Stage | None:
@@ -44,12 +48,8 @@ async def chosen_stage(session: AsyncSession, event_id: str, index: int | None) 
         return chosen
     if not stages:
         return None
-    started = [s for s in stages if s.status != StageStatus.PENDING]
     played = set((await session.execute(select(Round.stage_id).where(Round.event_id == event_id))).scalars())
-    return next(
-        (s for s in started if s.status == StageStatus.ACTIVE),
-        next((s for s in reversed(started) if s.id in played), started[-1] if started else None),
-    )
+    return deciding(stages, played)
 
 
 async def event_standings(
@@ -60,4 +60,5 @@ async def event_standings(
     rows = await stage_standings(session, event, stage, group)
     groups = dict(details_of(stage).groups) if stage is not None else {}
     chain = stage_config(event, stage).tiebreaks
-    return StandingsView(stage, group, rows, groups, chain, tiebreak_source(event, stage))
+    final = stage is not None and standings_final(stage.status, event.status)
+    return StandingsView(stage, group, rows, groups, chain, tiebreak_source(event, stage), final)

@@ -26,10 +26,21 @@ from app.core.errors import Conflict
 from app.core.event_settings import StageSettings
 from app.core.lifecycle import RankedEntry, select_advancing
 from app.core.stage_details import StageDetails
-from app.core.vocabulary import StageFormatName
+from app.core.standings import StandingRow
+from app.core.vocabulary import MatchStatus, Outcome, StageFormatName
 from app.db.models import Event, Job, Match, Round, Stage
 from app.services.reads import details_of
 from app.services.rounds import create_round
+
+
+def bracket_winner(matches: list[tuple[Round, Match]]) -> str | None:
+    """The winner of a bracket: first place at its last decided game (the final, or the grand
+    final's reset); None when that game shares first place."""
+    decided = [m for _, m in matches if m.status == MatchStatus.CONFIRMED and m.outcome != Outcome.VOID]
+    if not decided:
+        return None
+    firsts = [s.entry_id for s in decided[-1].seats if s.place == 1]
+    return firsts[0] if len(firsts) == 1 else None
 
 
 class StageFormat:
@@ -73,6 +84,12 @@ class StageFormat:
     async def moot(self, session: AsyncSession, event: Event, stage: Stage) -> list[Match]:
         """Open games of the stage that no longer decide anything (voided as the stage closes)."""
         return []
+
+    def winner(self, rows: list[StandingRow], matches: list[tuple[Round, Match]]) -> str | None:
+        """Who won the stage once it is played: by default the one entry ranked first by its
+        standings (None when first place is shared)."""
+        firsts = [r.entry_id for r in rows if r.rank == 1]
+        return firsts[0] if len(firsts) == 1 else None
 
     def entrants(self, ranked: list[RankedEntry], settings: StageSettings) -> list[str]:
         """The entries this stage takes from the previous stage's standings, in seed order."""

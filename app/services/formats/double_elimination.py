@@ -21,9 +21,10 @@ from app.core.pairing.double_elimination import (
     build_double_elimination,
 )
 from app.core.stage_details import BracketDetails
+from app.core.standings import StandingRow
 from app.core.vocabulary import MatchStatus, StageFormatName
 from app.db.models import Entry, Event, Job, Match, Round, Stage
-from app.services.formats.base import StageFormat
+from app.services.formats.base import StageFormat, bracket_winner
 from app.services.formats.single_elimination import _winner
 from app.services.reads import details_of, entries_by_id, set_details, stage_matches, stage_settings
 
@@ -64,6 +65,9 @@ def _replay(
 
 class DoubleElimination(StageFormat):
     name = StageFormatName.DOUBLE_ELIMINATION
+
+    def winner(self, rows: list[StandingRow], matches: list[tuple[Round, Match]]) -> str | None:
+        return bracket_winner(matches)
 
     async def start(self, session: AsyncSession, event: Event, stage: Stage) -> Round | Job | None:
         settings = stage_settings(stage)

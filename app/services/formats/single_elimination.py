@@ -16,9 +16,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.errors import Conflict
 from app.core.pairing.elimination import multi_seat_next, multi_seat_tables, single_elimination
 from app.core.stage_details import BracketDetails
+from app.core.standings import StandingRow
 from app.core.vocabulary import MatchStatus, Outcome, StageFormatName
 from app.db.models import Entry, Event, Job, Match, Round, Stage
-from app.services.formats.base import StageFormat
+from app.services.formats.base import StageFormat, bracket_winner
 from app.services.reads import details_of, entries_by_id, set_details, stage_matches, stage_settings
 from app.services.rounds import create_round
 
@@ -51,6 +52,9 @@ async def open_bracket(session: AsyncSession, event: Event, stage: Stage, method
 
 class SingleElimination(StageFormat):
     name = StageFormatName.SINGLE_ELIMINATION
+
+    def winner(self, rows: list[StandingRow], matches: list[tuple[Round, Match]]) -> str | None:
+        return bracket_winner(matches)
 
     async def start(self, session: AsyncSession, event: Event, stage: Stage) -> Round | Job | None:
         settings = stage_settings(stage)

@@ -84,6 +84,11 @@ async def heat_seeding(session: AsyncSession, event: Event, heats: Stage) -> dic
 
 
 class WbcHmwp(EventRules):
+    async def winner(self, session: AsyncSession, event: Event, found: str | None) -> str | None:
+        """First of the final places (section 4), as ``GET /v1/events/{id}/places`` shows them."""
+        firsts = [r["entry_id"] for r in (await places(session, event.id))["rows"] if r["place"] == 1]
+        return firsts[0] if len(firsts) == 1 else None
+
     async def check_tables(
         self, session: AsyncSession, event: Event, stage: Stage, tables: list[list[str]]
     ) -> None:

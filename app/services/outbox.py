@@ -1,0 +1,311 @@
+"""The durable outbox: every change a screen must follow, as one row written in the same transaction
+as the change (api.md "Live updates"). The live stream (``app/services/live.py``) and the webhooks
+(``app/services/webhooks.py``) read it; the table is the truth, and a wake-up only says "look".
+
+- The use cases call one function here per change (``match_confirmed``, ``round_paired``, …), with
+  the event row locked, as every change of an event is made (``reads.lock_event``). So an event's
+  rows are numbered in the order their transactions commit, and a reader that has seen row ``n``
+  of an event has seen every row of that event before it: ``Last-Event-ID`` is exact.
+- The wake-up is part of the same transaction: on Postgres a ``NOTIFY`` (delivered at commit,
+  dropped by a rollback) reaches every API process; in the process itself, the commit wakes the
+  local streams (``after_commit``, below), which is all the embedded default needs.
+- For every active webhook that wants the event, a delivery row and its job are written in the same
+  transaction too: a rollback drops them with the change, and no request waits for a delivery.
+- ``standings.changed`` is written once per stage per transaction, however many results moved it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, timedelta
+from typing import Any, Protocol
+
+from sqlalchemy import event as sa_event
+from sqlalchemy import func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
+
+from app.core.lifecycle import standings_final
+from app.core.vocabulary import (
+    DeliveryStatus,
+    EventStatus,
+    JobKindName,
+    LiveEventType,
+    MatchStatus,
+    StageStatus,
+    WebhookStatus,
+)
+from app.core.webhooks import LEASE_SECONDS
+from app.db.base import utcnow
+from app.db.models import Entry, Event, Match, OutboxEvent, Round, Stage, Webhook, WebhookDelivery
+from app.jobs import create_job
+
+CHANNEL = "arbiter_outbox"  # the Postgres NOTIFY channel; the payload is the event's id
+HUB_KEY = "live_hub"  # session info: this process's streams (app/services/live.py), woken at commit
+_PENDING_KEY = "outbox_pending"
+
+
+class Waker(Protocol):
+    def wake(self, event_ids: Iterable[str]) -> None: ...
+
+
+@dataclass
+class _Pending:
+    """What the transaction in progress has written: the events it changed, the rows written once,
+    and each event's webhooks (read once)."""
+
+    events: set[str] = field(default_factory=set)
+    once: set[tuple[str, ...]] = field(default_factory=set)
+    hooks: dict[str, list[Webhook]] = field(default_factory=dict)
+    closed: dict[str, list[int]] = field(default_factory=dict)
+
+
+def _pending(session: AsyncSession) -> _Pending:
+    pending = session.info.get(_PENDING_KEY)
+    if pending is None:
+        pending = session.info[_PENDING_KEY] = _Pending()
+    assert isinstance(pending, _Pending)
+    return pending
+
+
+@sa_event.listens_for(Session, "after_commit")
+def _woken_at_commit(session: Session) -> None:
+    pending = session.info.get(_PENDING_KEY)
+    hub = session.info.get(HUB_KEY)
+    if isinstance(pending, _Pending) and pending.events and hub is not None:
+        hub.wake(pending.events)
+
+
+@sa_event.listens_for(Session, "after_transaction_end")
+def _forget(session: Session, transaction: Any) -> None:
+    if transaction.parent is None:  # the outermost transaction: committed or rolled back
+        session.info.pop(_PENDING_KEY, None)
+
+
+async def emit(
+    session: AsyncSession, event_id: str, type: LiveEventType, data: dict[str, Any], *, once: bool = False
+) -> OutboxEvent | None:
+    """Write one row (``once``: unless this transaction wrote the same type and data for the event),
+    its wake-up, and a delivery for every webhook that wants it."""
+    pending = _pending(session)
+    if once:
+        key = (event_id, str(type), repr(sorted(data.items())))
+        if key in pending.once:
+            return None
+        pending.once.add(key)
+    row = OutboxEvent(event_id=event_id, type=str(type), data={"event_id": event_id, **data})
+    session.add(row)
+    if event_id not in pending.events:
+        pending.events.add(event_id)
+        if session.get_bind().dialect.name == "postgresql":
+            await session.execute(select(func.pg_notify(CHANNEL, event_id)))
+        pending.hooks[event_id] = await _hooks(session, event_id)
+    wanting = [h for h in pending.hooks[event_id] if h.types is None or str(type) in h.types]
+    if wanting:
+        await session.flush()  # the row's id, which the deliveries name
+        for hook in wanting:
+            delivery = WebhookDelivery(
+                webhook_id=hook.id,
+                outbox_id=row.id,
+                type=str(type),
+                status=DeliveryStatus.PENDING,
+                attempts=0,
+                # its job is on its way: a failure schedules the next attempt, and a job that never
+                # reports back leaves it to the sweep after the lease
+                next_attempt_at=utcnow() + timedelta(seconds=LEASE_SECONDS),
+            )
+            session.add(delivery)
+            await session.flush()
+            await create_job(session, JobKindName.WEBHOOK_DELIVERY, {"delivery_id": delivery.id})
+    return row
+
+
+async def _hooks(session: AsyncSession, event_id: str) -> list[Webhook]:
+    rows = await session.execute(
+        select(Webhook).where(
+            Webhook.status == WebhookStatus.ACTIVE,
+            or_(Webhook.event_id == event_id, Webhook.event_id.is_(None)),
+        )
+    )
+    return list(rows.scalars())
+
+
+# --------------------------------------------------------------------------- reads
+def envelope(row: OutboxEvent) -> dict[str, Any]:
+    """A row as streams and webhooks send it: ``{id, type, event_id, timestamp, data}``."""
+    at = row.created_at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return {"id": row.id, "type": row.type, "event_id": row.event_id, "timestamp": at, "data": row.data}
+
+
+async def since(session: AsyncSession, event_id: str, after: int, limit: int = 500) -> list[OutboxEvent]:
+    """The event's rows after ``after``, in order."""
+    rows = await session.execute(
+        select(OutboxEvent)
+        .where(OutboxEvent.event_id == event_id, OutboxEvent.id > after)
+        .order_by(OutboxEvent.id)
+        .limit(limit)
+    )
+    return list(rows.scalars())
+
+
+async def bounds(session: AsyncSession) -> tuple[int, int]:
+    """The lowest and highest ids the outbox holds ((0, 0) when empty)."""
+    low, high = (await session.execute(select(func.min(OutboxEvent.id), func.max(OutboxEvent.id)))).one()
+    return int(low or 0), int(high or 0)
+
+
+# --------------------------------------------------------------------------- what the use cases call
+def _match(match: Match, rnd: Round, stage: Stage) -> dict[str, Any]:
+    return {
+        "match_id": match.id,
+        "round": rnd.number,
+        "stage": stage.index,
+        "table": match.table,
+        "status": str(match.status),
+        "version": match.version,
+    }
+
+
+def _result(match: Match) -> dict[str, Any]:
+    return {
+        "outcome": match.outcome,
+        "seats": [
+            {"entry_id": s.entry_id, "place": s.place, "score": s.score, "violation": s.violation}
+            for s in sorted(match.seats, key=lambda s: s.seat)
+        ],
+    }
+
+
+async def _round_of(session: AsyncSession, match: Match) -> Round:
+    rnd = await session.get(Round, match.round_id)
+    assert rnd is not None
+    return rnd
+
+
+async def standings_changed(session: AsyncSession, event: Event, stage: Stage) -> None:
+    final = standings_final(stage.status, event.status)
+    await emit(
+        session, event.id, LiveEventType.STANDINGS_CHANGED, {"stage": stage.index, "final": final}, once=True
+    )
+
+
+async def result_confirmed(
+    session: AsyncSession, event: Event, stage: Stage, match: Match, *, correction: bool
+) -> None:
+    """A result became final (``match.confirmed``) or a final one was corrected (``result.corrected``);
+    the stage's standings moved."""
+    kind = LiveEventType.RESULT_CORRECTED if correction else LiveEventType.MATCH_CONFIRMED
+    rnd = await _round_of(session, match)
+    await emit(session, event.id, kind, {**_match(match, rnd, stage), "result": _result(match)})
+    await standings_changed(session, event, stage)
+
+
+async def claim_filed(session: AsyncSession, event: Event, stage: Stage, match: Match) -> None:
+    """A player's claim that left the match open: ``match.reported`` (the others have not claimed,
+    or the organizer confirms) or ``match.disputed`` (two claims differ). A claim that confirmed the
+    match is announced by ``result_confirmed``."""
+    if match.status not in (MatchStatus.REPORTED, MatchStatus.DISPUTED):
+        return
+    kind = (
+        LiveEventType.MATCH_DISPUTED if match.status == MatchStatus.DISPUTED else LiveEventType.MATCH_REPORTED
+    )
+    await emit(session, event.id, kind, _match(match, await _round_of(session, match), stage))
+
+
+async def round_paired(
+    session: AsyncSession, event: Event, stage: Stage, rnd: Round, matches: Sequence[Match]
+) -> None:
+    tables = [
+        {
+            "match_id": m.id,
+            "table": m.table,
+            "status": str(m.status),
+            "entries": [s.entry_id for s in sorted(m.seats, key=lambda s: s.seat)],
+        }
+        for m in matches
+    ]
+    await emit(
+        session,
+        event.id,
+        LiveEventType.ROUND_PAIRED,
+        {"round": rnd.number, "stage": stage.index, "tables": tables},
+    )
+
+
+async def round_undone(session: AsyncSession, event_id: str, undone: dict[str, Any]) -> None:
+    await emit(
+        session, event_id, LiveEventType.ROUND_UNDONE, {"round": undone["round"], "stage": undone["stage"]}
+    )
+
+
+async def round_swapped(session: AsyncSession, event_id: str, swap: dict[str, Any]) -> None:
+    await emit(session, event_id, LiveEventType.ROUND_SWAPPED, dict(swap))
+
+
+async def started(session: AsyncSession, event: Event) -> None:
+    """The start (its first stage's round follows as ``round.paired``)."""
+    await emit(session, event.id, LiveEventType.EVENT_STARTED, {"status": str(event.status)})
+
+
+def stage_closed(session: AsyncSession, event: Event, stage: Stage) -> None:
+    """Note a stage closed by this transaction (``stage.advanced`` names them)."""
+    _pending(session).closed.setdefault(event.id, []).append(stage.index)
+
+
+async def stage_advanced(
+    session: AsyncSession, event: Event, stages: Sequence[Stage], winner: Entry | None
+) -> None:
+    """The stages closed now (their standings final), the stage that is active now, and the event
+    finished with its winner when no stage is left."""
+    closed = _pending(session).closed.pop(event.id, [])
+    for stage in stages:
+        if stage.index in closed:
+            await standings_changed(session, event, stage)
+    active = next((s.index for s in stages if s.status == StageStatus.ACTIVE), None)
+    await emit(session, event.id, LiveEventType.STAGE_ADVANCED, {"closed": closed, "stage": active})
+    if event.status == EventStatus.FINISHED:
+        await finished(session, event, winner)
+
+
+async def finished(session: AsyncSession, event: Event, winner: Entry | None) -> None:
+    """The event is finished, with its winner (again when a correction changed the winner)."""
+    who = {"entry_id": winner.id, "name": winner.name} if winner is not None else None
+    await emit(session, event.id, LiveEventType.EVENT_FINISHED, {"winner": who})
+
+
+async def cancelled(session: AsyncSession, event: Event) -> None:
+    await emit(session, event.id, LiveEventType.EVENT_CANCELLED, {"status": str(event.status)})
+
+
+async def deleted(session: AsyncSession, event_id: str) -> None:
+    await emit(session, event_id, LiveEventType.EVENT_DELETED, {})
+
+
+async def updated(session: AsyncSession, event: Event) -> None:
+    await emit(session, event.id, LiveEventType.EVENT_UPDATED, {"name": event.name, "version": event.version})
+
+
+async def registered(session: AsyncSession, event: Event, entries: Sequence[Entry]) -> None:
+    """Entries registered by one request (one, or a whole list)."""
+    await emit(
+        session,
+        event.id,
+        LiveEventType.ENTRY_REGISTERED,
+        {"entries": [{"entry_id": e.id, "name": e.name} for e in entries]},
+    )
+
+
+async def dropped(session: AsyncSession, event: Event, entry: Entry, stage: Stage | None) -> None:
+    await emit(session, event.id, LiveEventType.ENTRY_DROPPED, {"entry_id": entry.id, "name": entry.name})
+    if stage is not None:
+        await standings_changed(session, event, stage)
+
+
+async def checked_in(session: AsyncSession, event: Event, entry: Entry) -> None:
+    await emit(
+        session,
+        event.id,
+        LiveEventType.ENTRY_CHECKED_IN,
+        {"entry_id": entry.id, "checked_in": entry.checked_in_at is not None},
+    )

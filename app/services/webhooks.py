@@ -1,0 +1,410 @@
+"""Webhooks (api.md "Webhooks"): endpoints registered for one event (its organizer) or for every
+event (the admin), their signed deliveries, and the delivery log.
+
+- Registration checks the URL (http or https, no credentials) and, after resolving its host, that
+  every address is public — unless the operator allows private targets
+  (``ARBITER_WEBHOOK_ALLOW_PRIVATE``). The secret (Standard Webhooks' ``whsec_…``) is returned once
+  and kept encrypted with the server's key (``ARBITER_WEBHOOK_KEY``), so a database dump alone
+  does not yield it.
+- The outbox writes a delivery and its job in the transaction of the change
+  (``app/services/outbox.py``). The job (``delivery_job``) makes one attempt: it reads what it needs
+  in a short session of its own, resolves and checks the host again, posts to the address it
+  checked (a name cannot be re-pointed at a private address in between), and records the outcome.
+  No transaction is open while it waits on the endpoint.
+- A failed attempt schedules the next (``core.webhooks.retry_delay``); ``redeliver`` (the sweep's
+  turn) hands due deliveries to new jobs. A delivery a day old is given up; an endpoint whose
+  deliveries have all failed for a day is disabled, and says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import secrets
+import socket
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core import webhooks as core
+from app.core.access import Principal
+from app.core.errors import Conflict, InvalidInput, NotFound, Problem
+from app.core.vocabulary import DeliveryStatus, JobKindName, LiveEventType, WebhookStatus
+from app.db.base import utcnow
+from app.db.models import OutboxEvent, Webhook, WebhookDelivery
+from app.jobs import JobContext, create_job
+from app.observability.metrics import webhook_delivery_failed
+from app.services import outbox
+from app.services.reads import get_event
+from app.version import __version__
+
+POLICY_KEY = "webhook_policy"
+MAX_PER_SCOPE = 20  # endpoints per event, and endpoints for every event
+RESOLVE_SECONDS = 5.0
+
+
+class SecretBox:
+    """Webhook secrets at rest: Fernet with the server's keys (the first encrypts, any decrypts, so
+    a key can be rotated), or kept as they are when the operator set no key."""
+
+    def __init__(self, keys: tuple[str, ...] = ()) -> None:
+        self._fernet = (
+            MultiFernet([Fernet(base64.urlsafe_b64encode(hashlib.sha256(k.encode()).digest())) for k in keys])
+            if keys
+            else None
+        )
+
+    @property
+    def encrypts(self) -> bool:
+        return self._fernet is not None
+
+    def seal(self, secret: str) -> str:
+        if self._fernet is None:
+            return "plain:" + secret
+        return "fernet:" + self._fernet.encrypt(secret.encode()).decode()
+
+    def open(self, stored: str) -> str:
+        scheme, _, value = stored.partition(":")
+        if scheme == "plain":
+            return value
+        if self._fernet is None:
+            raise ValueError("the secret is encrypted and ARBITER_WEBHOOK_KEY is not set")
+        try:
+            return self._fernet.decrypt(value.encode()).decode()
+        except InvalidToken:
+            raise ValueError(
+                "the secret was encrypted with a key ARBITER_WEBHOOK_KEY no longer holds"
+            ) from None
+
+
+@dataclass(frozen=True)
+class WebhookPolicy:
+    """How this process treats endpoints: whether private addresses may be targets, the secrets' key,
+    and how long one attempt may wait for the endpoint."""
+
+    allow_private: bool = False
+    box: SecretBox = SecretBox()
+    timeout_seconds: float = 10.0
+
+
+def policy_of(session: AsyncSession) -> WebhookPolicy:
+    policy = session.info.get(POLICY_KEY)
+    return policy if isinstance(policy, WebhookPolicy) else WebhookPolicy()
+
+
+# --------------------------------------------------------------------------- addresses
+async def resolve(url: str) -> list[str]:
+    """The addresses the URL's host stands for (an IP literal stands for itself)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(RESOLVE_SECONDS):
+        infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+async def checked_addresses(url: str, policy: WebhookPolicy) -> list[str]:
+    """The URL's addresses, each allowed as a target; a ValueError saying why not."""
+    try:
+        addresses = await resolve(url)
+    except (OSError, TimeoutError) as exc:
+        raise ValueError(f"the host of {url} does not resolve: {exc}") from None
+    if not addresses:
+        raise ValueError(f"the host of {url} does not resolve")
+    if not policy.allow_private:
+        for address in addresses:
+            why = core.address_problem(address)
+            if why is not None:
+                raise ValueError(
+                    f"{urlsplit(url).hostname} resolves to {why}; only public addresses are allowed "
+                    "(the operator may allow private ones: ARBITER_WEBHOOK_ALLOW_PRIVATE)"
+                )
+    return addresses
+
+
+# --------------------------------------------------------------------------- endpoints
+@dataclass(frozen=True)
+class Registered:
+    hook: Webhook
+    secret: str  # shown once
+
+
+def _types_problems(types: Sequence[str] | None) -> list[Problem]:
+    if types is None:
+        return []
+    known = {str(t) for t in LiveEventType}
+    problems = [
+        Problem(("events", i), f"unknown event type {t!r}; one of {', '.join(sorted(known))}")
+        for i, t in enumerate(types)
+        if t not in known
+    ]
+    if not types:
+        problems.append(Problem(("events",), "name at least one event type, or leave it out for all"))
+    return problems
+
+
+async def register(
+    session: AsyncSession,
+    principal: Principal,
+    event_id: str | None,
+    url: str,
+    types: Sequence[str] | None,
+) -> Registered:
+    """An endpoint for one event (``event_id``) or for every event (None)."""
+    problems = []
+    if (why := core.url_problem(url)) is not None:
+        problems.append(Problem(("url",), why))
+    problems += _types_problems(types)
+    if problems:
+        raise InvalidInput(problems[0].msg, problems)
+    if event_id is not None:
+        await get_event(session, event_id)
+    policy = policy_of(session)
+    try:
+        await checked_addresses(url, policy)
+    except ValueError as exc:
+        raise InvalidInput(str(exc), [Problem(("url",), str(exc))]) from None
+    scope = Webhook.event_id == event_id if event_id is not None else Webhook.event_id.is_(None)
+    count = len(list((await session.execute(select(Webhook.id).where(scope))).scalars()))
+    if count >= MAX_PER_SCOPE:
+        where = "this event" if event_id is not None else "every event"
+        raise Conflict(f"{where} has {MAX_PER_SCOPE} webhooks already; delete one first")
+    secret = core.SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
+    hook = Webhook(
+        event_id=event_id,
+        url=url,
+        types=sorted(set(types)) if types is not None else None,
+        secret=policy.box.seal(secret),
+        status=WebhookStatus.ACTIVE,
+        created_by=principal.actor,
+    )
+    session.add(hook)
+    await session.flush()
+    return Registered(hook, secret)
+
+
+async def list_hooks(session: AsyncSession, event_id: str | None) -> list[Webhook]:
+    if event_id is not None:
+        await get_event(session, event_id)
+    scope = Webhook.event_id == event_id if event_id is not None else Webhook.event_id.is_(None)
+    rows = await session.execute(select(Webhook).where(scope).order_by(Webhook.created_at, Webhook.id))
+    return list(rows.scalars())
+
+
+async def get_hook(session: AsyncSession, hook_id: str, event_id: str | None = None) -> Webhook:
+    """A webhook; with ``event_id``, only one of that event's."""
+    hook = await session.get(Webhook, hook_id)
+    if hook is None or (event_id is not None and hook.event_id != event_id):
+        raise NotFound(f"webhook {hook_id} not found" + (f" in event {event_id}" if event_id else ""))
+    return hook
+
+
+async def delete_hook(session: AsyncSession, hook_id: str, event_id: str | None = None) -> None:
+    """Delete a webhook with its delivery log; deliveries on their way are not sent."""
+    await session.delete(await get_hook(session, hook_id, event_id))
+    await session.flush()
+
+
+async def deliveries(
+    session: AsyncSession, hook_id: str, event_id: str | None, limit: int, cursor: str | None
+) -> tuple[list[WebhookDelivery], str | None]:
+    """The webhook's delivery log, newest first."""
+    await get_hook(session, hook_id, event_id)
+    stmt = select(WebhookDelivery).where(WebhookDelivery.webhook_id == hook_id)
+    if cursor:
+        last = await session.get(WebhookDelivery, cursor)
+        if last is None or last.webhook_id != hook_id:
+            raise InvalidInput("bad cursor", [Problem(("query", "cursor"), "not a cursor of this list")])
+        stmt = stmt.where(
+            (WebhookDelivery.created_at < last.created_at)
+            | ((WebhookDelivery.created_at == last.created_at) & (WebhookDelivery.id < last.id))
+        )
+    rows = list(
+        (
+            await session.execute(
+                stmt.order_by(WebhookDelivery.created_at.desc(), WebhookDelivery.id.desc()).limit(limit + 1)
+            )
+        ).scalars()
+    )
+    return rows[:limit], (rows[limit - 1].id if len(rows) > limit else None)
+
+
+# --------------------------------------------------------------------------- delivery
+@dataclass(frozen=True)
+class _Attempt:
+    url: str
+    secret: str
+    msg_id: str
+    body: bytes
+
+
+def request_for(url: str, address: str) -> tuple[str, dict[str, str], dict[str, Any]]:
+    """The URL to post to (the checked address in place of the name), its Host header, and the TLS
+    name to verify (the name, not the address)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    literal = f"[{address}]" if ":" in address else address
+    netloc = literal + (f":{parts.port}" if parts.port else "")
+    pinned = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
+    host_header = f"[{host}]" if ":" in host else host
+    if parts.port:
+        host_header += f":{parts.port}"
+    extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
+    return pinned, {"host": host_header}, extensions
+
+
+async def post(attempt: _Attempt, policy: WebhookPolicy) -> tuple[int | None, str | None]:
+    """One signed POST: (the HTTP status, None) on a 2xx; (the status or None, the error) otherwise."""
+    try:
+        addresses = await checked_addresses(attempt.url, policy)
+    except ValueError as exc:
+        return None, f"refused: {exc}"
+    timestamp = int(time.time())
+    pinned, headers, extensions = request_for(attempt.url, addresses[0])
+    headers.update(
+        {
+            "content-type": "application/json",
+            "user-agent": f"Arbiter/{__version__} (webhooks)",
+            "webhook-id": attempt.msg_id,
+            "webhook-timestamp": str(timestamp),
+            "webhook-signature": core.sign(attempt.secret, attempt.msg_id, timestamp, attempt.body),
+        }
+    )
+    try:
+        async with httpx.AsyncClient(timeout=policy.timeout_seconds, follow_redirects=False) as client:
+            r = await client.post(pinned, content=attempt.body, headers=headers, extensions=extensions)
+    except httpx.TimeoutException:
+        return None, f"no answer within {policy.timeout_seconds:g} s"
+    except httpx.HTTPError as exc:
+        return None, f"{type(exc).__name__}: {exc}"[:500]
+    if 200 <= r.status_code < 300:
+        return r.status_code, None
+    return r.status_code, f"HTTP {r.status_code}: {r.text[:200]}"
+
+
+def body_of(row: OutboxEvent) -> bytes:
+    """What a delivery posts (and signs): the outbox row's envelope as compact JSON."""
+    return json.dumps(outbox.envelope(row), separators=(",", ":"), ensure_ascii=False).encode()
+
+
+async def delivery_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]:
+    """One attempt at one delivery (the ``webhook_delivery`` job kind)."""
+    delivery_id = ctx.args["delivery_id"]
+    policy = policy_of(session)
+    async with ctx.sessionmaker() as peek:  # read, then let go of the database while the endpoint answers
+        delivery = await peek.get(WebhookDelivery, delivery_id)
+        hook = await peek.get(Webhook, delivery.webhook_id) if delivery is not None else None
+        row = await peek.get(OutboxEvent, delivery.outbox_id) if delivery is not None else None
+        await peek.commit()
+    if delivery is None or hook is None:
+        return {"delivery_id": delivery_id, "skipped": "the webhook or the delivery was deleted"}
+    if delivery.status != DeliveryStatus.PENDING:
+        return {"delivery_id": delivery_id, "skipped": f"the delivery is {delivery.status}"}
+    if hook.status != WebhookStatus.ACTIVE:
+        error: str | None = f"the webhook is disabled: {hook.disabled_reason}"
+        code: int | None = None
+    elif row is None:
+        error, code = "the event is no longer kept (outbox retention)", None
+    else:
+        try:
+            secret = policy.box.open(hook.secret)
+        except ValueError as exc:
+            error, code = str(exc), None
+        else:
+            code, error = await post(_Attempt(hook.url, secret, str(row.id), body_of(row)), policy)
+    return await _record(
+        session, delivery_id, hook.id, code, error, final=hook.status != WebhookStatus.ACTIVE
+    )
+
+
+async def _record(
+    session: AsyncSession, delivery_id: str, hook_id: str, code: int | None, error: str | None, *, final: bool
+) -> dict[str, Any]:
+    """The attempt's outcome on the delivery and its endpoint (in the job's transaction)."""
+    now = utcnow()
+    delivery = await session.get(WebhookDelivery, delivery_id)
+    hook = await session.get(Webhook, hook_id)
+    if delivery is None or hook is None:
+        return {"delivery_id": delivery_id, "skipped": "the webhook or the delivery was deleted"}
+    delivery.attempts += 1
+    delivery.last_attempt_at = now
+    delivery.last_status_code = code
+    delivery.last_error = error
+    if error is None:
+        delivery.status = DeliveryStatus.DELIVERED
+        delivery.delivered_at = now
+        delivery.next_attempt_at = None
+        hook.failing_since = None
+        hook.last_success_at = now
+        return {"delivery_id": delivery_id, "status": delivery.status, "http_status": code}
+    webhook_delivery_failed()
+    hook.failing_since = hook.failing_since or now
+    if final or now - delivery.created_at >= timedelta(seconds=core.GIVE_UP_SECONDS):
+        delivery.status = DeliveryStatus.FAILED
+        delivery.next_attempt_at = None
+    else:
+        delivery.next_attempt_at = now + timedelta(seconds=core.retry_delay(delivery.attempts))
+    if hook.status == WebhookStatus.ACTIVE and now - hook.failing_since >= timedelta(
+        seconds=core.GIVE_UP_SECONDS
+    ):
+        await _disable(session, hook, now, error)
+    await session.flush()
+    return {"delivery_id": delivery_id, "status": delivery.status, "http_status": code, "error": error}
+
+
+async def _disable(session: AsyncSession, hook: Webhook, now: datetime, error: str) -> None:
+    assert hook.failing_since is not None
+    since = hook.failing_since.isoformat(timespec="seconds").replace("+00:00", "Z")
+    hook.status = WebhookStatus.DISABLED
+    hook.disabled_reason = f"every delivery failed for a day (since {since}); the last error: {error}"[:1000]
+    await session.execute(
+        update(WebhookDelivery)
+        .where(WebhookDelivery.webhook_id == hook.id, WebhookDelivery.status == DeliveryStatus.PENDING)
+        .values(status=DeliveryStatus.FAILED, next_attempt_at=None, last_error="the webhook was disabled")
+    )
+
+
+async def redeliver(session: AsyncSession, now: datetime | None = None, limit: int = 500) -> list[str]:
+    """Hand the deliveries whose next attempt is due to new jobs (the sweep's turn); each is leased
+    so that no other sweep hands it out again meanwhile. Not committed: the caller commits and
+    dispatches. The ids of the jobs."""
+    now = now or utcnow()
+    due = list(
+        (
+            await session.execute(
+                select(WebhookDelivery.id)
+                .where(
+                    WebhookDelivery.status == DeliveryStatus.PENDING,
+                    WebhookDelivery.next_attempt_at <= now,
+                )
+                .order_by(WebhookDelivery.next_attempt_at)
+                .limit(limit)
+            )
+        ).scalars()
+    )
+    jobs: list[str] = []
+    for delivery_id in due:
+        claimed = await session.execute(
+            update(WebhookDelivery)
+            .where(
+                WebhookDelivery.id == delivery_id,
+                WebhookDelivery.status == DeliveryStatus.PENDING,
+                WebhookDelivery.next_attempt_at <= now,
+            )
+            .values(next_attempt_at=now + timedelta(seconds=core.LEASE_SECONDS))
+        )
+        if claimed.rowcount == 1:  # type: ignore[attr-defined]
+            job = await create_job(session, JobKindName.WEBHOOK_DELIVERY, {"delivery_id": delivery_id})
+            jobs.append(job.id)
+    return jobs
