@@ -54,7 +54,11 @@ async def _app(request: pytest.FixtureRequest) -> AsyncIterator[tuple[Any, str]]
     backend = request.param
     url = request.getfixturevalue("pg_url" if backend == "postgres" else "sqlite_url")
     settings = Settings(
-        database_url=url, redis_url=None, arbiter_admin_token=ADMIN_TOKEN, arbiter_sweep_seconds=3600
+        database_url=url,
+        redis_url=None,
+        arbiter_admin_token=ADMIN_TOKEN,
+        arbiter_sweep_seconds=3600,
+        arbiter_webhook_allow_private=True,  # the receivers of the tests listen on the loopback
     )
     app = create_app(settings)
     async with app.router.lifespan_context(app):

@@ -91,17 +91,17 @@ def address_problem(address: str) -> str | None:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     for test, word in (
-        (ip.is_loopback, "loopback"),
-        (ip.is_link_local, "link-local"),
-        (ip.is_private, "private"),
-        (ip.is_multicast, "multicast"),
-        (ip.is_unspecified, "unspecified"),
-        (ip.is_reserved, "reserved"),
+        (ip.is_unspecified, "an unspecified"),
+        (ip.is_loopback, "a loopback"),
+        (ip.is_link_local, "a link-local"),
+        (ip.is_private, "a private"),
+        (ip.is_multicast, "a multicast"),
+        (ip.is_reserved, "a reserved"),
     ):
         if test:
-            return f"{ip} is a {word} address"
+            return f"{word} address"
     if not ip.is_global:
-        return f"{ip} is not a public address"
+        return "not a public address"
     return None
 
 

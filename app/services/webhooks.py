@@ -126,8 +126,10 @@ async def checked_addresses(url: str, policy: WebhookPolicy) -> list[str]:
         for address in addresses:
             why = core.address_problem(address)
             if why is not None:
+                host = urlsplit(url).hostname
+                where = f"{address} is" if host == address else f"{host} resolves to {address},"
                 raise ValueError(
-                    f"{urlsplit(url).hostname} resolves to {why}; only public addresses are allowed "
+                    f"{where} {why}; only public addresses are allowed "
                     "(the operator may allow private ones: ARBITER_WEBHOOK_ALLOW_PRIVATE)"
                 )
     return addresses

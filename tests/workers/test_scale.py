@@ -5,8 +5,9 @@ jobs land on both workers; afterwards both APIs answer the same, every job ran e
 confirmed match was rated exactly once, and the Redis keys left name the test's queue (the queue
 fixture checks and removes them).
 
-Live updates (SSE) come later: when they do, this test subscribes one client to each API before the
-results are posted and checks that both saw every result (see ``LIVE_UPDATES`` below)."""
+Live updates: one SSE client subscribes to each API's stream of the event before the start, and
+every result, posted to either API, reaches both streams within 2 s (the outbox is the truth,
+Postgres NOTIFY the wake-up across processes); each stream carries every confirmed result once."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import signal
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,16 +25,13 @@ from sqlalchemy import func, select
 
 from app.db.models import Entry, Job, Match, RatingHistory
 from tests.support.api import ADMIN_TOKEN, Api, bearer, better_name_wins, make_event, standings, start
+from tests.support.live import sse
 from tests.support.processes import env, free_port, log_lines, spawn, stop, wait_http
 from tests.support.services import redis_url
 
 PLAYERS = ["Ada", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal"]
 ROUNDS = 3
 CHECKS = 12  # integrity checks fired at once through both APIs
-
-# Where the live-updates issue plugs in: subscribe a client to each API's event stream here, before
-# any result is posted, and assert at the end that each stream carried every confirmed result.
-LIVE_UPDATES: list[Any] = []
 
 
 @asynccontextmanager
@@ -78,7 +76,7 @@ async def test_two_apis_and_two_workers_share_one_database_and_queue(
     for port, proc in zip(ports, apis, strict=True):
         wait_http(f"http://127.0.0.1:{port}/readyz", proc)
 
-    async with client(ports[0]) as a, client(ports[1]) as b:
+    async with client(ports[0]) as a, client(ports[1]) as b, AsyncExitStack() as stack:
         both = [a, b]
         # the event, created on A; its players registered on both, each retried on the other API
         settings = {"rated": True, "stages": [{"format": "swiss", "rounds": ROUNDS}]}
@@ -93,10 +91,15 @@ async def test_two_apis_and_two_workers_share_one_database_and_queue(
             assert again.status_code == 201 and again.headers["idempotent-replayed"] == "true"
             assert again.json()["id"] == r.json()["id"]
 
-        assert LIVE_UPDATES == []  # (the live-updates issue subscribes here)
+        # a live client on each API, subscribed before the start
+        live = [await stack.enter_async_context(sse(f"http://127.0.0.1:{port}", eid)) for port in ports]
+        assert [s.status for s in live] == [200, 200]
 
         rnd = (await start(b, eid, token))["round"]
+        for stream in live:
+            assert (await stream.next("round.paired", within=2.0)).data["data"]["round"] == 1
         reported = 0
+        confirmed_ids: list[str] = []
         for number in range(1, ROUNDS + 1):
             for i, m in enumerate(rnd["matches"]):
                 if m["status"] == "bye":
@@ -115,6 +118,10 @@ async def test_two_apis_and_two_workers_share_one_database_and_queue(
                 again = await retry.client.post(f"/v1/matches/{m['id']}/result", json=body, headers=key)
                 assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
                 reported += 1
+                confirmed_ids.append(m["id"])
+                for stream in live:  # the result reaches both APIs' streams within 2 s
+                    got = await stream.next("match.confirmed", within=2.0)
+                    assert got.data["data"]["match_id"] == m["id"]
             if number < ROUNDS:
                 r = await both[number % 2].client.post(f"/v1/events/{eid}/rounds", headers=bearer(token))
                 assert r.status_code == 201, r.text
@@ -137,6 +144,10 @@ async def test_two_apis_and_two_workers_share_one_database_and_queue(
         check_ids = {r.json()["job_id"]: rid for r, (_, _, _, rid) in zip(answers, checks, strict=True)}
 
         jobs = await wait_for_jobs(pg_sessionmaker)
+        for stream in live:  # every confirmed result once, in the order they were posted
+            seen = [m.data["data"]["match_id"] for m in stream.seen if m.event == "match.confirmed"]
+            assert seen == confirmed_ids
+        await stack.aclose()
 
         # both APIs answer the same: standings, the rounds, the ratings
         assert await standings(a, eid) == await standings(b, eid)

@@ -1,0 +1,319 @@
+"""Webhooks through HTTP with a real receiver (an HTTP server of the test's own on the loopback), on
+Postgres and on SQLite: registration and its refusals, signed deliveries checked by the Standard
+Webhooks library, retries with backoff, an endpoint disabled after a day of failures, the delivery
+log, the secrets kept encrypted, retention."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+import standardwebhooks
+from sqlalchemy import select, update
+
+from app.core import webhooks as core
+from app.db.base import utcnow
+from app.db.models import OutboxEvent, Webhook, WebhookDelivery
+from app.main import create_app
+from app.services import operations, webhooks
+from app.services.webhooks import SecretBox, WebhookPolicy
+from app.settings import Settings
+from tests.support.api import ADMIN_TOKEN, Api, api_client, assert_problem, bearer, report, setup_event, start
+from tests.support.live import receiver
+from tests.support.services import clean
+
+
+async def hook(api: Api, event_id: str, token: str, url: str, **body: Any) -> dict[str, Any]:
+    r = await api.client.post(
+        f"/v1/events/{event_id}/webhooks", json={"url": url, **body}, headers=bearer(token)
+    )
+    assert r.status_code == 201, r.text
+    assert r.headers["location"] == f"/v1/events/{event_id}/webhooks/{r.json()['id']}"
+    return r.json()
+
+
+async def running(api: Api) -> tuple[str, str, dict[str, Any]]:
+    eid, token, _ = await setup_event(
+        api, ["Ada", "Bob"], settings={"stages": [{"format": "swiss", "rounds": 1}]}
+    )
+    return eid, token, (await start(api, eid, token))["round"]["matches"][0]
+
+
+async def deliveries(api: Api, eid: str, token: str, hook_id: str) -> list[dict[str, Any]]:
+    r = await api.client.get(f"/v1/events/{eid}/webhooks/{hook_id}/deliveries", headers=bearer(token))
+    assert r.status_code == 200, r.text
+    items: list[dict[str, Any]] = r.json()["items"]
+    return items
+
+
+async def redeliver(api: Api, later: timedelta) -> list[str]:
+    """The sweep's turn as if ``later`` had passed: due deliveries handed to jobs, which run."""
+    async with api.app.state.sessionmaker() as s:
+        jobs = await webhooks.redeliver(s, now=utcnow() + later)
+        await s.commit()
+    await api.app.state.dispatcher.dispatch(jobs)
+    await api.drain_jobs()
+    return jobs
+
+
+async def test_a_reported_result_reaches_the_receiver_signed(api: Api) -> None:
+    async with receiver() as rec:
+        eid, token, match = await running(api)
+        created = await hook(api, eid, token, rec.url, events=["match.confirmed"])
+        secret = created["secret"]
+        assert (
+            secret.startswith("whsec_")
+            and created["status"] == "active"
+            and created["events"] == ["match.confirmed"]
+        )
+        listed = (await api.client.get(f"/v1/events/{eid}/webhooks", headers=bearer(token))).json()
+        assert [h["id"] for h in listed] == [created["id"]] and "secret" not in listed[0]  # shown once
+
+        await report(api, token, match, [1, 2])
+        got = (await rec.wait_for(1, within=2.0))[0]  # a reported result reaches the receiver in 2 s
+        body = got.json
+        assert body["type"] == "match.confirmed" and body["event_id"] == eid
+        assert body["data"]["match_id"] == match["id"] and body["data"]["result"]["seats"][0]["place"] == 1
+        assert got.headers["webhook-id"] == str(body["id"])
+        assert got.headers["content-type"] == "application/json"
+        # the Standard Webhooks library verifies it, and Arbiter's own reference agrees
+        standardwebhooks.Webhook(secret).verify(got.body, got.headers)
+        assert core.verify(secret, got.headers, got.body, int(time.time()))
+        assert not core.verify(secret, got.headers, got.body + b" ", int(time.time()))
+        with pytest.raises(standardwebhooks.WebhookVerificationError):
+            standardwebhooks.Webhook(core.SECRET_PREFIX + "c2VjcmV0LW9mLWFub3RoZXI=").verify(
+                got.body, got.headers
+            )
+
+        await api.drain_jobs()
+        log = await deliveries(api, eid, token, created["id"])
+        assert [(d["type"], d["status"], d["attempts"], d["last_status_code"]) for d in log] == [
+            ("match.confirmed", "delivered", 1, 204)
+        ]
+        assert log[0]["event_id"] == body["id"] and log[0]["next_attempt_at"] is None
+        assert len(rec.received) == 1  # standings.changed was not asked for
+
+
+async def test_the_admin_s_webhook_covers_every_event(api: Api) -> None:
+    async with receiver() as rec:
+        r = await api.client.post("/v1/webhooks", json={"url": rec.url}, headers=api.admin())
+        assert r.status_code == 201, r.text
+        admin_hook = r.json()
+        assert admin_hook["event_id"] is None and admin_hook["events"] is None
+        first, token, _ = await setup_event(api, ["Ada"])
+        second, other_token, _ = await setup_event(api, ["Bob"])
+        got = await rec.wait_for(2)
+        assert {d.json["event_id"] for d in got} == {first, second}
+        assert {d.json["type"] for d in got} == {"entry.registered"}
+        # an organizer neither registers nor reads every event's endpoints
+        r = await api.client.post("/v1/webhooks", json={"url": rec.url}, headers=bearer(token))
+        assert_problem(r, 403)
+        assert_problem(await api.client.get("/v1/webhooks", headers=bearer(token)), 403)
+        assert_problem(await api.client.get(f"/v1/events/{first}/webhooks", headers=bearer(other_token)), 403)
+        listed = (await api.client.get("/v1/webhooks", headers=api.admin())).json()
+        assert [h["id"] for h in listed] == [admin_hook["id"]]
+        await api.drain_jobs()
+        log = (
+            await api.client.get(f"/v1/webhooks/{admin_hook['id']}/deliveries", headers=api.admin())
+        ).json()
+        assert len(log["items"]) == 2 and {d["status"] for d in log["items"]} == {"delivered"}
+        r = await api.client.delete(f"/v1/webhooks/{admin_hook['id']}", headers=api.admin())
+        assert r.status_code == 204
+        assert_problem(await api.client.get(f"/v1/webhooks/{admin_hook['id']}", headers=api.admin()), 404)
+
+
+async def test_a_failing_receiver_is_retried_with_backoff_until_it_answers(api: Api) -> None:
+    async with receiver(fail_first=2) as rec:
+        eid, token, match = await running(api)
+        created = await hook(api, eid, token, rec.url, events=["match.confirmed"])
+        await report(api, token, match, [1, 2])
+        await rec.wait_for(1)
+        await api.drain_jobs()
+        [d] = await deliveries(api, eid, token, created["id"])
+        assert (d["status"], d["attempts"], d["last_status_code"]) == ("pending", 1, 500)
+        assert d["last_error"].startswith("HTTP 500")
+        wait = (_at(d["next_attempt_at"]) - _at(d["last_attempt_at"])).total_seconds()
+        assert wait == pytest.approx(core.retry_delay(1), abs=1)
+
+        assert await redeliver(api, timedelta(seconds=1)) == []  # not due yet: nothing is sent
+        assert len(rec.received) == 1
+        assert len(await redeliver(api, timedelta(seconds=core.retry_delay(1) + 1))) == 1
+        [d] = await deliveries(api, eid, token, created["id"])
+        assert (d["status"], d["attempts"]) == ("pending", 2)
+        wait = (_at(d["next_attempt_at"]) - _at(d["last_attempt_at"])).total_seconds()
+        assert wait == pytest.approx(core.retry_delay(2), abs=1)  # the delay doubles
+
+        await redeliver(api, timedelta(hours=1))
+        [d] = await deliveries(api, eid, token, created["id"])
+        assert (d["status"], d["attempts"], d["last_error"]) == ("delivered", 3, None)
+        ids = {r.headers["webhook-id"] for r in rec.received}
+        assert len(rec.received) == 3 and len(ids) == 1  # one event id, for the receiver to de-duplicate
+        for r in rec.received:
+            standardwebhooks.Webhook(created["secret"]).verify(r.body, r.headers)
+        assert (
+            await api.client.get(f"/v1/events/{eid}/webhooks/{created['id']}", headers=bearer(token))
+        ).json()["failing_since"] is None
+
+
+async def test_an_endpoint_failing_for_a_day_is_disabled_and_says_so(api: Api) -> None:
+    async with receiver(fail_first=1000) as rec:
+        eid, token, match = await running(api)
+        created = await hook(api, eid, token, rec.url)
+        async with api.app.state.sessionmaker() as s:  # it has failed since yesterday
+            await s.execute(
+                update(Webhook)
+                .where(Webhook.id == created["id"])
+                .values(failing_since=utcnow() - timedelta(hours=25))
+            )
+            await s.commit()
+        await report(api, token, match, [1, 2])
+        await api.drain_jobs()
+        read = (
+            await api.client.get(f"/v1/events/{eid}/webhooks/{created['id']}", headers=bearer(token))
+        ).json()
+        assert read["status"] == "disabled"
+        assert "failed for a day" in read["disabled_reason"] and "HTTP 500" in read["disabled_reason"]
+        statuses = {d["status"] for d in await deliveries(api, eid, token, created["id"])}
+        assert statuses == {"failed"}
+        sent = len(rec.received)
+        await api.client.post(f"/v1/events/{eid}/advance", headers=bearer(token))
+        await api.drain_jobs()
+        assert len(rec.received) == sent  # a disabled endpoint is sent nothing more
+
+
+async def test_bad_urls_and_unknown_event_types_are_refused(api: Api) -> None:
+    eid, token, _ = await setup_event(api, ["Ada"])
+    for url, words in (
+        ("ftp://example.org/x", "http and https"),
+        ("https://user:pw@127.0.0.1/x", "credentials"),
+        ("http:///nohost", "no host"),
+        ("not a url", "http and https"),
+    ):
+        r = await api.client.post(f"/v1/events/{eid}/webhooks", json={"url": url}, headers=bearer(token))
+        body = assert_problem(r, 422)
+        assert body["errors"][0]["loc"] == ["url"] and words in body["errors"][0]["msg"], body
+    r = await api.client.post(
+        f"/v1/events/{eid}/webhooks",
+        json={"url": "http://127.0.0.1:9/x", "events": ["match.won"]},
+        headers=bearer(token),
+    )
+    assert assert_problem(r, 422)["errors"][0]["loc"][:2] == ["body", "events"]
+    assert_problem(await api.client.post("/v1/events/nope/webhooks", json={"url": "http://127.0.0.1/"}), 401)
+    r = await api.client.post(
+        "/v1/events/nope/webhooks", json={"url": "http://127.0.0.1/"}, headers=api.admin()
+    )
+    assert_problem(r, 404)
+    async with api.app.state.sessionmaker() as s:
+        assert (await s.execute(select(Webhook))).first() is None  # nothing was registered
+
+
+@pytest.fixture(params=["postgres", "sqlite"])
+async def strict_api(request: pytest.FixtureRequest) -> AsyncIterator[Api]:
+    """The API as shipped: private targets refused; webhook secrets encrypted with a server key."""
+    url = request.getfixturevalue("pg_url" if request.param == "postgres" else "sqlite_url")
+    settings = Settings(
+        database_url=url,
+        redis_url=None,
+        arbiter_admin_token=ADMIN_TOKEN,
+        arbiter_sweep_seconds=3600,
+        arbiter_webhook_allow_private=False,
+        arbiter_webhook_key="new-key,old-key",
+    )
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        await clean(app.state.engine)
+        async with api_client(app, request.param) as client:
+            yield client
+        await client.drain_jobs()
+
+
+async def test_private_loopback_and_link_local_targets_are_refused(strict_api: Api) -> None:
+    api = strict_api
+    eid, token, _ = await setup_event(api, ["Ada"])
+    for url, word in (
+        ("http://127.0.0.1:8080/hook", "loopback"),
+        ("http://localhost/hook", "loopback"),
+        ("http://[::1]/hook", "loopback"),
+        ("http://10.1.2.3/hook", "private"),
+        ("https://192.168.0.10/hook", "private"),
+        ("http://169.254.169.254/latest/meta-data", "link-local"),
+        ("http://[::ffff:127.0.0.1]/", "loopback"),
+        ("http://0.0.0.0/", "unspecified"),
+    ):
+        r = await api.client.post(f"/v1/events/{eid}/webhooks", json={"url": url}, headers=bearer(token))
+        body = assert_problem(r, 422)
+        assert word in body["detail"] and "ARBITER_WEBHOOK_ALLOW_PRIVATE" in body["detail"], (url, body)
+    r = await api.client.post("/v1/webhooks", json={"url": "http://127.0.0.2/"}, headers=api.admin())
+    assert_problem(r, 422)
+
+
+async def test_delivery_checks_the_address_again_after_resolving(api: Api) -> None:
+    # registered while private targets were allowed; delivered where they are not: refused, unsent
+    strict = WebhookPolicy(allow_private=False)
+    async with receiver() as rec:
+        attempt = webhooks._Attempt(f"http://localhost:{rec.port}/x", "whsec_c2VjcmV0", "1", b"{}")
+        code, error = await webhooks.post(attempt, strict)
+        assert code is None and error is not None and error.startswith("refused") and "loopback" in error
+        assert rec.received == []
+        code, error = await webhooks.post(attempt, WebhookPolicy(allow_private=True))
+        assert (code, error) == (204, None) and len(rec.received) == 1
+        assert (
+            rec.received[0].headers["host"] == f"localhost:{rec.port}"
+        )  # the name, though the address was used
+
+
+async def test_secrets_are_kept_encrypted_and_survive_a_key_rotation(strict_api: Api) -> None:
+    api = strict_api
+    eid, token, _ = await setup_event(api, ["Ada"])
+    box = SecretBox(("new-key", "old-key"))
+    sealed = box.seal("whsec_c2VjcmV0")
+    assert sealed.startswith("fernet:") and "c2VjcmV0" not in sealed
+    assert box.open(sealed) == "whsec_c2VjcmV0"
+    assert (
+        SecretBox(("newer-key", "new-key")).open(sealed) == "whsec_c2VjcmV0"
+    )  # rotated: old keys still open
+    with pytest.raises(ValueError, match="no longer holds"):
+        SecretBox(("another",)).open(sealed)
+    assert SecretBox().seal("whsec_x") == "plain:whsec_x"
+    with pytest.raises(ValueError, match="ARBITER_WEBHOOK_KEY"):
+        SecretBox().open(sealed)
+    # through the API: the stored secret is not the one shown (a public address literal resolves
+    # without a lookup; it only ever wants event.deleted, which this test never sends)
+    r = await api.client.post(
+        f"/v1/events/{eid}/webhooks",
+        json={"url": "http://1.1.1.1/x", "events": ["event.deleted"]},
+        headers=bearer(token),
+    )
+    assert r.status_code == 201, r.text
+    shown = r.json()["secret"]
+    async with api.app.state.sessionmaker() as s:
+        stored = (await s.execute(select(Webhook.secret))).scalar_one()
+    assert stored.startswith("fernet:") and shown not in stored and shown.removeprefix("whsec_") not in stored
+    assert box.open(stored) == shown
+
+
+async def test_old_deliveries_and_outbox_rows_are_pruned(api: Api) -> None:
+    async with receiver() as rec:
+        eid, token, match = await running(api)
+        created = await hook(api, eid, token, rec.url)
+        await report(api, token, match, [1, 2])
+        await api.drain_jobs()
+    async with api.app.state.sessionmaker() as s:
+        later = utcnow() + timedelta(days=8)
+        keep = {"webhook_deliveries": timedelta(days=7), "outbox": timedelta(days=7)}
+        assert await operations.prune(s, keep, now=utcnow()) == {"webhook_deliveries": 0, "outbox": 0}
+        deleted = await operations.prune(s, keep, now=later)
+        await s.commit()
+        assert deleted["webhook_deliveries"] >= 2 and deleted["outbox"] >= 4
+        assert (await s.execute(select(OutboxEvent).where(OutboxEvent.event_id == eid))).first() is None
+        assert (await s.execute(select(WebhookDelivery))).first() is None
+    assert await deliveries(api, eid, token, created["id"]) == []
+
+
+def _at(text: str) -> Any:
+    from datetime import datetime
+
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
