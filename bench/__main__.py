@@ -13,6 +13,7 @@ BENCHES = [
     "bench.designs_bench",
     "bench.ratings_bench",
     "bench.observability_bench",
+    "bench.live_bench",
 ]
 
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.api.verdicts import MatchVerdict
 from app.core.games.battlebooks import BODY_POINTS_LIMIT
+from app.core.vocabulary import DeliveryStatus, LiveEventType, WebhookStatus
 
 
 class Strict(BaseModel):
@@ -403,32 +404,15 @@ class CrossTableRead(BaseModel):
 
 
 # --- live updates and webhooks ---------------------------------------------------------------
-LiveEventName = Literal[
-    "event.updated",
-    "event.started",
-    "event.cancelled",
-    "event.deleted",
-    "event.finished",
-    "entry.registered",
-    "entry.dropped",
-    "entry.checked_in",
-    "round.paired",
-    "round.undone",
-    "round.swapped",
-    "match.reported",
-    "match.disputed",
-    "match.confirmed",
-    "result.corrected",
-    "standings.changed",
-    "stage.advanced",
-]
 
 
 class LiveEvent(BaseModel):
     """One change of an event, as a stream's `data:` and a webhook's body carry it."""
 
     id: int = Field(description="the outbox id: the SSE `id`, the `webhook-id`; increases with every change")
-    type: LiveEventName
+    type: LiveEventType | Literal["stream.reset"] = Field(
+        description="what changed; a stream's `stream.reset` (`data: {reason}`) says: read the event again"
+    )
     event_id: str
     timestamp: datetime
     data: dict[str, Any] = Field(description='what changed (api.md "Live updates"); always has `event_id`')
@@ -436,7 +420,7 @@ class LiveEvent(BaseModel):
 
 class WebhookCreate(Strict):
     url: str = Field(min_length=1, max_length=2000, description="http or https; a public address")
-    events: list[LiveEventName] | None = Field(
+    events: list[LiveEventType] | None = Field(
         default=None, min_length=1, max_length=32, description="the event types to send; default every type"
     )
 
@@ -446,7 +430,7 @@ class WebhookRead(BaseModel):
     event_id: str | None = Field(description="the event it follows; null: every event (the admin's)")
     url: str
     events: list[str] | None = Field(description="the event types it is sent; null: every type")
-    status: Literal["active", "disabled"]
+    status: WebhookStatus
     disabled_reason: str | None = Field(description="why it was disabled (a day of failed deliveries)")
     failing_since: datetime | None = Field(
         description="the first failed attempt since the last delivered one"
@@ -466,7 +450,7 @@ class DeliveryRead(BaseModel):
     webhook_id: str
     event_id: int = Field(description="the outbox id delivered (`webhook-id`): receivers de-duplicate by it")
     type: str
-    status: Literal["pending", "delivered", "failed"]
+    status: DeliveryStatus
     attempts: int
     last_status_code: int | None = Field(description="the endpoint's HTTP status at the last attempt")
     last_error: str | None

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from app.api.deps import Admin, MaybePrincipal, SessionDep
 from app.api.schemas import DeliveryPage, DeliveryRead, WebhookCreate, WebhookCreated, WebhookRead
 from app.core.access import Access, authorize
+from app.core.vocabulary import DeliveryStatus, WebhookStatus
 from app.db.models import Webhook, WebhookDelivery
 from app.services import webhooks as svc
 
@@ -25,7 +26,7 @@ def webhook_read(h: Webhook) -> WebhookRead:
         event_id=h.event_id,
         url=h.url,
         events=h.types,
-        status=h.status,  # type: ignore[arg-type]
+        status=WebhookStatus(h.status),
         disabled_reason=h.disabled_reason,
         failing_since=h.failing_since,
         last_success_at=h.last_success_at,
@@ -39,11 +40,11 @@ def delivery_read(d: WebhookDelivery) -> DeliveryRead:
         webhook_id=d.webhook_id,
         event_id=d.outbox_id,
         type=d.type,
-        status=d.status,  # type: ignore[arg-type]
+        status=DeliveryStatus(d.status),
         attempts=d.attempts,
         last_status_code=d.last_status_code,
         last_error=d.last_error,
-        next_attempt_at=d.next_attempt_at if d.status == "pending" else None,
+        next_attempt_at=d.next_attempt_at if d.status == DeliveryStatus.PENDING else None,
         last_attempt_at=d.last_attempt_at,
         delivered_at=d.delivered_at,
         created_at=d.created_at,

@@ -44,6 +44,7 @@ from app.jobs import create_job
 CHANNEL = "arbiter_outbox"  # the Postgres NOTIFY channel; the payload is the event's id
 HUB_KEY = "live_hub"  # session info: this process's streams (app/services/live.py), woken at commit
 _PENDING_KEY = "outbox_pending"
+LISTED = 500  # entries named by one entry.registered (a CSV of 5,000 is one change, not 5,000)
 
 
 class Waker(Protocol):
@@ -287,12 +288,13 @@ async def updated(session: AsyncSession, event: Event) -> None:
 
 
 async def registered(session: AsyncSession, event: Event, entries: Sequence[Entry]) -> None:
-    """Entries registered by one request (one, or a whole list)."""
+    """Entries registered by one request (one, or a whole list: ``count`` of them, the first
+    ``LISTED`` named)."""
     await emit(
         session,
         event.id,
         LiveEventType.ENTRY_REGISTERED,
-        {"entries": [{"entry_id": e.id, "name": e.name} for e in entries]},
+        {"entries": [{"entry_id": e.id, "name": e.name} for e in entries[:LISTED]], "count": len(entries)},
     )
 
 
