@@ -18,6 +18,12 @@ from app.services.live import Hub, Item
 router = APIRouter(prefix="/v1/events", tags=["live"])
 
 MEDIA_TYPE = "text/event-stream"
+# one message's data, its references into the document's components (LiveEventType is there)
+_MESSAGE = {
+    k: v
+    for k, v in LiveEvent.model_json_schema(ref_template="#/components/schemas/{model}").items()
+    if k != "$defs"
+}
 
 
 def frame(item: Item) -> str:
@@ -41,7 +47,7 @@ async def _frames(items: AsyncIterator[Item], retry_ms: int, event_id: str) -> A
         200: {
             "description": "Server-Sent Events: each message's `id` is the outbox id, `event` the type, "
             "`data` a LiveEvent as JSON; comments are heartbeats",
-            "content": {MEDIA_TYPE: {"schema": LiveEvent.model_json_schema()}},
+            "content": {MEDIA_TYPE: {"schema": _MESSAGE}},
         }
     },
 )

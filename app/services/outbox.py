@@ -16,10 +16,10 @@ as the change (api.md "Live updates"). The live stream (``app/services/live.py``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import event as sa_event
 from sqlalchemy import func, or_, select
@@ -37,7 +37,7 @@ from app.core.vocabulary import (
     WebhookStatus,
 )
 from app.core.webhooks import LEASE_SECONDS
-from app.db.base import utcnow
+from app.db.base import new_id, utcnow
 from app.db.models import Entry, Event, Match, OutboxEvent, Round, Stage, Webhook, WebhookDelivery
 from app.jobs import create_job
 
@@ -45,10 +45,6 @@ CHANNEL = "arbiter_outbox"  # the Postgres NOTIFY channel; the payload is the ev
 HUB_KEY = "live_hub"  # session info: this process's streams (app/services/live.py), woken at commit
 _PENDING_KEY = "outbox_pending"
 LISTED = 500  # entries named by one entry.registered (a CSV of 5,000 is one change, not 5,000)
-
-
-class Waker(Protocol):
-    def wake(self, event_ids: Iterable[str]) -> None: ...
 
 
 @dataclass
@@ -107,6 +103,7 @@ async def emit(
         await session.flush()  # the row's id, which the deliveries name
         for hook in wanting:
             delivery = WebhookDelivery(
+                id=new_id(),
                 webhook_id=hook.id,
                 outbox_id=row.id,
                 type=str(type),
@@ -117,7 +114,6 @@ async def emit(
                 next_attempt_at=utcnow() + timedelta(seconds=LEASE_SECONDS),
             )
             session.add(delivery)
-            await session.flush()
             await create_job(session, JobKindName.WEBHOOK_DELIVERY, {"delivery_id": delivery.id})
     return row
 
