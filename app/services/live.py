@@ -33,6 +33,7 @@ from app.services.reads import get_event
 log = logging.getLogger("arbiter.live")
 
 BATCH = 500  # rows read at once; a stream far behind reads again at once
+RESET = "stream.reset"  # not an outbox row: the stream's own word that the client must read again
 
 
 class TooManyStreams(DomainError):
@@ -227,7 +228,7 @@ class Hub:
         try:
             with sse_subscriber():
                 if reset is not None:
-                    yield Item(id=position, type="stream.reset", data={"reason": reset})
+                    yield Item(id=position, type=RESET, data=outbox.notice(position, RESET, event_id, reset))
                 quiet_since = loop.time()
                 while True:
                     sub.woken.clear()

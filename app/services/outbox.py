@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import event as sa_event
@@ -129,10 +129,30 @@ async def _hooks(session: AsyncSession, event_id: str) -> list[Webhook]:
 
 
 # --------------------------------------------------------------------------- reads
+def _stamp(at: datetime) -> str:
+    return at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def envelope(row: OutboxEvent) -> dict[str, Any]:
     """A row as streams and webhooks send it: ``{id, type, event_id, timestamp, data}``."""
-    at = row.created_at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    return {"id": row.id, "type": row.type, "event_id": row.event_id, "timestamp": at, "data": row.data}
+    return {
+        "id": row.id,
+        "type": row.type,
+        "event_id": row.event_id,
+        "timestamp": _stamp(row.created_at),
+        "data": row.data,
+    }
+
+
+def notice(position: int, type: str, event_id: str, reason: str) -> dict[str, Any]:
+    """A stream's own message in the same envelope (``stream.reset``), at the stream's position."""
+    return {
+        "id": position,
+        "type": type,
+        "event_id": event_id,
+        "timestamp": _stamp(utcnow()),
+        "data": {"event_id": event_id, "reason": reason},
+    }
 
 
 async def since(session: AsyncSession, event_id: str, after: int, limit: int = 500) -> list[OutboxEvent]:

@@ -350,9 +350,14 @@ async def _record(
         hook.failing_since = None
         hook.last_success_at = now
         return {"delivery_id": delivery_id, "status": delivery.status, "http_status": code}
+    if final:  # not sent: the endpoint is disabled
+        delivery.status = DeliveryStatus.FAILED
+        delivery.next_attempt_at = None
+        await session.flush()
+        return {"delivery_id": delivery_id, "status": delivery.status, "error": error}
     webhook_delivery_failed()
     hook.failing_since = hook.failing_since or now
-    if final or now - delivery.created_at >= timedelta(seconds=core.GIVE_UP_SECONDS):
+    if now - delivery.created_at >= timedelta(seconds=core.GIVE_UP_SECONDS):
         delivery.status = DeliveryStatus.FAILED
         delivery.next_attempt_at = None
     else:

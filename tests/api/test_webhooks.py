@@ -126,6 +126,7 @@ async def test_the_admin_s_webhook_covers_every_event(api: Api) -> None:
 
 
 async def test_a_failing_receiver_is_retried_with_backoff_until_it_answers(api: Api) -> None:
+    failures = await _failures(api)
     async with receiver(fail_first=2) as rec:
         eid, token, match = await running(api)
         created = await hook(api, eid, token, rec.url, events=["match.confirmed"])
@@ -149,6 +150,7 @@ async def test_a_failing_receiver_is_retried_with_backoff_until_it_answers(api: 
         await redeliver(api, timedelta(hours=1))
         [d] = await deliveries(api, eid, token, created["id"])
         assert (d["status"], d["attempts"], d["last_error"]) == ("delivered", 3, None)
+        assert await _failures(api) == failures + 2  # each failed attempt counted
         ids = {r.headers["webhook-id"] for r in rec.received}
         assert len(rec.received) == 3 and len(ids) == 1  # one event id, for the receiver to de-duplicate
         for r in rec.received:
@@ -311,6 +313,13 @@ async def test_old_deliveries_and_outbox_rows_are_pruned(api: Api) -> None:
         assert (await s.execute(select(OutboxEvent).where(OutboxEvent.event_id == eid))).first() is None
         assert (await s.execute(select(WebhookDelivery))).first() is None
     assert await deliveries(api, eid, token, created["id"]) == []
+
+
+async def _failures(api: Api) -> float:
+    """``arbiter_webhook_delivery_failures_total`` as ``GET /metrics`` says it."""
+    text = (await api.client.get("/metrics", headers=api.admin())).text
+    line = next(x for x in text.splitlines() if x.startswith("arbiter_webhook_delivery_failures_total "))
+    return float(line.split()[1])
 
 
 def _at(text: str) -> Any:

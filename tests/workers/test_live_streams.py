@@ -118,7 +118,7 @@ async def test_the_embedded_default_streams_and_delivers_live(
         # an id from another database: the client is told to read the event again
         async with sse(base, eid, last_event_id="999999") as ahead:
             reset = await ahead.next("stream.reset")
-            assert "ahead" in reset.data["reason"]
+            assert "ahead" in reset.data["data"]["reason"] and reset.data["event_id"] == eid
 
         # bad requests are problems, before any stream starts
         r = await c.get(f"/v1/events/{eid}/stream", headers={"Last-Event-ID": "yesterday"})
