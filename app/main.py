@@ -32,6 +32,7 @@ from app.api import (
     titan_arena,
     webhooks,
 )
+from app.api.guard import RequestGuardMiddleware
 from app.api.middleware import RequestLogMiddleware
 from app.db.session import make_engine, make_sessionmaker
 from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, sweep
@@ -150,6 +151,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
             allow_headers=["*"],
             expose_headers=["ETag", "Location", "X-Request-ID", "Retry-After"],
         )
+    app.add_middleware(RequestGuardMiddleware)  # sizes, token before body, NUL, the heavy tools' rate
     app.add_middleware(RequestLogMiddleware)  # outermost: every answer gets its id and its line
     problems.install(app)
     for module in (

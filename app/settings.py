@@ -58,6 +58,26 @@ class Settings(BaseSettings):
     )
     arbiter_sweep_seconds: int = Field(default=30, description="interval of the stuck-job sweep")
 
+    # limits (docs/api.md "Limits", docs/operations.md "Under load, faults and bad input")
+    arbiter_max_body_bytes: int = Field(
+        default=2 * 1024 * 1024, ge=1024, description="largest request body accepted (413 past it)"
+    )
+    arbiter_body_timeout: float = Field(
+        default=15, gt=0, le=600, description="seconds a request body may take to arrive (408 past it)"
+    )
+    arbiter_heavy_burst: int = Field(
+        default=20, ge=1, description="requests one client may send at once to the schedule and adjudication tools"
+    )
+    arbiter_heavy_per_minute: float = Field(
+        default=60, gt=0, description="requests per minute one client's allowance for those tools refills by"
+    )
+    arbiter_cpu_seconds: float = Field(
+        default=10, gt=0, le=600, description="seconds of CPU one request's heavy computation may take (503 past it)"
+    )
+    arbiter_job_lease: int = Field(
+        default=30, ge=5, le=3600, description="seconds a running job's lease lasts; renewed while it runs"
+    )
+
     # observability (docs/operations.md "Observe")
     arbiter_log_format: Literal["text", "json"] = Field(
         default="text", description="one line per record: readable text, or one JSON object"

@@ -59,6 +59,7 @@ async def _app(request: pytest.FixtureRequest) -> AsyncIterator[tuple[Any, str]]
         arbiter_admin_token=ADMIN_TOKEN,
         arbiter_sweep_seconds=3600,
         arbiter_webhook_allow_private=True,  # the receivers of the tests listen on the loopback
+        arbiter_heavy_burst=1_000_000,  # the suite calls the tools far faster than a client may
     )
     app = create_app(settings)
     async with app.router.lifespan_context(app):

@@ -37,25 +37,37 @@ async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
 SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
 
 
+PRINCIPAL_STATE = "arbiter_principal"
+
+
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-async def get_principal(
-    request: Request, session: SessionDep, authorization: Annotated[str | None, Header()] = None
-) -> Principal | None:
-    """The principal of the bearer token (None without one); an unknown token is a 401."""
-    if not authorization:
-        return None
-    scheme, _, token = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise Unauthorized("the Authorization header must be 'Bearer <token>'")
+def parse_bearer(authorization: str) -> str:
+    """The token of ``Bearer <token>``; anything else — another scheme, no token, characters outside
+    printable ASCII (RFC 6750's token68 and then some) — is a 401, never a 500."""
+    scheme, _, token = authorization.strip().partition(" ")
     token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise Unauthorized("the Authorization header must be 'Bearer <token>'")
+    if len(token) > 512 or not all("!" <= c <= "~" for c in token):
+        raise Unauthorized("the bearer token must be printable ASCII without spaces")
+    return token
+
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+async def resolve_principal(request: Request, session: AsyncSession, authorization: str) -> Principal:
+    """The principal a bearer token speaks for; a malformed or unknown token is a 401."""
+    token = parse_bearer(authorization)
     admin = request.app.state.settings.arbiter_admin_token
-    if admin and hmac.compare_digest(token, admin):
+    if admin and _same(token, admin):
         return Principal(Role.ADMIN)
     monitor = request.app.state.settings.arbiter_metrics_token
-    if monitor and hmac.compare_digest(token, monitor):
+    if monitor and _same(token, monitor):
         return Principal(Role.MONITOR)
     digest = hash_token(token)
     event_id = (
@@ -69,6 +81,19 @@ async def get_principal(
     if row is not None:
         return Principal(Role.ENTRY, event_id=row.event_id, entry_id=row.id)
     raise Unauthorized("unknown token")
+
+
+async def get_principal(
+    request: Request, session: SessionDep, authorization: Annotated[str | None, Header()] = None
+) -> Principal | None:
+    """The principal of the bearer token (None without one); a malformed or unknown token is a 401.
+    The request guard (app/api/guard.py) may have resolved it already, before reading the body."""
+    if not authorization:
+        return None
+    cached = request.scope.get("state", {}).get(PRINCIPAL_STATE)
+    if isinstance(cached, Principal):
+        return cached
+    return await resolve_principal(request, session, authorization)
 
 
 MaybePrincipal = Annotated[Principal | None, Depends(get_principal)]

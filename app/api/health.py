@@ -4,7 +4,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from app.api.deps import SessionDep
-from app.api.problems import problem
+from app.api.problems import OUTAGE_RETRY_AFTER, problem
 from app.api.schemas import Health
 from app.db.session import ping as ping_database
 from app.version import __version__
@@ -26,7 +26,12 @@ async def readyz(request: Request, session: SessionDep) -> Health | JSONResponse
     try:
         await ping_database(session)
     except Exception as exc:
-        return problem(503, "Not ready", f"database unreachable: {type(exc).__name__}")
+        return problem(
+            503,
+            "Not ready",
+            f"database unreachable: {type(exc).__name__}",
+            retry_after=OUTAGE_RETRY_AFTER,
+        )
     queue = "in-process"
     ping = getattr(request.app.state.dispatcher, "ping", None)
     if ping is not None:
@@ -34,5 +39,7 @@ async def readyz(request: Request, session: SessionDep) -> Health | JSONResponse
             await ping()
             queue = "ok"
         except Exception as exc:
-            return problem(503, "Not ready", f"queue unreachable: {type(exc).__name__}")
+            return problem(
+                503, "Not ready", f"queue unreachable: {type(exc).__name__}", retry_after=OUTAGE_RETRY_AFTER
+            )
     return Health(status="ok", version=__version__, database="ok", queue=queue)

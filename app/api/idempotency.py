@@ -1,20 +1,32 @@
 """``Idempotency-Key`` on creating and reporting POSTs (api.md "Idempotency").
 
-The first response is stored in the same transaction as the change it reports (the request's,
-committed by the request boundary). A retry with the same key and the same body gets that
-response again; the same key with another body is a 409. Keys are scoped to the caller (its
-token) and the route, so two clients can never collide. Two concurrent first attempts: one
-commits, the other's insert of the key conflicts, its change is rolled back and it answers with
-the stored response.
+The key is *claimed* first: its row is inserted at the start of the request's transaction, before
+the handler takes any lock, and the first answer is written into that row in the same transaction
+(committed by the request boundary). A concurrent copy of the request blocks on the claim (Postgres
+waits on the uncommitted row; SQLite serializes transactions) and, once the first commits, finds the
+row and replays the answer — it never runs the handler against the committed state. Should the first
+copy fail or be abandoned before its commit, its claim rolls back with it and the next copy runs.
+
+Nothing at rest is usable without the client's key: the row is found by a hash of the key and the
+caller's scope (its token's principal and the route), and the answer — which may carry a new
+``organizer_token`` or ``entry_token`` — is sealed with AES-GCM under an independent derivation of
+the same key. A dump of the table yields neither the keys nor the answers. A key is kept for
+``ARBITER_RETAIN_IDEMPOTENCY_HOURS`` (24 by default): an older one no longer replays, and the
+periodic pruning deletes it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import os
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from fastapi import Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
@@ -22,26 +34,76 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.access import Principal
-from app.core.errors import Conflict
+from app.core.errors import Conflict, InvalidInput, Problem
+from app.db.base import utcnow
 from app.db.models import IdempotencyKey
 from app.jobs import discard_pending
 
 Handler = Callable[[], Awaitable[tuple[int, Any, dict[str, str]]]]
 
+MAX_KEY_LENGTH = 200
+HEADER = "Idempotency-Key"
 
-def _hash(body: Any) -> str:
-    return hashlib.sha256(json.dumps(jsonable_encoder(body), sort_keys=True).encode()).hexdigest()
+
+class _Keys:
+    """What one client key derives: the row's id, the answer's cipher key, the body's fingerprint."""
+
+    def __init__(self, scope: str, key: str) -> None:
+        material = f"{scope}\0{key}".encode()
+        self.row_id = hashlib.sha256(b"arbiter idempotency row\0" + material).hexdigest()
+        self.cipher_key = hashlib.sha256(b"arbiter idempotency seal\0" + material).digest()
+
+    def fingerprint(self, body: Any) -> str:
+        data = json.dumps(jsonable_encoder(body), sort_keys=True).encode()
+        return hmac.new(self.cipher_key, data, hashlib.sha256).hexdigest()
+
+    def seal(self, status: int, payload: Any, headers: dict[str, str]) -> bytes:
+        plain = json.dumps({"status": status, "body": payload, "headers": headers}).encode()
+        nonce = os.urandom(12)
+        return nonce + AESGCM(self.cipher_key).encrypt(nonce, plain, self.row_id.encode())
+
+    def open(self, sealed: bytes) -> dict[str, Any]:
+        try:
+            plain = AESGCM(self.cipher_key).decrypt(sealed[:12], sealed[12:], self.row_id.encode())
+        except InvalidTag:  # cannot happen for a row found by this key's hash; never a 500
+            raise Conflict("the stored answer for this Idempotency-Key cannot be read") from None
+        answer: dict[str, Any] = json.loads(plain)
+        return answer
 
 
-async def _replay(session: AsyncSession, scope: str, key: str, digest: str) -> JSONResponse | None:
-    row = await session.get(IdempotencyKey, (scope, key), populate_existing=True)
+def check_key(key: str) -> None:
+    """A key is 1–200 printable ASCII characters (422 naming the header otherwise)."""
+    if len(key) > MAX_KEY_LENGTH or not all(" " <= c <= "~" for c in key):
+        raise InvalidInput(
+            f"{HEADER} must be 1 to {MAX_KEY_LENGTH} printable ASCII characters",
+            [Problem(("header", HEADER), f"at most {MAX_KEY_LENGTH} printable ASCII characters")],
+        )
+
+
+def _retention(request: Request) -> timedelta | None:
+    hours = float(request.app.state.settings.arbiter_retain_idempotency_hours)
+    return timedelta(hours=hours) if hours > 0 else None
+
+
+async def _stored(
+    session: AsyncSession, keys: _Keys, digest: str, retention: timedelta | None
+) -> JSONResponse | None:
+    """The replay of a committed answer, or None when the key is new (or expired, then forgotten)."""
+    row = await session.get(IdempotencyKey, keys.row_id, populate_existing=True)
     if row is None:
         return None
+    if retention is not None and row.created_at < utcnow() - retention:
+        await session.delete(row)
+        await session.flush()
+        return None
     if row.request_hash != digest:
-        raise Conflict(f"Idempotency-Key {key!r} was already used with a different request body")
-    headers = dict(row.headers or {})
+        raise Conflict(f"this {HEADER} was already used with a different request body")
+    if row.sealed is None:  # only this transaction's own claim can look like this
+        return None
+    answer = keys.open(row.sealed)
+    headers = dict(answer.get("headers") or {})
     headers["Idempotent-Replayed"] = "true"
-    return JSONResponse(row.response, status_code=row.status_code, headers=headers)
+    return JSONResponse(answer["body"], status_code=int(answer["status"]), headers=headers)
 
 
 async def run_idempotent(
@@ -52,31 +114,32 @@ async def run_idempotent(
     handler: Handler,
 ) -> JSONResponse:
     """Run ``handler`` (which changes the session; the request boundary commits) at most once per key."""
-    key = request.headers.get("Idempotency-Key")
+    key = request.headers.get(HEADER)
     if not key:
         status, payload, headers = await handler()
         return JSONResponse(jsonable_encoder(payload), status_code=status, headers=headers)
-    if len(key) > 200:
-        raise Conflict("Idempotency-Key is longer than 200 characters")
+    check_key(key)
     scope = f"{principal.scope if principal else 'anonymous'}|{request.method} {request.url.path}"
-    digest = _hash(body)
-    replay = await _replay(session, scope, key, digest)
+    keys = _Keys(scope, key)
+    digest = keys.fingerprint(body)
+    retention = _retention(request)
+    replay = await _stored(session, keys, digest, retention)
     if replay is not None:
         return replay
-    status, payload, headers = await handler()
-    encoded = jsonable_encoder(payload)
-    session.add(
-        IdempotencyKey(
-            scope=scope, key=key, request_hash=digest, status_code=status, response=encoded, headers=headers
-        )
-    )
+    # Claim the key before anything else: a concurrent copy waits here until this one commits.
+    claim = IdempotencyKey(key_hash=keys.row_id, request_hash=digest, sealed=None)
+    session.add(claim)
     try:
         await session.flush()
     except IntegrityError:
         await session.rollback()
         discard_pending(session)
-        replay = await _replay(session, scope, key, digest)
+        replay = await _stored(session, keys, digest, retention)
         if replay is None:
-            raise
+            raise Conflict(f"a request with this {HEADER} is still running; retry it") from None
         return replay
+    status, payload, headers = await handler()
+    encoded = jsonable_encoder(payload)
+    claim.sealed = keys.seal(status, encoded, headers)
+    await session.flush()
     return JSONResponse(encoded, status_code=status, headers=headers)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
+
+import asyncpg
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as SATimeoutError
 from sqlalchemy.orm.exc import StaleDataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -26,14 +30,65 @@ def problem(
     *,
     type_: str = "about:blank",
     retry_after: int | None = None,
+    headers: dict[str, str] | None = None,
     **extra: Any,
 ) -> JSONResponse:
     body: dict[str, Any] = {"type": type_, "title": title, "status": status, "detail": detail}
     body.update(extra)
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+    out = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+    out.update(headers or {})
     if retry_after is not None:
-        headers["Retry-After"] = str(retry_after)
-    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=headers or None)
+        out["Retry-After"] = str(retry_after)
+    return JSONResponse(body, status_code=status, media_type=PROBLEM, headers=out or None)
+
+
+# --------------------------------------------------------------------------- the database away
+
+OUTAGE_RETRY_AFTER = 5  # seconds a client is asked to wait while the database is unreachable
+_OUTAGE_LOG_EVERY = 30.0
+_outage = {"logged_at": -_OUTAGE_LOG_EVERY, "since_logged": 0}
+
+
+def is_database_outage(exc: BaseException) -> bool:
+    """The database cannot be reached (refused, dropped, shutting down, pool exhausted, locked),
+    as opposed to a bug or bad data: the error or anything it was raised from."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, (OperationalError, InterfaceError, SATimeoutError, OSError)):
+            return True
+        if isinstance(current, DBAPIError) and current.connection_invalidated:
+            return True
+        if isinstance(current, (asyncpg.PostgresConnectionError, asyncpg.InterfaceError)):
+            return True
+        if isinstance(current, asyncpg.exceptions.OperatorInterventionError):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def database_unavailable(exc: BaseException) -> JSONResponse:
+    """A 503 with Retry-After; one log line per ``_OUTAGE_LOG_EVERY`` seconds, not a traceback per
+    request."""
+    now = time.monotonic()
+    _outage["since_logged"] += 1
+    if now - _outage["logged_at"] >= _OUTAGE_LOG_EVERY:
+        log.warning(
+            "database unavailable (%s: %s); answering 503 with Retry-After (%d request(s) since the last line)",
+            type(exc).__name__,
+            str(exc).splitlines()[0][:200] if str(exc) else "",
+            _outage["since_logged"],
+        )
+        _outage["logged_at"] = now
+        _outage["since_logged"] = 0
+    return problem(
+        503,
+        "Service unavailable",
+        "the database is unreachable; retry after the time in Retry-After",
+        type_="/problems/ServiceUnavailable",
+        retry_after=OUTAGE_RETRY_AFTER,
+    )
 
 
 def _loc(loc: tuple[Any, ...] | list[Any]) -> list[Any]:
@@ -67,7 +122,13 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         titles = {404: "Not found", 405: "Method not allowed", 401: "Unauthorized", 403: "Forbidden"}
-        return problem(exc.status_code, titles.get(exc.status_code, "Error"), str(exc.detail))
+        # a 405 keeps the Allow header the router names
+        return problem(
+            exc.status_code,
+            titles.get(exc.status_code, "Error"),
+            str(exc.detail),
+            headers=dict(exc.headers or {}),
+        )
 
     @app.exception_handler(StaleDataError)
     async def _stale(_: Request, exc: StaleDataError) -> JSONResponse:
@@ -82,7 +143,18 @@ def install(app: FastAPI) -> None:
             409, "Conflict", "the request conflicts with existing data (a duplicate or a missing reference)"
         )
 
+    async def _outage_or_bug(_: Request, exc: Exception) -> JSONResponse:
+        if is_database_outage(exc):
+            return database_unavailable(exc)
+        log.exception("unhandled error")
+        return problem(500, "Internal server error", "an unexpected error occurred; it has been logged")
+
+    for kind in (DBAPIError, SATimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+        app.add_exception_handler(kind, _outage_or_bug)
+
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        if is_database_outage(exc):
+            return database_unavailable(exc)
         log.exception("unhandled error")
         return problem(500, "Internal server error", "an unexpected error occurred; it has been logged")

@@ -18,6 +18,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -344,16 +345,18 @@ class Job(Base):
 
 
 class IdempotencyKey(Base):
-    """The first response to a creating POST, replayed for a retry with the same key and body."""
+    """The first answer to a creating POST, replayed for a retry with the same key and body.
+
+    Nothing in the row is usable without the client's Idempotency-Key: the row is found by a hash of
+    the key (and the caller's scope), and the answer — which may hold a new token — is sealed with
+    AES-GCM under a second, independent derivation of the key (app/api/idempotency.py)."""
 
     __tablename__ = "idempotency_keys"
 
-    scope: Mapped[str] = mapped_column(String(200), primary_key=True)
-    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    key_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     request_hash: Mapped[str] = mapped_column(String(64), nullable=False)
-    status_code: Mapped[int] = mapped_column(Integer, nullable=False)
-    response: Mapped[dict[str, Any] | list[Any] | None] = mapped_column(JSONType)
-    headers: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
+    # NULL only inside the transaction that claimed the key and is still running the request
+    sealed: Mapped[bytes | None] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = _created()
 
     __table_args__ = (Index("ix_idempotency_keys_created_at", "created_at"),)

@@ -272,14 +272,7 @@ async def test_pruning_removes_only_what_outlived_its_retention(api: Api) -> Non
     async with api.app.state.sessionmaker() as s:
         for key, age in (("old", timedelta(hours=30)), ("fresh", timedelta(hours=1))):
             s.add(
-                IdempotencyKey(
-                    scope="admin",
-                    key=key,
-                    request_hash="0" * 64,
-                    status_code=201,
-                    response={},
-                    created_at=now - age,
-                )
+                IdempotencyKey(key_hash=key, request_hash="0" * 64, sealed=b"", created_at=now - age)
             )
         for status, age in (("done", 9), ("failed", 9), ("done", 1), ("queued", 30), ("running", 30)):
             job = await create_job(s, "integrity_check", {"event_id": "x"})
@@ -293,7 +286,7 @@ async def test_pruning_removes_only_what_outlived_its_retention(api: Api) -> Non
         assert await prune(s, retention, now) == {"idempotency_keys": 1, "jobs": 2}
         await s.commit()
     async with api.app.state.sessionmaker() as s:
-        assert set((await s.execute(select(IdempotencyKey.key))).scalars()) == {"fresh"}
+        assert set((await s.execute(select(IdempotencyKey.key_hash))).scalars()) == {"fresh"}
         left = sorted((await s.execute(select(Job.status))).scalars())
         assert left == ["done", "queued", "running"]  # unfinished jobs stay, however old
         assert await prune(s, retention, now) == {"idempotency_keys": 0, "jobs": 0}
