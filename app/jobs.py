@@ -183,9 +183,31 @@ def job_progress(job: Job) -> float:
     return job.progress
 
 
-async def run_job(sessionmaker: async_sessionmaker[AsyncSession], job_id: str, kinds: JobKinds) -> str:
-    """Claim and run one job; returns the job's status afterwards (or 'skipped', 'timed out')."""
+DEFAULT_LEASE = 30  # seconds (ARBITER_JOB_LEASE)
+INTERNAL_ERROR = "internal error"  # the first line of an unexpected failure: all a non-admin sees
+
+
+def _single_writer(sessionmaker: async_sessionmaker[AsyncSession]) -> bool:
+    bind = sessionmaker.kw.get("bind")
+    return bind is not None and bind.dialect.name == "sqlite"
+
+
+async def run_job(
+    sessionmaker: async_sessionmaker[AsyncSession],
+    job_id: str,
+    kinds: JobKinds,
+    *,
+    lease: int = DEFAULT_LEASE,
+) -> str:
+    """Claim and run one job; returns the job's status afterwards (or 'skipped', 'timed out').
+
+    A running job holds a *lease*: its row's deadline, ``lease`` seconds ahead, renewed every third
+    of it while the attempt runs. A worker that dies stops renewing, so the sweep takes the job over
+    within a lease and a sweep interval. On SQLite — one process, one writer, whose job transaction
+    holds the write lock — the deadline is the kind's timeout instead (a process that dies takes its
+    jobs with it; the next start resumes them)."""
     now = utcnow()
+    single_writer = _single_writer(sessionmaker)
     async with sessionmaker() as s:
         job = await s.get(Job, job_id)
         if job is None:
@@ -213,7 +235,7 @@ async def run_job(sessionmaker: async_sessionmaker[AsyncSession], job_id: str, k
                 attempts=Job.attempts + 1,
                 started_at=now,
                 timeout_seconds=spec.timeout,
-                deadline_at=now + timedelta(seconds=spec.timeout),
+                deadline_at=now + timedelta(seconds=spec.timeout if single_writer else lease),
                 error=None,
             )
         )
@@ -226,6 +248,7 @@ async def run_job(sessionmaker: async_sessionmaker[AsyncSession], job_id: str, k
 
     started = time.monotonic()
     outcome = HANDED_BACK
+    renewal = None if single_writer else asyncio.create_task(_keep_lease(ctx, lease))
     try:
         with request_context(ctx.request_id):
             async with sessionmaker() as s:
@@ -234,8 +257,31 @@ async def run_job(sessionmaker: async_sessionmaker[AsyncSession], job_id: str, k
                 finally:
                     _LIVE_PROGRESS.pop(job_id, None)
     finally:
+        if renewal is not None:
+            renewal.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await renewal
         _finished(ctx.kind, job_id, ctx.attempt, outcome, time.monotonic() - started, ctx.request_id)
     return outcome
+
+
+async def _keep_lease(ctx: JobContext, lease: int) -> None:
+    """Renew the attempt's lease every third of it while it runs; a failed renewal is tried again at
+    the next beat (the lease outlives two missed beats)."""
+    while True:
+        await asyncio.sleep(lease / 3)
+        try:
+            async with ctx.sessionmaker() as s:
+                renewed = await s.execute(
+                    update(Job)
+                    .where(Job.id == ctx.job_id, Job.status == JobStatus.RUNNING, Job.attempts == ctx.attempt)
+                    .values(deadline_at=utcnow() + timedelta(seconds=lease))
+                )
+                await s.commit()
+            if renewed.rowcount != 1:  # type: ignore[attr-defined]
+                return  # finished, or taken over by another attempt: nothing of ours to keep
+        except Exception:
+            log.warning("could not renew the lease of job %s; trying again", ctx.job_id)
 
 
 HANDED_BACK = "handed back"
@@ -291,7 +337,9 @@ async def _run(s: AsyncSession, spec: JobKind, ctx: JobContext) -> str:
     except Exception as exc:
         await s.rollback()
         log.exception("job %s failed", job_id)
-        await _fail(s, job_id, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}")
+        await _fail(
+            s, job_id, f"{INTERNAL_ERROR}\n{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+        )
         return JobStatus.FAILED
 
 
@@ -364,14 +412,17 @@ async def sweep(
 class InProcessDispatcher:
     """The embedded default: run each job as an asyncio task in this process."""
 
-    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], kinds: JobKinds) -> None:
+    def __init__(
+        self, sessionmaker: async_sessionmaker[AsyncSession], kinds: JobKinds, lease: int = DEFAULT_LEASE
+    ) -> None:
         self.sessionmaker = sessionmaker
         self.kinds = kinds
+        self.lease = lease
         self.tasks: set[asyncio.Task[str]] = set()
 
     async def dispatch(self, job_ids: list[str]) -> None:
         for job_id in job_ids:
-            task = asyncio.create_task(run_job(self.sessionmaker, job_id, self.kinds))
+            task = asyncio.create_task(run_job(self.sessionmaker, job_id, self.kinds, lease=self.lease))
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
 

@@ -105,7 +105,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     if settings.redis_url:
         dispatcher = ArqDispatcher(settings.redis_url, settings.arbiter_queue_name)
     else:
-        dispatcher = InProcessDispatcher(app.state.sessionmaker, registry.job_kinds)
+        dispatcher = InProcessDispatcher(
+            app.state.sessionmaker, registry.job_kinds, settings.arbiter_job_lease
+        )
     app.state.dispatcher = dispatcher
     facts = describe(settings, engine.dialect.name)
     logs.event(

@@ -66,13 +66,18 @@ class Settings(BaseSettings):
         default=15, gt=0, le=600, description="seconds a request body may take to arrive (408 past it)"
     )
     arbiter_heavy_burst: int = Field(
-        default=20, ge=1, description="requests one client may send at once to the schedule and adjudication tools"
+        default=20,
+        ge=1,
+        description="requests one client may send at once to the schedule and adjudication tools",
     )
     arbiter_heavy_per_minute: float = Field(
         default=60, gt=0, description="requests per minute one client's allowance for those tools refills by"
     )
     arbiter_cpu_seconds: float = Field(
-        default=10, gt=0, le=600, description="seconds of CPU one request's heavy computation may take (503 past it)"
+        default=10,
+        gt=0,
+        le=600,
+        description="seconds of CPU one request's heavy computation may take (503 past it)",
     )
     arbiter_job_lease: int = Field(
         default=30, ge=5, le=3600, description="seconds a running job's lease lasts; renewed while it runs"

@@ -78,7 +78,9 @@ async def shutdown(ctx: dict[str, Any]) -> None:
 async def run_job_task(ctx: dict[str, Any], job_id: str) -> str:
     outcome = "handed back"
     try:
-        outcome = await run_job(ctx["sessionmaker"], job_id, ctx["registry"].job_kinds)
+        outcome = await run_job(
+            ctx["sessionmaker"], job_id, ctx["registry"].job_kinds, lease=get_settings().arbiter_job_lease
+        )
         return outcome
     finally:
         ctx["outcomes"][str(outcome)] += 1

@@ -17,6 +17,7 @@ from pydantic import Field
 from app.api.schemas import Strict
 from app.api.verdicts import RoyalVerdict
 from app.core.games import battlebooks_royal as br
+from app.services.offload import off_loop
 
 router = APIRouter(tags=["battlebooks"])
 
@@ -43,4 +44,5 @@ class AdjudicateRoyal(Strict):
 async def adjudicate_battlebooks_royal(body: AdjudicateRoyal) -> dict[str, Any]:
     """Replay a Battle Royal record: token order, eliminations and places (422 naming the broken rule)."""
     log = body.model_dump(exclude={"players"}, exclude_none=True)
-    return br.adjudicate_match(log, body.players, "").details
+    verdict = await off_loop(br.adjudicate_match, log, body.players, "")
+    return verdict.details

@@ -27,6 +27,7 @@ import time
 from typing import Any
 
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.deps import PRINCIPAL_STATE, resolve_principal
@@ -78,7 +79,7 @@ def nul_path(value: Any, path: tuple[str | int, ...] = ()) -> tuple[str | int, .
     return None
 
 
-def _nul_problem(loc: list[Any]) -> Message | Any:
+def _nul_problem(loc: list[Any]) -> JSONResponse:
     where = ".".join(str(p) for p in loc)
     return problem(
         422,

@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 import asyncpg
-
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse

@@ -13,11 +13,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from app.api.deps import Admin, SessionDep
 from app.api.jobs import accepted
-from app.api.schemas import JobAccepted
+from app.api.schemas import JobAccepted, Strict
 from app.core import ratings as core
 from app.services import ratings as svc
 
@@ -58,8 +58,7 @@ class PlayerRating(BaseModel):
     history: list[HistoryItem]
 
 
-class StartRating(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+class StartRating(Strict):
     rating: float = Field(ge=0, le=100_000)
 
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, field_validator
 from app.api.schemas import StrictTypes
 from app.api.verdicts import RiteVerdict
 from app.core.games import rite_of_command as roc
+from app.services.offload import off_loop
 
 router = APIRouter(tags=["rite-of-command"])
 
@@ -137,4 +138,5 @@ async def deal_rite_of_command(body: DealCreate) -> dict[str, Any]:
 async def adjudicate_rite_of_command(body: AdjudicateRite) -> dict[str, Any]:
     """Arm, fight and settle the three rings, from the rings or from a full record checked against
     its deal."""
-    return roc.adjudicate_log(body.model_dump(exclude_none=True)).as_dict()
+    verdict = await off_loop(roc.adjudicate_log, body.model_dump(exclude_none=True))
+    return verdict.as_dict()

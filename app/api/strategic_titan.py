@@ -22,6 +22,7 @@ from app.api.deps import MaybePrincipal, SessionDep
 from app.api.idempotency import run_idempotent
 from app.core.games import strategic_titan as st
 from app.services import strategic_titan as svc
+from app.services.offload import off_loop
 
 router = APIRouter(tags=["strategic-titan"])
 
@@ -170,7 +171,7 @@ def _events(events: list[StrategicTitanEvent]) -> list[dict[str, Any]]:
 async def adjudicate(body: AdjudicateStrategicTitan) -> StrategicTitanVerdict:
     """Replay a Strategic Titan record (no token, no state); a broken rule is a verdict, not an error."""
     options = body.options.model_dump(exclude_none=True) if body.options else None
-    result = st.replay(body.players, options, _events(body.events))
+    result = await off_loop(st.replay, body.players, options, _events(body.events))
     return StrategicTitanVerdict.model_validate(result.to_dict())
 
 

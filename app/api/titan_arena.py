@@ -23,16 +23,18 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.api import schemas
 from app.api.deps import MaybePrincipal, SessionDep
 from app.api.verdicts import TitanVerdict
 from app.core.games import titan_arena as core
+from app.services.offload import off_loop
 from app.services.presets import titan_arena as svc
 
 router = APIRouter(tags=["titan-arena"])
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Strict(schemas.Strict):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=True)
 
 
 class DeathIn(Strict):
@@ -130,7 +132,8 @@ class SemifinalRead(BaseModel):
 )
 async def adjudicate_titan_arena(body: AdjudicateTitan) -> dict[str, Any]:
     """Places from a game log; ties by bets on the last creature to die, and back (WBC rule)."""
-    return core.adjudicate_log(body.model_dump(exclude_none=True)).as_dict()
+    verdict = await off_loop(core.adjudicate_log, body.model_dump(exclude_none=True))
+    return verdict.as_dict()
 
 
 @router.get("/v1/events/{event_id}/places", operation_id="get_places", response_model=PlacesRead)

@@ -85,3 +85,15 @@ class PreconditionRequired(DomainError):
 
     status = 428
     title = "Precondition required"
+
+
+class Busy(DomainError):
+    """The server cannot take this computation now (503, with ``Retry-After``): the tools' threads
+    are all taken, or the computation ran past its time budget."""
+
+    status = 503
+    title = "Service unavailable"
+
+    def __init__(self, detail: str, retry_after: int = 5) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after

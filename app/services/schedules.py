@@ -43,9 +43,10 @@ async def run_search(
 ) -> Design:
     latest = [0.0]
     deadline = time.monotonic() + budget
+    cancelled = [False]
 
     def stop() -> bool:
-        return time.monotonic() > deadline
+        return cancelled[0] or time.monotonic() > deadline
 
     def progress(p: float) -> None:
         latest[0] = p
@@ -63,10 +64,14 @@ async def run_search(
             progress=progress,
         )
     )
-    while not task.done():
-        await asyncio.wait({task}, timeout=0.5)
-        if ctx is not None and not task.done():
-            await ctx.progress(min(latest[0], 0.99))
+    try:
+        while not task.done():
+            await asyncio.wait({task}, timeout=0.5)
+            if ctx is not None and not task.done():
+                await ctx.progress(min(latest[0], 0.99))
+    except asyncio.CancelledError:
+        cancelled[0] = True  # a stopping worker: the search thread ends at its next check
+        raise
     return task.result()
 
 

@@ -24,6 +24,7 @@ from app.core.errors import Conflict, NotFound, RuleViolation
 from app.core.games import strategic_titan as st
 from app.core.vocabulary import MatchStatus
 from app.db.models import Entry, Event, Game, Match, Seat
+from app.services.offload import off_loop
 
 ADJUDICATOR = "strategic-titan"
 CLOSED = (MatchStatus.BYE, MatchStatus.VOID, MatchStatus.CONFIRMED)
@@ -99,7 +100,7 @@ async def append_event(
         raise Conflict(f"the match is {match.status}; its record takes no more events")
     record = _record(match, seats)
     events = [*record["events"], event]
-    result = st.replay(record["players"], record["options"], events)
+    result = await off_loop(st.replay, record["players"], record["options"], events)
     if result.violation is not None:
         raise RuleViolation(result.violation.rule, result.violation.message)
     match.game_log = {**record, "events": events}
@@ -112,4 +113,5 @@ async def read_log(session: AsyncSession, match_id: str) -> LogView:
     match, seats = await _load(session, match_id)
     await _keeps_a_record(session, match)
     record = _record(match, seats)
-    return LogView(match, record, st.replay(record["players"], record["options"], record["events"]))
+    replayed = await off_loop(st.replay, record["players"], record["options"], record["events"])
+    return LogView(match, record, replayed)

@@ -271,9 +271,7 @@ async def test_pruning_removes_only_what_outlived_its_retention(api: Api) -> Non
     now = utcnow()
     async with api.app.state.sessionmaker() as s:
         for key, age in (("old", timedelta(hours=30)), ("fresh", timedelta(hours=1))):
-            s.add(
-                IdempotencyKey(key_hash=key, request_hash="0" * 64, sealed=b"", created_at=now - age)
-            )
+            s.add(IdempotencyKey(key_hash=key, request_hash="0" * 64, sealed=b"", created_at=now - age))
         for status, age in (("done", 9), ("failed", 9), ("done", 1), ("queued", 30), ("running", 30)):
             job = await create_job(s, "integrity_check", {"event_id": "x"})
             job.status = status

@@ -1,0 +1,45 @@
+"""CPU-bound work off the event loop: a computation runs in a thread, at most ``SLOTS`` at once,
+within a time budget, so ``/healthz`` and every other request keep answering while it runs.
+
+A computation past its budget answers 503 (``Busy``) at once; its thread finishes on its own (every
+input is capped, so it is bounded) and holds its slot until then, so threads never pile up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from app.core.errors import Busy
+
+T = TypeVar("T")
+
+SLOTS = 2  # computations running at once in one process (the machine's cores)
+DEFAULT_BUDGET = 10.0  # seconds
+
+_slots: dict[int, asyncio.Semaphore] = {}
+
+
+def _semaphore() -> asyncio.Semaphore:
+    loop = asyncio.get_running_loop()
+    sem = _slots.get(id(loop))
+    if sem is None:
+        sem = _slots[id(loop)] = asyncio.Semaphore(SLOTS)
+    return sem
+
+
+async def off_loop(fn: Callable[..., T], *args: Any, budget: float = DEFAULT_BUDGET) -> T:
+    """``fn(*args)`` in a thread; a ``Busy`` (503) when it cannot start or finish within ``budget``."""
+    sem = _semaphore()
+    try:
+        async with asyncio.timeout(budget):
+            await sem.acquire()
+    except TimeoutError:
+        raise Busy("every computation slot is taken; retry shortly") from None
+    future = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+    future.add_done_callback(lambda _: sem.release())
+    try:
+        return await asyncio.wait_for(asyncio.shield(future), budget)
+    except TimeoutError:
+        raise Busy(f"the computation ran past its {budget:g} s budget") from None
