@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.api.deps import PRINCIPAL_STATE, resolve_principal
+from app.api.deps import PRINCIPAL_STATE, parse_bearer, resolve_principal
 from app.api.problems import database_unavailable, is_database_outage, problem
 from app.core.errors import Unauthorized
 
@@ -145,13 +145,21 @@ class RequestGuardMiddleware:
                 )(scope, receive, send)
                 return
 
+        # 2. a malformed Authorization is a 401 on every route, public ones too
+        authorization = headers.get("authorization")
+        if authorization is not None:
+            try:
+                parse_bearer(authorization)
+            except Unauthorized as exc:
+                await problem(401, "Unauthorized", exc.detail)(scope, receive, send)
+                return
+
         has_body = length_text not in (None, "0") or "transfer-encoding" in headers
         if not has_body or scope.get("method") not in _BODY_METHODS:
             await self.app(scope, receive, send)
             return
 
         # 2. the token before the body
-        authorization = headers.get("authorization")
         if authorization:
             try:
                 principal = await self._principal(scope, authorization)
