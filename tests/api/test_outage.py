@@ -1,0 +1,138 @@
+"""A Postgres outage: a throwaway cluster this test starts itself (initdb in a temporary folder), stopped
+under a running API and started again. While it is down every request that needs the database answers
+503 problem+json with Retry-After (the app raises nothing, so the connection stays), /readyz says 503
+too, the log has a line, not a traceback per request; once it is back the API answers again by itself."""
+
+from __future__ import annotations
+
+import asyncio
+import glob
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.cli import migrate
+from app.main import create_app
+from app.settings import Settings
+from tests.support.api import ADMIN_TOKEN, api_client, assert_problem
+from tests.support.processes import free_port
+from tests.support.services import in_thread
+
+
+def _bin(name: str) -> str | None:
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return found[-1] if found else shutil.which(name)
+
+
+def _as_postgres(args: list[str]) -> list[str]:
+    """Postgres refuses to run as root: run its tools as the postgres user then."""
+    if os.geteuid() == 0:
+        return ["runuser", "-u", "postgres", "--", *args]
+    return args
+
+
+class Cluster:
+    def __init__(self, root: Path) -> None:
+        self.data = root / "data"
+        self.port = free_port()
+        self.log = root / "postgres.log"
+        self.root = root
+
+    def _ctl(self, *args: str) -> None:
+        pg_ctl = _bin("pg_ctl")
+        assert pg_ctl is not None
+        subprocess.run(_as_postgres([pg_ctl, "-D", str(self.data), *args]), check=True, capture_output=True)
+
+    def init(self) -> None:
+        initdb = _bin("initdb")
+        assert initdb is not None
+        subprocess.run(
+            _as_postgres([initdb, "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync"]),
+            check=True,
+            capture_output=True,
+        )
+
+    def start(self) -> None:
+        opts = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._ctl("-l", str(self.log), "-o", opts, "-w", "start")
+
+    def stop(self) -> None:
+        self._ctl("-m", "fast", "-w", "stop")
+
+    @property
+    def url(self) -> str:
+        return f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}/postgres"
+
+
+@pytest.fixture
+def cluster() -> Iterator[Cluster]:
+    if _bin("initdb") is None or _bin("pg_ctl") is None:
+        pytest.skip("no Postgres server binaries on this machine")
+    # a folder of its own under the system's temporary one: the postgres user must reach it
+    root = Path(tempfile.mkdtemp(prefix="arbiter-outage-"))
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres", "postgres")
+    c = Cluster(root)
+    c.init()
+    c.start()
+    try:
+        yield c
+    finally:
+        try:
+            c.stop()
+        except subprocess.CalledProcessError:
+            pass
+        shutil.rmtree(root, ignore_errors=True)
+
+
+async def test_a_database_outage_answers_503_and_recovers(
+    cluster: Cluster, caplog: pytest.LogCaptureFixture
+) -> None:
+    in_thread(migrate, cluster.url)
+    settings = Settings(
+        database_url=cluster.url, redis_url=None, arbiter_admin_token=ADMIN_TOKEN, arbiter_sweep_seconds=3600
+    )
+    app = create_app(settings)
+    admin = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+    async with app.router.lifespan_context(app), api_client(app, "postgres") as api:
+        r = await api.client.post("/v1/events", json={"name": "Before", "game": "generic"}, headers=admin)
+        assert r.status_code == 201, r.text
+        event_id = r.json()["id"]
+        await asyncio.to_thread(cluster.stop)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            answers = []
+            for _ in range(10):
+                answers.append(await api.client.get("/v1/events"))
+                answers.append(await api.client.get(f"/v1/events/{event_id}"))
+                answers.append(
+                    await api.client.post("/v1/events", json={"name": "During", "game": "generic"}, headers=admin)
+                )
+            ready = await api.client.get("/readyz")
+        for answer in answers:
+            assert_problem(answer, 503)
+            assert int(answer.headers["retry-after"]) > 0
+        assert_problem(ready, 503)
+        assert int(ready.headers["retry-after"]) > 0
+        api_lines = [r for r in caplog.records if r.name == "arbiter.api"]
+        assert 1 <= len(api_lines) <= 2, [r.getMessage() for r in api_lines]
+        assert not any(r.exc_info for r in api_lines)  # a line, not a traceback
+
+        await asyncio.to_thread(cluster.start)
+        started, status = time.monotonic(), 0
+        while time.monotonic() - started < 30:
+            status = (await api.client.get(f"/v1/events/{event_id}")).status_code
+            if status == 200:
+                break
+            await asyncio.sleep(0.2)
+        assert status == 200, "the API did not recover by itself"
+        assert (await api.client.get("/readyz")).status_code == 200
+        names = [e["name"] for e in (await api.client.get("/v1/events")).json()["items"]]
+        assert names == ["Before"]  # nothing half-written during the outage
