@@ -33,7 +33,7 @@ import traceback
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from sqlalchemy import or_, select, update
@@ -235,7 +235,7 @@ async def run_job(
                 attempts=Job.attempts + 1,
                 started_at=now,
                 timeout_seconds=spec.timeout,
-                deadline_at=now + timedelta(seconds=spec.timeout if single_writer else lease),
+                deadline_at=now + timedelta(seconds=spec.timeout if single_writer else min(lease, spec.timeout)),
                 error=None,
             )
         )
@@ -248,7 +248,8 @@ async def run_job(
 
     started = time.monotonic()
     outcome = HANDED_BACK
-    renewal = None if single_writer else asyncio.create_task(_keep_lease(ctx, lease))
+    ends = now + timedelta(seconds=spec.timeout)  # no lease outlives the attempt's own time
+    renewal = None if single_writer else asyncio.create_task(_keep_lease(ctx, lease, ends))
     try:
         with request_context(ctx.request_id):
             async with sessionmaker() as s:
@@ -265,7 +266,7 @@ async def run_job(
     return outcome
 
 
-async def _keep_lease(ctx: JobContext, lease: int) -> None:
+async def _keep_lease(ctx: JobContext, lease: int, ends: datetime) -> None:
     """Renew the attempt's lease every third of it while it runs; a failed renewal is tried again at
     the next beat (the lease outlives two missed beats)."""
     while True:
@@ -275,7 +276,7 @@ async def _keep_lease(ctx: JobContext, lease: int) -> None:
                 renewed = await s.execute(
                     update(Job)
                     .where(Job.id == ctx.job_id, Job.status == JobStatus.RUNNING, Job.attempts == ctx.attempt)
-                    .values(deadline_at=utcnow() + timedelta(seconds=lease))
+                    .values(deadline_at=min(utcnow() + timedelta(seconds=lease), ends))
                 )
                 await s.commit()
             if renewed.rowcount != 1:  # type: ignore[attr-defined]

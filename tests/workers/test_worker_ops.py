@@ -5,6 +5,7 @@ after the job's deadline."""
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import time
 from datetime import timedelta
@@ -71,7 +72,8 @@ async def test_a_stopped_worker_hands_its_job_back(
         job = await create_job(s, "stalling_integrity_check", {"event_id": "no-such-event"})
         await commit_and_dispatch(s, ArqDispatcher(redis_url(), queue))
     running = await wait_job(pg_sessionmaker, job.id, {"running"})
-    assert running.deadline_at is not None and running.deadline_at > utcnow() + timedelta(minutes=5)
+    # a lease, renewed while it runs, not the kind's ten minutes
+    assert running.deadline_at is not None and running.deadline_at < utcnow() + timedelta(seconds=60)
 
     stopped_at = time.monotonic()
     first.send_signal(signal.SIGTERM)  # a deploy: the job still has ten minutes of its time
@@ -87,4 +89,42 @@ async def test_a_stopped_worker_hands_its_job_back(
     worker_procs.append(start_worker("tests.workers.slow_worker", pg_url, queue))
     done = await wait_job(pg_sessionmaker, job.id, {"done", "failed"}, within=30)
     # the second attempt runs the real check: the event does not exist
+    assert done.status == "failed" and "not found" in (done.error or "") and done.attempts == 2
+
+
+async def test_a_killed_workers_job_is_taken_over_within_its_lease(
+    pg_url: str, pg_sessionmaker: Any, queue: str, worker_procs: list[Any]
+) -> None:
+    """The job has ten minutes of its kind's time, but its lease is 6 s: renewed while the worker
+    lives, it lapses once the worker is SIGKILLed, and another worker takes the job over."""
+    lease = 6
+    first = start_worker("tests.workers.slow_worker", pg_url, queue, ARBITER_JOB_LEASE=str(lease))
+    worker_procs.append(first)
+    async with pg_sessionmaker() as s:
+        job = await create_job(s, "stalling_integrity_check", {"event_id": "no-such-event"})
+        await commit_and_dispatch(s, ArqDispatcher(redis_url(), queue))
+    running = await wait_job(pg_sessionmaker, job.id, {"running"})
+    assert running.deadline_at is not None
+    await asyncio.sleep(lease * 0.8)
+    async with pg_sessionmaker() as s:
+        renewed = await s.get(Job, job.id)
+        assert renewed is not None and renewed.deadline_at is not None
+        assert renewed.deadline_at > running.deadline_at  # the lease was renewed while it ran
+    second = start_worker("tests.workers.slow_worker", pg_url, queue, ARBITER_JOB_LEASE=str(lease))
+    worker_procs.append(second)
+    await asyncio.sleep(1)  # the second worker is up and sweeping
+    killed_at = time.monotonic()
+    stop(first, signal.SIGKILL)
+    while time.monotonic() - killed_at < 60:
+        async with pg_sessionmaker() as s:
+            row = await s.get(Job, job.id)
+            assert row is not None
+            if row.attempts >= 2:
+                break
+        await asyncio.sleep(0.1)
+    takeover = time.monotonic() - killed_at
+    print(f"takeover {takeover:.1f} s after the worker was killed (lease {lease} s, sweep 1 s)")
+    assert row.attempts == 2, "the job was not taken over"
+    assert takeover < lease + 1 + 5
+    done = await wait_job(pg_sessionmaker, job.id, {"done", "failed"}, within=30)
     assert done.status == "failed" and "not found" in (done.error or "") and done.attempts == 2
