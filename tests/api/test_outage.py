@@ -113,7 +113,9 @@ async def test_a_database_outage_answers_503_and_recovers(
                 answers.append(await api.client.get("/v1/events"))
                 answers.append(await api.client.get(f"/v1/events/{event_id}"))
                 answers.append(
-                    await api.client.post("/v1/events", json={"name": "During", "game": "generic"}, headers=admin)
+                    await api.client.post(
+                        "/v1/events", json={"name": "During", "game": "generic"}, headers=admin
+                    )
                 )
             ready = await api.client.get("/readyz")
         for answer in answers:
