@@ -6,6 +6,7 @@ too, the log has a line, not a traceback per request; once it is back the API an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import glob
 import logging
 import os
@@ -85,10 +86,8 @@ def cluster() -> Iterator[Cluster]:
     try:
         yield c
     finally:
-        try:
+        with contextlib.suppress(subprocess.CalledProcessError):
             c.stop()
-        except subprocess.CalledProcessError:
-            pass
         shutil.rmtree(root, ignore_errors=True)
 
 
