@@ -8,7 +8,7 @@ PORT   ?= 8000
 # the embedded default on a laptop: a fixed local admin token unless one is set
 export ARBITER_ADMIN_TOKEN ?= change-me-local
 
-.PHONY: venv run migrate worker test lint typecheck bench bench-quick openapi lock clean
+.PHONY: venv run migrate worker test lint typecheck bench bench-quick openapi lock clean fuzz
 
 # a quiet install, so that a failure stands out (setuptools' notice on every editable install is muted)
 $(STAMP): pyproject.toml
@@ -41,6 +41,15 @@ test: venv
 	bash tests/services.sh .test-env
 	$(MAKE) --no-print-directory lint typecheck
 	. ./.test-env && $(BIN)/python -m pytest -q -p no:cacheprovider
+
+# schemathesis over the served OpenAPI (admin token, every check, stateful links) on Postgres and
+# SQLite; fails on any server error, reports the other checks' findings under fuzz-report/
+FUZZ_EXAMPLES ?= 20
+FUZZ_SECONDS  ?= 300
+fuzz: venv
+	bash tests/services.sh .test-env
+	. ./.test-env && $(BIN)/python -m tests.support.fuzz --backend both --checks all \
+		--max-examples $(FUZZ_EXAMPLES) --max-time $(FUZZ_SECONDS) --out fuzz-report
 
 bench: venv
 	$(BIN)/python -m bench

@@ -235,7 +235,8 @@ async def run_job(
                 attempts=Job.attempts + 1,
                 started_at=now,
                 timeout_seconds=spec.timeout,
-                deadline_at=now + timedelta(seconds=spec.timeout if single_writer else min(lease, spec.timeout)),
+                deadline_at=now
+                + timedelta(seconds=spec.timeout if single_writer else min(lease, spec.timeout)),
                 error=None,
             )
         )

@@ -46,6 +46,7 @@ from app.runtime import (
     warn_without_admin,
     warn_without_webhook_key,
 )
+from app.services import offload
 from app.services.live import Hub
 from app.services.outbox import HUB_KEY
 from app.services.registry import Registry
@@ -145,6 +146,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
     )
     app.state.settings = settings
     app.state.registry = registry or build_registry()
+    offload.configure(settings.arbiter_cpu_seconds)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

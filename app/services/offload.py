@@ -8,7 +8,8 @@ input is capped, so it is bounded) and holds its slot until then, so threads nev
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 from app.core.errors import Busy
@@ -16,9 +17,15 @@ from app.core.errors import Busy
 T = TypeVar("T")
 
 SLOTS = 2  # computations running at once in one process (the machine's cores)
-DEFAULT_BUDGET = 10.0  # seconds
+DEFAULT_BUDGET = 10.0  # seconds (ARBITER_CPU_SECONDS)
 
 _slots: dict[int, asyncio.Semaphore] = {}
+_budget = [DEFAULT_BUDGET]
+
+
+def configure(budget: float) -> None:
+    """The process's budget of one computation (the entry points set it from the settings)."""
+    _budget[0] = budget
 
 
 def _semaphore() -> asyncio.Semaphore:
@@ -29,8 +36,18 @@ def _semaphore() -> asyncio.Semaphore:
     return sem
 
 
-async def off_loop(fn: Callable[..., T], *args: Any, budget: float = DEFAULT_BUDGET) -> T:
-    """``fn(*args)`` in a thread; a ``Busy`` (503) when it cannot start or finish within ``budget``."""
+@contextlib.asynccontextmanager
+async def cpu_slot() -> AsyncIterator[None]:
+    """Hold one of the process's computation slots (a job's search in this process waits for one)."""
+    sem = _semaphore()
+    async with sem:
+        yield
+
+
+async def off_loop(fn: Callable[..., T], *args: Any, budget: float | None = None) -> T:
+    """``fn(*args)`` in a thread; a ``Busy`` (503) when it cannot start or finish within ``budget``
+    (the process's, by default)."""
+    budget = _budget[0] if budget is None else budget
     sem = _semaphore()
     try:
         async with asyncio.timeout(budget):

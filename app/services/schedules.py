@@ -24,6 +24,7 @@ from app.core.stage_details import RoundRobinDetails, tables_of
 from app.core.vocabulary import JobKindName, StageStatus
 from app.db.models import Entry, Event, Job, Stage
 from app.jobs import JobContext, create_job
+from app.services.offload import cpu_slot
 from app.services.reads import details_of, lock_event, set_details, stage_settings
 from app.services.rounds import create_round
 
@@ -31,6 +32,30 @@ DEFAULT_BUDGET = 20.0
 
 
 async def run_search(
+    ctx: JobContext | None,
+    *,
+    players: int,
+    table_size: int,
+    mode: str,
+    games_per_player: int | None,
+    rounds: bool,
+    seed: str,
+    budget: float,
+) -> Design:
+    async with cpu_slot():  # searches of this process take turns on its cores
+        return await _search(
+            ctx,
+            players=players,
+            table_size=table_size,
+            mode=mode,
+            games_per_player=games_per_player,
+            rounds=rounds,
+            seed=seed,
+            budget=budget,
+        )
+
+
+async def _search(
     ctx: JobContext | None,
     *,
     players: int,

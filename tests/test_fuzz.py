@@ -1,0 +1,26 @@
+"""A short fuzz run on every `make test`: schemathesis over the served OpenAPI document with the admin
+token, on Postgres and on SQLite, failing on any server error (5xx). `make fuzz` runs the long one with
+every check and stateful links (tests/support/fuzz.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.fuzz import fuzz
+
+
+@pytest.mark.parametrize("backend", ["postgres", "sqlite"])
+def test_a_short_fuzz_run_meets_no_server_error(backend: str, tmp_path: Path) -> None:
+    run = fuzz(
+        backend,
+        checks="not_a_server_error",
+        max_examples=2,
+        phases="examples,coverage,fuzzing",
+        workdir=tmp_path,
+    )
+    print(run.line())
+    assert run.requests > 500, run.output[-3000:]
+    assert run.server_errors == 0, f"{run.line()}\n{run.output[-6000:]}"
+    assert run.exit_code == 0, run.output[-6000:]
