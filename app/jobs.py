@@ -432,8 +432,17 @@ class InProcessDispatcher:
         while self.tasks:
             await asyncio.gather(*list(self.tasks), return_exceptions=True)
 
-    async def close(self) -> None:
-        await self.drain()
+    async def close(self, grace: float = 10.0) -> None:
+        """Let running jobs finish for ``grace`` seconds, then hand the rest back (cancelled, their
+        deadline ended): the next start's sweep resumes them, so a stopping process never waits on a
+        queue of long searches."""
+        if not self.tasks:
+            return
+        _, pending = await asyncio.wait(list(self.tasks), timeout=grace)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
 
 
 class ArqDispatcher:
