@@ -181,7 +181,7 @@ def _csv(card: ScoreCardRead) -> str:
 
 
 class HeroDeclaration(StrictTypes):
-    entry_id: str = Field(description="the seat whose hero this is")
+    entry_id: str = Field(max_length=64, description="the seat whose hero this is")
     character: str = Field(min_length=1, max_length=100, description="one of the entry's books")
 
 

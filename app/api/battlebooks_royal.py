@@ -9,7 +9,7 @@ first token holder.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter
 from pydantic import Field
@@ -22,18 +22,33 @@ from app.services.offload import off_loop
 router = APIRouter(tags=["battlebooks"])
 
 
+SEAT = 1_000  # a seat number far past any table: the core names the seat that is not there
+POINTS = 1e9
+MAX_TURNS = 10_000
+
+
 class RoyalTurn(Strict):
-    attacker: int = Field(description="the token holder's seat (seats numbered clockwise from 0)")
-    target: int = Field(description="the living player attacked")
-    attacker_body_points: float = Field(description="the attacker's body points after the exchange")
-    target_body_points: float = Field(description="the target's body points after the exchange (≤ 0: out)")
+    attacker: int = Field(
+        ge=-SEAT, le=SEAT, description="the token holder's seat (seats numbered clockwise from 0)"
+    )
+    target: int = Field(ge=-SEAT, le=SEAT, description="the living player attacked")
+    attacker_body_points: float = Field(
+        ge=-POINTS, le=POINTS, description="the attacker's body points after the exchange"
+    )
+    target_body_points: float = Field(
+        ge=-POINTS, le=POINTS, description="the target's body points after the exchange (≤ 0: out)"
+    )
 
 
 class AdjudicateRoyal(Strict):
     players: int = Field(ge=2, le=br.ROYAL_MAX, description="seats at the table")
-    first: int | None = Field(default=None, description="the seat holding the token first (default 0)")
-    body_points: list[float] = Field(description="every seat's starting body points, in seat order")
-    turns: list[RoyalTurn]
+    first: int | None = Field(
+        default=None, ge=-SEAT, le=SEAT, description="the seat holding the token first (default 0)"
+    )
+    body_points: list[Annotated[float, Field(ge=-POINTS, le=POINTS)]] = Field(
+        max_length=64, description="every seat's starting body points, in seat order"
+    )
+    turns: list[RoyalTurn] = Field(max_length=MAX_TURNS)
 
 
 @router.post(

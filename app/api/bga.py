@@ -18,7 +18,7 @@ Every rule lives in app/core/games/bga.py and app/services/presets/bga.py.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
@@ -32,15 +32,18 @@ router = APIRouter(tags=["bga"])
 
 
 class FinalistIn(Strict):
-    entry_id: str = Field(min_length=1)
+    entry_id: str = Field(min_length=1, max_length=64)
 
 
 class TableIn(Strict):
     table: str = Field(min_length=1, max_length=100, description="the BGA table id")
     created_at: AwareDatetime = Field(description="when the table was created on BGA")
-    players: list[str] = Field(min_length=1, max_length=8, description="entry ids seated at the table")
-    settings: dict[str, str] = Field(
+    players: list[Annotated[str, Field(max_length=64)]] = Field(
+        min_length=1, max_length=8, description="entry ids seated at the table"
+    )
+    settings: dict[Annotated[str, Field(max_length=100)], Annotated[str, Field(max_length=200)]] = Field(
         default_factory=dict,
+        max_length=32,
         description="e.g. variant, two_player_rule, speed, as the site shows them (case and spacing "
         "do not matter); compared with the event's table_settings",
     )
@@ -48,8 +51,13 @@ class TableIn(Strict):
 
 
 class JoinDeadlineIn(Strict):
-    absent: dict[str, list[str]] = Field(
-        default_factory=dict, description="per pending match id, the players who did not join its table"
+    absent: dict[
+        Annotated[str, Field(max_length=64)],
+        Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=8)],
+    ] = Field(
+        default_factory=dict,
+        max_length=10_000,
+        description="per pending match id, the players who did not join its table",
     )
 
 

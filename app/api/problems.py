@@ -14,6 +14,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, Operation
 from sqlalchemy.exc import TimeoutError as SATimeoutError
 from sqlalchemy.orm.exc import StaleDataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import compile_path
 
 from app.core.errors import DomainError, InvalidInput
 
@@ -94,6 +95,31 @@ def _loc(loc: tuple[Any, ...] | list[Any]) -> list[Any]:
     return [p for p in loc]
 
 
+def _leaf_routes(routes: Any, prefix: str = "") -> Any:
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        if inner is not None:  # a router included in the app
+            context = getattr(route, "include_context", None)
+            yield from _leaf_routes(inner.routes, prefix + str(getattr(context, "prefix", "") or ""))
+        elif getattr(route, "methods", None) and isinstance(getattr(route, "path", None), str):
+            yield prefix + route.path, set(route.methods)
+
+
+def allowed_methods(request: Request) -> str:
+    """Every method the request's path takes, over all the routes that share it (the router names only
+    the first route it met)."""
+    table = getattr(request.app.state, "allow_table", None)
+    if table is None:
+        table = [(compile_path(path)[0], methods) for path, methods in _leaf_routes(request.app.routes)]
+        request.app.state.allow_table = table
+    path = request.scope.get("path", "")
+    methods: set[str] = set()
+    for regex, route_methods in table:
+        if regex.match(path):
+            methods |= route_methods
+    return ", ".join(sorted(methods))
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(DomainError)
     async def _domain(_: Request, exc: DomainError) -> JSONResponse:
@@ -119,14 +145,13 @@ def install(app: FastAPI) -> None:
         return problem(422, "Invalid input", detail, type_="/problems/InvalidInput", errors=errors)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         titles = {404: "Not found", 405: "Method not allowed", 401: "Unauthorized", 403: "Forbidden"}
-        # a 405 keeps the Allow header the router names
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = allowed_methods(request)
         return problem(
-            exc.status_code,
-            titles.get(exc.status_code, "Error"),
-            str(exc.detail),
-            headers=dict(exc.headers or {}),
+            exc.status_code, titles.get(exc.status_code, "Error"), str(exc.detail), headers=headers
         )
 
     @app.exception_handler(StaleDataError)

@@ -74,10 +74,12 @@ class StartRatingRead(BaseModel):
 class PoolSettings(BaseModel):
     """A pool's rating rule. ``k`` is a number or ``[[games_limit, K], …, [null, K]]``."""
 
-    k: float | list[list[Any]] = 32
-    start: float = 1500
-    min: float = 0
-    max: float = 3000
+    k: float | Annotated[list[Annotated[list[Any], Field(max_length=2)]], Field(max_length=32)] = Field(
+        default=32, description="a number or [[games_limit, K], …, [null, K]]"
+    )
+    start: float = Field(default=1500, ge=-1e6, le=1e6)
+    min: float = Field(default=0, ge=-1e6, le=1e6)
+    max: float = Field(default=3000, ge=-1e6, le=1e6)
     period: Literal["game", "event"] = "game"
     rate_forfeits: bool = False
 

@@ -10,7 +10,7 @@ problem+json in app/api/problems.
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field, field_validator
@@ -24,35 +24,53 @@ router = APIRouter(tags=["rite-of-command"])
 
 
 # --- catalog ---------------------------------------------------------------------------------
+# The bounds of every value (api.md "Limits"): a card's name and a text, a card's power, the cards of
+# a catalog, and what one game can hold (each player plays at most a deck of MAX_DECK_SIZE cards).
+CARD_NAME = 100
+TEXT = 1000
+POWER = 1_000
+CATALOG_CARDS = 500
+GAME_CARDS = 2 * roc.MAX_DECK_SIZE
+Power = Annotated[int, Field(ge=-POWER, le=POWER)]
+Word = Annotated[str, Field(max_length=CARD_NAME)]
+
+
 class SoldierCard(StrictTypes):
-    name: str
-    tags: list[str] = Field(default_factory=list, description="e.g. ['priest']")
-    hands: list[str] = Field(
-        default_factory=list, description="0 to 3 hands, each 'any' or a weapon type (e.g. 'blunt')"
+    name: str = Field(max_length=CARD_NAME)
+    tags: list[Word] = Field(default_factory=list, max_length=16, description="e.g. ['priest']")
+    hands: list[Word] = Field(
+        default_factory=list,
+        max_length=roc.MAX_HANDS,
+        description="0 to 3 hands, each 'any' or a weapon type (e.g. 'blunt')",
     )
-    power: list[int] = Field(description="[X, Y]: X when the condition holds, else Y")
-    condition: str | None = Field(default=None, description="'vs TAG' or 'vs non-TAG'")
-    note: str | None = None
+    power: list[Power] = Field(
+        min_length=2, max_length=2, description="[X, Y]: X when the condition holds, else Y"
+    )
+    condition: str | None = Field(default=None, max_length=CARD_NAME, description="'vs TAG' or 'vs non-TAG'")
+    note: str | None = Field(default=None, max_length=TEXT)
 
 
 class WeaponCard(StrictTypes):
-    name: str
-    type: str = Field(description="e.g. 'blunt', 'blade', 'vehicle'")
-    power: list[int] = Field(description="[X, Y]: X when the condition holds, else Y")
+    name: str = Field(max_length=CARD_NAME)
+    type: str = Field(max_length=CARD_NAME, description="e.g. 'blunt', 'blade', 'vehicle'")
+    power: list[Power] = Field(
+        min_length=2, max_length=2, description="[X, Y]: X when the condition holds, else Y"
+    )
     condition: str | None = Field(
         default=None,
+        max_length=CARD_NAME,
         description="'vs TAG', 'vs non-TAG', 'if wielder is TAG' or 'if wielder is non-TAG'",
     )
-    note: str | None = None
+    note: str | None = Field(default=None, max_length=TEXT)
 
 
 class CatalogIn(StrictTypes):
     """A card catalog; without one, the shipped sample catalog is used."""
 
-    name: str | None = None
-    note: str | None = None
-    soldiers: list[SoldierCard]
-    weapons: list[WeaponCard]
+    name: str | None = Field(default=None, max_length=200)
+    note: str | None = Field(default=None, max_length=TEXT)
+    soldiers: list[SoldierCard] = Field(max_length=CATALOG_CARDS)
+    weapons: list[WeaponCard] = Field(max_length=CATALOG_CARDS)
 
 
 def _whole_catalog(value: Any) -> Any:
@@ -85,37 +103,47 @@ class DealRead(BaseModel):
 
 # --- adjudicate ------------------------------------------------------------------------------
 class RingCard(StrictTypes):
-    card: str
-    owner: int = Field(description="1 or 2")
+    card: str = Field(max_length=CARD_NAME)
+    owner: int = Field(ge=-POWER, le=POWER, description="1 or 2")
 
 
 class DealIn(StrictTypes):
     """The deal endpoint's answer ({cards?, orders, first_player?}) or {deck_size, seed} to deal again."""
 
-    cards: list[str] | None = None
-    orders: dict[str, list[str]] | None = None
-    first_player: int | None = None
-    deck_size: int | None = None
-    seed: str | None = None
+    cards: list[Word] | None = Field(default=None, max_length=GAME_CARDS)
+    orders: (
+        dict[Annotated[str, Field(max_length=8)], Annotated[list[Word], Field(max_length=GAME_CARDS)]] | None
+    ) = Field(default=None, max_length=4)
+    first_player: int | None = Field(default=None, ge=-POWER, le=POWER)
+    deck_size: int | None = Field(default=None, ge=-POWER, le=POWER)
+    seed: str | None = Field(default=None, max_length=200)
 
 
 class PlayIn(StrictTypes):
-    player: int = Field(description="1 or 2")
-    ring: int = Field(description="1, 2 or 3")
-    card: str | None = Field(default=None, description="optional; checked against the top card")
+    player: int = Field(ge=-POWER, le=POWER, description="1 or 2")
+    ring: int = Field(ge=-POWER, le=POWER, description="1, 2 or 3")
+    card: str | None = Field(
+        default=None, max_length=CARD_NAME, description="optional; checked against the top card"
+    )
 
 
 class AdjudicateRite(StrictTypes):
     catalog: CatalogIn | None = None
-    rings: list[list[RingCard]] | None = Field(
-        default=None, description="three rings; cards in the order played into that ring"
+    rings: list[Annotated[list[RingCard], Field(max_length=GAME_CARDS)]] | None = Field(
+        default=None, max_length=8, description="three rings; cards in the order played into that ring"
     )
     deal: DealIn | None = None
-    first_player: int | None = None
-    plays: list[PlayIn] | None = None
-    wagers: dict[str, int | float | str] | None = Field(
-        default=None, description='{"1": stake, "2": stake}; a number >= 0 or a text'
-    )
+    first_player: int | None = Field(default=None, ge=-POWER, le=POWER)
+    plays: list[PlayIn] | None = Field(default=None, max_length=2 * GAME_CARDS)
+    wagers: (
+        dict[
+            Annotated[str, Field(max_length=8)],
+            Annotated[int, Field(ge=-(10**12), le=10**12)]
+            | Annotated[float, Field(ge=-1e12, le=1e12)]
+            | Annotated[str, Field(max_length=200)],
+        ]
+        | None
+    ) = Field(default=None, max_length=4, description='{"1": stake, "2": stake}; a number >= 0 or a text')
 
     _catalog = field_validator("catalog", mode="before")(_whole_catalog)
 

@@ -18,7 +18,7 @@ class RoundRobinRequest(Strict):
     players: int = Field(ge=2, le=256)
     table_size: int = Field(ge=2, le=64)
     mode: Literal["complete", "games"] = "complete"
-    games_per_player: int | None = Field(default=None, ge=1)
+    games_per_player: int | None = Field(default=None, ge=1, le=10_000)
     rounds: bool = False
     seed: str | None = Field(default=None, max_length=128)
     time_budget: int = Field(default=20, ge=1, le=120, description="seconds the search may take")

@@ -14,8 +14,9 @@ from app.core.games.battlebooks import BODY_POINTS_LIMIT
 from app.core.vocabulary import DeliveryStatus, LiveEventType, WebhookStatus
 
 # characters that show nothing: controls, format characters (zero-width space, joiners, marks of
-# direction), separators, combining marks with no base, and the blank fillers some scripts have
-_INVISIBLE_CATEGORIES = {"Cc", "Cf", "Zs", "Zl", "Zp", "Mn", "Me", "Cn", "Co", "Cs"}
+# direction), separators, combining marks with no base, lone surrogates, and the blank fillers some
+# scripts have (a private-use or not yet assigned character may show in some font: it counts)
+_INVISIBLE_CATEGORIES = {"Cc", "Cf", "Zs", "Zl", "Zp", "Mn", "Me", "Cs"}
 _BLANK = set("\u115f\u1160\u3164\uffa0\u2800")
 
 
@@ -54,6 +55,12 @@ def _texts(value: Any) -> list[str]:
     if isinstance(value, list):
         return [v for v in value if isinstance(v, str)]
     return []
+
+
+# Bounded words of every request (api.md "Limits"): an id, a name or label, a number of a score.
+Id = Annotated[str, Field(max_length=64)]
+Label = Annotated[str, Field(max_length=200)]
+Score = Annotated[float, Field(ge=-1e12, le=1e12)]
 
 
 class Strict(BaseModel):
@@ -125,13 +132,13 @@ class EventCreate(Strict):
     name: str = Field(min_length=1, max_length=200)
     game: str = Field(min_length=1, max_length=64)
     preset: str | None = Field(default=None, max_length=64)
-    settings: dict[str, Any] | None = None
+    settings: dict[str, Any] | None = Field(default=None, max_length=64)
     seed: str | None = Field(default=None, min_length=8, max_length=128)
 
 
 class EventUpdate(Strict):
     name: str | None = Field(default=None, min_length=1, max_length=200)
-    settings: dict[str, Any] | None = None
+    settings: dict[str, Any] | None = Field(default=None, max_length=64)
 
 
 class EventWinner(BaseModel):
@@ -177,7 +184,7 @@ class EventCreated(EventRead):
 
 # --- entries ---------------------------------------------------------------------------------
 class EntryCreate(Strict):
-    player_id: str | None = None
+    player_id: str | None = Field(default=None, max_length=64)
     name: str | None = Field(default=None, min_length=1, max_length=200)
     external_id: str | None = Field(
         default=None, min_length=1, max_length=200, description="a federation or club id; wins over the name"
@@ -185,7 +192,7 @@ class EntryCreate(Strict):
     rating: float | None = Field(default=None, ge=-10_000, le=10_000, description="starting rating")
     seed: int | None = Field(default=None, ge=1, le=100_000, description="seed number, 1 the top")
     club: str | None = Field(default=None, min_length=1, max_length=100, description="club or team")
-    characters: list[str] = Field(default_factory=list, max_length=16)
+    characters: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list, max_length=16)
     organizer: bool = False
 
     @model_validator(mode="after")
@@ -246,7 +253,7 @@ class IdentityRead(BaseModel):
 
 
 class ForbiddenPairs(Strict):
-    pairs: list[list[str]] = Field(max_length=10_000)
+    pairs: list[Annotated[list[Id], Field(max_length=64)]] = Field(max_length=10_000)
 
 
 class HistoryEntryRead(BaseModel):
@@ -257,7 +264,7 @@ class HistoryEntryRead(BaseModel):
 
 
 class SwapIn(Strict):
-    entries: list[str] = Field(min_length=2, max_length=2)
+    entries: list[Id] = Field(min_length=2, max_length=2)
 
 
 # --- jobs ------------------------------------------------------------------------------------
@@ -287,9 +294,9 @@ class Health(BaseModel):
 
 # --- rounds, matches, results ----------------------------------------------------------------
 class ResultSeatIn(StrictTypes):
-    entry_id: str
+    entry_id: str = Field(max_length=64)
     place: int | None = Field(default=None, ge=1, le=64)
-    score: float | None = None
+    score: float | None = Field(default=None, ge=-1e12, le=1e12)
     body_points: float | None = Field(
         default=None,
         ge=-BODY_POINTS_LIMIT,
@@ -310,12 +317,14 @@ class ResultSeatIn(StrictTypes):
 class ResultIn(Strict):
     outcome: Literal["played", "draw", "timeout", "forfeit", "void"] | None = None
     seats: list[ResultSeatIn] = Field(default_factory=list, max_length=64)
-    game_log: dict[str, Any] | None = None
+    game_log: dict[str, Any] | None = Field(default=None, max_length=64)
 
 
 class RoundCreate(Strict):
-    tables: list[list[str]] | None = Field(
-        default=None, description="exactly these tables (manual pairing, heats, an external schedule)"
+    tables: list[Annotated[list[Id], Field(max_length=64)]] | None = Field(
+        default=None,
+        max_length=10_000,
+        description="exactly these tables (manual pairing, heats, an external schedule)",
     )
 
 

@@ -117,7 +117,9 @@ class AdjudicateStrategicTitan(BaseModel):
         },
     )
 
-    players: list[str] = Field(min_length=2, max_length=6, description="names, in seat order")
+    players: list[Annotated[str, Field(max_length=100)]] = Field(
+        min_length=2, max_length=6, description="names, in seat order"
+    )
     options: StrategicTitanOptions | None = None
     events: list[StrategicTitanEvent] = Field(max_length=st.MAX_EVENTS)
 

@@ -37,27 +37,44 @@ class Strict(schemas.Strict):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=True)
 
 
+Label = schemas.Label
+
+
 class DeathIn(Strict):
-    creature: str
-    killed_by: str | None = Field(default=None, description="the player credited with the kill")
+    creature: str = Field(max_length=200)
+    killed_by: str | None = Field(
+        default=None, max_length=200, description="the player credited with the kill"
+    )
 
 
 class BetIn(Strict):
-    player: str
-    creature: str
-    points: float
+    player: str = Field(max_length=200)
+    creature: str = Field(max_length=200)
+    points: float = Field(ge=-1e12, le=1e12)
     secret: bool = False
 
 
 class AdjudicateTitan(Strict):
-    variant: str | None = Field(default=None, description="titan-the-arena (default) or colossal-arena")
-    players: list[str] = Field(description="3–5 player names (in a match: the seats, in seat order)")
-    scores: dict[str, float] | list[float] = Field(description="{player: score}, or a list in players order")
-    deaths: list[DeathIn] = Field(default_factory=list, description="in the order the creatures died")
-    bets: list[BetIn] = Field(default_factory=list)
-    last_play: str | None = Field(default=None, description="the player who made the last play")
-    tie_rule: str | None = Field(default=None, description="wbc (default) or last_play")
-    creatures: list[str] | None = Field(default=None, description="the creatures in the game (optional)")
+    variant: str | None = Field(
+        default=None, max_length=64, description="titan-the-arena (default) or colossal-arena"
+    )
+    players: list[Label] = Field(
+        max_length=16, description="3–5 player names (in a match: the seats, in seat order)"
+    )
+    scores: dict[Label, schemas.Score] | list[schemas.Score] = Field(
+        max_length=16, description="{player: score}, or a list in players order"
+    )
+    deaths: list[DeathIn] = Field(
+        default_factory=list, max_length=200, description="in the order the creatures died"
+    )
+    bets: list[BetIn] = Field(default_factory=list, max_length=200)
+    last_play: str | None = Field(
+        default=None, max_length=200, description="the player who made the last play"
+    )
+    tie_rule: str | None = Field(default=None, max_length=64, description="wbc (default) or last_play")
+    creatures: list[Label] | None = Field(
+        default=None, max_length=200, description="the creatures in the game (optional)"
+    )
     seed: str | None = Field(default=None, max_length=200, description="for the dice; default fixed")
 
 
@@ -88,7 +105,7 @@ class EventStatistics(BaseModel):
 
 class FinalRulesIn(Strict):
     entry_id: str | None = Field(
-        default=None, description="required for the organizer; an entry answers for itself"
+        default=None, max_length=64, description="required for the organizer; an entry answers for itself"
     )
     colossal: bool = Field(description="true: this finalist opts in to the Colossal Arena rules")
 

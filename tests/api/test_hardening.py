@@ -133,7 +133,12 @@ async def test_append_match_log_checks_the_caller_before_the_match(api: Api) -> 
 async def test_a_405_names_the_allowed_methods(api: Api) -> None:
     r = await api.client.delete("/healthz")
     assert_problem(r, 405)
-    assert "GET" in r.headers["allow"]
+    assert r.headers["allow"] == "GET"
+    # a path several routes share: every one of its methods
+    event, _ = await make_event(api)
+    r = await api.client.options(f"/v1/events/{event['id']}")
+    assert_problem(r, 405)
+    assert set(r.headers["allow"].split(", ")) == {"GET", "PATCH", "DELETE"}
 
 
 # --------------------------------------------------------------------------- bad input
