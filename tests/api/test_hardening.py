@@ -326,3 +326,21 @@ async def test_entries_are_stored_once_per_key_in_the_database(api: Api) -> None
     async with api.app.state.sessionmaker() as s:
         names = sorted((await s.execute(select(Entry.name).where(Entry.event_id == event["id"]))).scalars())
     assert names == ["P0", "P1", "P2"]
+
+
+async def test_a_job_tracebacks_are_shown_to_the_admin_only(api: Api) -> None:
+    from app.jobs import commit_and_dispatch, create_job
+
+    async with api.app.state.sessionmaker() as s:
+        job = await create_job(s, "integrity_check", {})  # no event id: a bug, not bad input
+        await commit_and_dispatch(s, api.app.state.dispatcher)
+    await api.drain_jobs()
+    public = (await api.client.get(f"/v1/jobs/{job.id}")).json()
+    assert public["status"] == "failed"
+    assert public["error"].startswith("internal error (") and "Traceback" not in public["error"]
+    assert "KeyError" not in public["error"]
+    event, token = await make_event(api)
+    organizer = (await api.client.get(f"/v1/jobs/{job.id}", headers=bearer(token))).json()
+    assert organizer["error"] == public["error"]
+    admin = (await api.client.get(f"/v1/jobs/{job.id}", headers=api.admin())).json()
+    assert "KeyError" in admin["error"] and "Traceback" in admin["error"]
