@@ -13,7 +13,8 @@ jobs when Redis loses data, so:
   running past their deadline, and fails those that used up their attempts.
 
 Each job kind (``JobKind``: its function, its time limit, its attempts) is the one source of its
-limits: ``run_job`` stops a job at its kind's ``timeout`` and sets the row's deadline from it, and
+limits: ``run_job`` stops a job at its kind's ``timeout`` (a running row's deadline is a lease,
+renewed while the attempt runs and never past that time: ``run_job``'s docstring), and
 ``run_job`` and ``sweep`` both give up after the kind's ``max_attempts``. The kinds themselves are
 handed in by the entry points (``app/wiring.py``); this module knows none of them.
 
