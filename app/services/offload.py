@@ -16,10 +16,11 @@ from app.core.errors import Busy
 
 T = TypeVar("T")
 
-SLOTS = 2  # computations running at once in one process (the machine's cores)
+SLOTS = 2  # requests' computations running at once in one process (the machine's cores)
+JOB_SLOTS = 2  # schedule searches at once in one process: they never take the requests' slots
 DEFAULT_BUDGET = 10.0  # seconds (ARBITER_CPU_SECONDS)
 
-_slots: dict[int, asyncio.Semaphore] = {}
+_slots: dict[tuple[int, str], asyncio.Semaphore] = {}
 _budget = [DEFAULT_BUDGET]
 
 
@@ -28,18 +29,19 @@ def configure(budget: float) -> None:
     _budget[0] = budget
 
 
-def _semaphore() -> asyncio.Semaphore:
-    loop = asyncio.get_running_loop()
-    sem = _slots.get(id(loop))
+def _semaphore(pool: str = "requests") -> asyncio.Semaphore:
+    key = (id(asyncio.get_running_loop()), pool)
+    sem = _slots.get(key)
     if sem is None:
-        sem = _slots[id(loop)] = asyncio.Semaphore(SLOTS)
+        sem = _slots[key] = asyncio.Semaphore(SLOTS if pool == "requests" else JOB_SLOTS)
     return sem
 
 
 @contextlib.asynccontextmanager
 async def cpu_slot() -> AsyncIterator[None]:
-    """Hold one of the process's computation slots (a job's search in this process waits for one)."""
-    sem = _semaphore()
+    """Hold one of the process's job slots (a job's search in this process waits for one); the
+    requests' computations have slots of their own, so a queue of searches never starves them."""
+    sem = _semaphore("jobs")
     async with sem:
         yield
 
