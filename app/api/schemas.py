@@ -65,6 +65,11 @@ class GameRead(BaseModel):
     adjudicator: str | None
 
 
+class GamePage(BaseModel):
+    items: list[GameRead]
+    next_cursor: str | None = None
+
+
 # --- events ----------------------------------------------------------------------------------
 class EventCreate(Strict):
     name: str = Field(min_length=1, max_length=200)
@@ -165,6 +170,11 @@ class EntryRead(BaseModel):
     created_at: datetime
 
 
+class EntryPage(BaseModel):
+    items: list[EntryRead]
+    next_cursor: str | None = None
+
+
 class EntryCreated(EntryRead):
     entry_token: str = Field(description="shown once; the player reports results with it")
 
@@ -199,6 +209,11 @@ class HistoryEntryRead(BaseModel):
     actor: str
     payload: dict[str, Any]
     at: datetime
+
+
+class HistoryPage(BaseModel):
+    items: list[HistoryEntryRead]
+    next_cursor: str | None = None
 
 
 class SwapIn(Strict):
@@ -330,6 +345,11 @@ class RoundRead(BaseModel):
     )
 
 
+class RoundPage(BaseModel):
+    items: list[RoundRead]
+    next_cursor: str | None = None
+
+
 class UndoneRound(BaseModel):
     round: int
     stage: int
@@ -437,6 +457,11 @@ class WebhookRead(BaseModel):
     )
     last_success_at: datetime | None
     created_at: datetime
+
+
+class WebhookPage(BaseModel):
+    items: list[WebhookRead]
+    next_cursor: str | None = None
 
 
 class WebhookCreated(WebhookRead):
