@@ -35,6 +35,7 @@ from app.api.caching import ETAGGED
 from app.api.deps import get_principal
 from app.api.idempotency import IDEMPOTENT
 from app.api.problems import PROBLEM
+from app.core import settings_schema
 
 # Operations that refuse a change without If-Match (428), beside the ones where it is optional.
 IF_MATCH_REQUIRED = frozenset({"update_event", "correct_result"})
@@ -208,7 +209,7 @@ def document(app: FastAPI) -> dict[str, Any]:
         route = context.original_route
         if not isinstance(route, APIRoute) or not route.include_in_schema:
             continue
-        for method in route.methods:
+        for method in route.methods or ():
             op = spec["paths"].get(context.path_format or "", {}).get(method.lower())
             if op is not None:
                 _operation(route, context.path_format or "", method.lower(), op)
@@ -217,6 +218,7 @@ def document(app: FastAPI) -> dict[str, Any]:
     schemas.pop("HTTPValidationError", None)
     schemas.pop("ValidationError", None)
     schemas["Problem"] = PROBLEM_SCHEMA
+    schemas.update(settings_schema.definitions(lambda name: {"$ref": f"#/components/schemas/{name}"}))
     components["securitySchemes"] = {
         "bearer": {
             "type": "http",

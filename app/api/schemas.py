@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 
 from app.api.verdicts import MatchVerdict
 from app.core.games.battlebooks import BODY_POINTS_LIMIT
-from app.core.vocabulary import DeliveryStatus, LiveEventType, WebhookStatus
+from app.core.vocabulary import (
+    DeliveryStatus,
+    EntryStatus,
+    EventStatus,
+    JobKindName,
+    JobStatus,
+    LiveEventType,
+    MatchStatus,
+    Outcome,
+    WebhookStatus,
+)
 
 
 class Strict(BaseModel):
@@ -71,17 +81,25 @@ class GamePage(BaseModel):
 
 
 # --- events ----------------------------------------------------------------------------------
+# The settings document: checked by app/core/event_settings.py, whose rules generate its schema
+# (app/core/settings_schema.py, added to the document's components by app/api/contract.py).
+SettingsDocument = Annotated[
+    dict[str, Any] | None,
+    WithJsonSchema({"anyOf": [{"$ref": "#/components/schemas/EventSettings"}, {"type": "null"}]}),
+]
+
+
 class EventCreate(Strict):
     name: str = Field(min_length=1, max_length=200)
     game: str = Field(min_length=1, max_length=64)
     preset: str | None = Field(default=None, max_length=64)
-    settings: dict[str, Any] | None = None
+    settings: SettingsDocument = None
     seed: str | None = Field(default=None, min_length=8, max_length=128)
 
 
 class EventUpdate(Strict):
     name: str | None = Field(default=None, min_length=1, max_length=200)
-    settings: dict[str, Any] | None = None
+    settings: SettingsDocument = None
 
 
 class EventWinner(BaseModel):
@@ -93,7 +111,7 @@ class EventRead(BaseModel):
     id: str
     name: str
     game: str
-    status: str
+    status: EventStatus
     preset: str | None
     settings: dict[str, Any]
     seed_commitment: str
@@ -150,7 +168,7 @@ class EntryRead(BaseModel):
     event_id: str
     player_id: str
     name: str
-    status: str
+    status: EntryStatus
     characters: list[str]
     sealed: bool = Field(
         default=False,
@@ -227,8 +245,8 @@ class JobAccepted(BaseModel):
 
 class JobRead(BaseModel):
     id: str
-    kind: str
-    status: Literal["queued", "running", "done", "failed"]
+    kind: JobKindName
+    status: JobStatus
     progress: float
     result: dict[str, Any] | None
     error: str | None
@@ -297,7 +315,7 @@ class SeatResultRead(BaseModel):
 
 
 class MatchResultRead(BaseModel):
-    outcome: str
+    outcome: Outcome
     seats: list[SeatResultRead]
 
 
@@ -315,7 +333,7 @@ class MatchRead(BaseModel):
     round: int
     stage: int
     table: int
-    status: str
+    status: MatchStatus
     best_of: int
     version: int
     seats: list[SeatRead]
@@ -368,7 +386,7 @@ class StandingRowRead(BaseModel):
     tiebreaks: dict[str, float | None]
     decided_by: str | None
     group: str | None = None
-    status: str
+    status: EntryStatus
 
 
 class StandingsRead(BaseModel):
