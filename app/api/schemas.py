@@ -90,6 +90,24 @@ SettingsDocument = Annotated[
 
 
 class EventCreate(Strict):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "name": "Spring Clash",
+                    "game": "battlebooks",
+                    "preset": "battlebooks-clash",
+                    "settings": {"capacity": 32},
+                },
+                {
+                    "name": "Tuesday Swiss",
+                    "game": "generic",
+                    "settings": {"stages": [{"format": "swiss", "rounds": 4}], "tiebreaks": ["buchholz"]},
+                },
+            ]
+        }
+    )
+
     name: str = Field(min_length=1, max_length=200)
     game: str = Field(min_length=1, max_length=64)
     preset: str | None = Field(default=None, max_length=64)
@@ -145,6 +163,12 @@ class EventCreated(EventRead):
 
 # --- entries ---------------------------------------------------------------------------------
 class EntryCreate(Strict):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"name": "Ada Lovelace", "external_id": "FIDE-1", "rating": 1850, "club": "Hackers"}]
+        }
+    )
+
     player_id: str | None = None
     name: str | None = Field(default=None, min_length=1, max_length=200)
     external_id: str | None = Field(
@@ -286,6 +310,18 @@ class ResultSeatIn(StrictTypes):
 
 
 class ResultIn(Strict):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "outcome": "played",
+                    "seats": [{"entry_id": "ENTRY-A", "place": 1}, {"entry_id": "ENTRY-B", "place": 2}],
+                },
+                {"outcome": "draw", "seats": [{"entry_id": "ENTRY-A"}, {"entry_id": "ENTRY-B"}]},
+            ]
+        }
+    )
+
     outcome: Literal["played", "draw", "timeout", "forfeit", "void"] | None = None
     seats: list[ResultSeatIn] = Field(default_factory=list, max_length=64)
     game_log: dict[str, Any] | None = None

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.support.processes import ROOT, env, free_port, spawn, stop, wait_http
@@ -24,9 +24,39 @@ EXAMPLES = "5"
 SEED = "1"
 
 
+def _seed(base: str) -> dict[str, str]:
+    """A running Swiss event with its first round paired, so paths name things that exist: the
+    examples reach past 404 into the answers of real resources."""
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    with httpx.Client(base_url=base, timeout=30) as c:
+        made = c.post("/v1/events", headers=admin, json={"name": "Conformance", "game": "generic"})
+        assert made.status_code == 201, made.text
+        event = made.json()
+        org = {"Authorization": f"Bearer {event['organizer_token']}"}
+        entries = c.post(
+            f"/v1/events/{event['id']}/entries",
+            headers=org,
+            json=[{"name": n} for n in ("Ada", "Bob", "Cy", "Di")],
+        )
+        assert entries.status_code == 201, entries.text
+        started = c.post(f"/v1/events/{event['id']}/start", headers=org)
+        assert started.status_code == 200, started.text
+        match = started.json()["round"]["matches"][0]
+        first = entries.json()[0]
+        return {
+            "path.event_id": event["id"],
+            "path.entry_id": first["id"],
+            "path.player_id": first["player_id"],
+            "path.match_id": match["id"],
+            "path.number": "1",
+            "path.pool": "generic",
+        }
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """An `arbiter serve` on the embedded default (SQLite, in-process jobs)."""
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """An `arbiter serve` on the embedded default (SQLite, in-process jobs), one event in it, and a
+    schemathesis configuration naming that event's ids."""
     tmp = tmp_path_factory.mktemp("conformance")
     environ = env(DATABASE_URL=f"sqlite+aiosqlite:///{tmp / 'arbiter.db'}", ARBITER_ADMIN_TOKEN=ADMIN)
     migrated = subprocess.run(
@@ -36,21 +66,28 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     proc = spawn("serve", "--host", "127.0.0.1", "--port", str(port), environ=environ, log=tmp / "server.log")
     try:
-        wait_http(f"http://127.0.0.1:{port}/healthz", proc)
-        yield f"http://127.0.0.1:{port}"
+        base = f"http://127.0.0.1:{port}"
+        wait_http(f"{base}/healthz", proc)
+        config = tmp / "schemathesis.toml"
+        lines = ["[parameters]", *(f'"{k}" = "{v}"' for k, v in _seed(base).items())]
+        config.write_text("\n".join(lines) + "\n")
+        yield base, config
     finally:
         stop(proc)
 
 
-def test_the_server_answers_as_its_document_says(server: str) -> None:
+def test_the_server_answers_as_its_document_says(server: tuple[str, Path]) -> None:
+    base, config = server
     st = Path(sys.executable).with_name("schemathesis")
     run = subprocess.run(
         [
             str(st),
+            "--config-file",
+            str(config),
             "run",
             str(ROOT / "openapi" / "openapi.json"),
             "--url",
-            server,
+            base,
             "--checks",
             CHECKS,
             "--max-examples",
