@@ -36,7 +36,7 @@ from app.api.schemas import (
 )
 from app.core.access import Access, authorize
 from app.core.errors import InvalidInput, Problem
-from app.core.vocabulary import EventStatus
+from app.core.vocabulary import EntryStatus, EventStatus
 from app.services import events as svc
 from app.services.events import EntryView, EventView
 from app.services.history import event_history
@@ -50,7 +50,7 @@ def event_read(view: EventView) -> EventRead:
         id=e.id,
         name=e.name,
         game=e.game_key,
-        status=e.status,
+        status=EventStatus(e.status),
         preset=e.preset,
         settings=e.settings,
         seed_commitment=e.seed_commitment,
@@ -75,7 +75,7 @@ def entry_read(view: EntryView) -> EntryRead:
         event_id=e.event_id,
         player_id=e.player_id,
         name=e.name,
-        status=e.status,
+        status=EntryStatus(e.status),
         characters=view.characters,
         sealed=view.sealed,
         group=e.group,

@@ -5,6 +5,7 @@ from fastapi.responses import JSONResponse
 
 from app.api.deps import SessionDep
 from app.api.schemas import JobRead
+from app.core.vocabulary import JobKindName, JobStatus
 from app.db.models import Job
 from app.jobs import get_job as load_job
 from app.jobs import job_progress
@@ -20,8 +21,8 @@ def accepted(job: Job) -> JSONResponse:
 def job_read(j: Job) -> JobRead:
     return JobRead(
         id=j.id,
-        kind=j.kind,
-        status=j.status,  # type: ignore[arg-type]
+        kind=JobKindName(j.kind),
+        status=JobStatus(j.status),
         progress=job_progress(j),
         result=j.result,
         error=j.error,

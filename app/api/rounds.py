@@ -36,7 +36,7 @@ from app.api.verdicts import match_verdict
 from app.core.access import Access, authorize
 from app.core.crosstable import cell_text
 from app.core.errors import Unauthorized
-from app.core.vocabulary import MatchStatus
+from app.core.vocabulary import EntryStatus, MatchStatus, Outcome
 from app.db.models import Match, ResultHistory, Round, Stage
 from app.services import exports as export_svc
 from app.services import lifecycle
@@ -63,7 +63,7 @@ def match_read(
     result = None
     if match.status in (MatchStatus.CONFIRMED, MatchStatus.BYE) and match.outcome:
         result = MatchResultRead(
-            outcome=match.outcome,
+            outcome=Outcome(match.outcome),
             seats=[
                 SeatResultRead(
                     entry_id=s.entry_id,
@@ -82,7 +82,7 @@ def match_read(
         round=rnd.number,
         stage=stage.index,
         table=match.table,
-        status=match.status,
+        status=MatchStatus(match.status),
         best_of=match.best_of,
         version=match.version,
         seats=[
@@ -406,7 +406,7 @@ async def get_standings(
                 tiebreaks=r.tiebreaks,
                 decided_by=r.decided_by,
                 group=view.groups.get(r.entry_id),
-                status=r.status,
+                status=EntryStatus(r.status),
             )
             for r in view.rows
         ],
