@@ -40,7 +40,11 @@ def _scoring_name(scheme: str) -> str:
 def definitions(ref: Ref) -> dict[str, dict[str, Any]]:
     """Every schema of the settings document by name; ``EventSettings`` is the document."""
     out: dict[str, dict[str, Any]] = {}
-    out["TiebreakCriterion"] = {"type": "string", "enum": sorted(CRITERIA), "description": "formats.md"}
+    out["TiebreakCriterion"] = {
+        "type": "string",
+        "enum": sorted(CRITERIA),
+        "description": 'a tie-break criterion (formats.md "Tie-break criteria")',
+    }
     out["TiebreakChain"] = {"type": "array", "uniqueItems": True, "items": ref("TiebreakCriterion")}
     number = {"type": "number"}
     for scheme in SCHEMES:
