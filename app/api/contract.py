@@ -23,19 +23,21 @@ Rulings (each one a fact about a route, never a per-operation list kept by hand)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, get_type_hints
 
 from fastapi import FastAPI
 from fastapi.dependencies.models import Dependant
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute, iter_route_contexts
+from pydantic import TypeAdapter
 
 from app.api.caching import ETAGGED
 from app.api.deps import get_principal
 from app.api.idempotency import IDEMPOTENT
 from app.api.problems import PROBLEM
 from app.core import settings_schema
+from app.jobs import JobKind
 
 # Operations that refuse a change without If-Match (428), beside the ones where it is optional.
 IF_MATCH_REQUIRED = frozenset({"update_event", "correct_result"})
@@ -203,6 +205,25 @@ def _operation(route: APIRoute, path: str, method: str, op: dict[str, Any]) -> N
     op["responses"] = dict(sorted(responses.items()))
 
 
+def _job_results(kinds: Mapping[str, JobKind], schemas: dict[str, Any]) -> dict[str, Any]:
+    """``JobRead.result``: one schema per job kind, each made from its function's return type."""
+    by_kind: dict[str, str] = {}
+    for kind, spec in sorted(kinds.items()):
+        answer = TypeAdapter(get_type_hints(spec.fn)["return"]).json_schema(
+            ref_template="#/components/schemas/{model}"
+        )
+        schemas.update(answer.pop("$defs", {}))
+        name = answer["title"]
+        schemas[name] = answer
+        by_kind[str(kind)] = name
+    names = sorted(set(by_kind.values()))
+    return {
+        "anyOf": [*({"$ref": f"#/components/schemas/{n}"} for n in names), {"type": "null"}],
+        "description": "the job's answer once done, by its kind: "
+        + "; ".join(f"`{k}` → `{n}`" for k, n in by_kind.items()),
+    }
+
+
 def document(app: FastAPI) -> dict[str, Any]:
     spec = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
     for context in iter_route_contexts(app.routes):
@@ -219,6 +240,7 @@ def document(app: FastAPI) -> dict[str, Any]:
     schemas.pop("ValidationError", None)
     schemas["Problem"] = PROBLEM_SCHEMA
     schemas.update(settings_schema.definitions(lambda name: {"$ref": f"#/components/schemas/{name}"}))
+    schemas["JobRead"]["properties"]["result"] = _job_results(app.state.registry.job_kinds, schemas)
     components["securitySchemes"] = {
         "bearer": {
             "type": "http",

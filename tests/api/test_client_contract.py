@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema_rs
+
 from tests.support.api import Api, assert_problem, bearer, report, setup_event, start
 
 NAMES = ["Ada", "Bob", "Cy", "Di", "Eve", "Fay"]
@@ -103,3 +105,22 @@ async def test_every_list_pages_with_one_shape(api: Api) -> None:
         assert_problem(await api.client.get(url, params={"limit": 501}), 422)
     history = (await api.client.get(f"/v1/events/{eid}/history")).json()
     assert set(history) == {"items", "next_cursor"}
+
+
+async def test_a_job_answers_the_result_its_kind_declares(api: Api) -> None:
+    eid, token, _ = await _running(api)
+    r = await api.client.post(f"/v1/events/{eid}/integrity-check", headers=bearer(token))
+    assert r.status_code == 202, r.text
+    await api.drain_jobs()
+    job = (await api.client.get(r.headers["location"])).json()
+    assert job["status"] == "done" and job["kind"] == "integrity_check", job
+    spec = (await api.client.get("/openapi.json")).json()
+    schemas = spec["components"]["schemas"]
+    assert (
+        "`integrity_check` → `IntegrityResult`" in schemas["JobRead"]["properties"]["result"]["description"]
+    )
+    answer = jsonschema_rs.validator_for(
+        {"$ref": "#/components/schemas/IntegrityResult", "components": {"schemas": schemas}}
+    )
+    assert answer.is_valid(job["result"]), [e.message for e in answer.iter_errors(job["result"])]
+    assert not answer.is_valid({**job["result"], "ok": "yes"})

@@ -43,7 +43,10 @@ def _seed(base: str) -> dict[str, str]:
         assert started.status_code == 200, started.text
         match = started.json()["round"]["matches"][0]
         first = entries.json()[0]
+        job = c.post(f"/v1/events/{event['id']}/integrity-check", headers=org)
+        assert job.status_code == 202, job.text
         return {
+            "path.job_id": job.json()["job_id"],
             "path.event_id": event["id"],
             "path.entry_id": first["id"],
             "path.player_id": first["player_id"],
