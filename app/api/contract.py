@@ -38,6 +38,7 @@ from app.api.idempotency import IDEMPOTENT
 from app.api.problems import PROBLEM
 from app.core import settings_schema
 from app.jobs import JobKind
+from app.services.formats.explanations import EXPLANATIONS
 
 # Operations that refuse a change without If-Match (428), beside the ones where it is optional.
 IF_MATCH_REQUIRED = frozenset({"update_event", "correct_result"})
@@ -205,17 +206,29 @@ def _operation(route: APIRoute, path: str, method: str, op: dict[str, Any]) -> N
     op["responses"] = dict(sorted(responses.items()))
 
 
+def _component(hint: Any, schemas: dict[str, Any]) -> str:
+    """The schema of a Python type (a TypedDict) as a component of the document; its name."""
+    schema = TypeAdapter(hint).json_schema(ref_template="#/components/schemas/{model}")
+    schemas.update(schema.pop("$defs", {}))
+    name: str = schema["title"]
+    schemas[name] = schema
+    return name
+
+
+def _pairing(schemas: dict[str, Any]) -> dict[str, Any]:
+    """``RoundRead.pairing``: the explanation a format writes, one schema per shape."""
+    names = [_component(t, schemas) for t in EXPLANATIONS]
+    return {
+        "anyOf": [*({"$ref": f"#/components/schemas/{n}"} for n in names), {"type": "null"}],
+        "description": schemas["RoundRead"]["properties"]["pairing"].get("description", ""),
+    }
+
+
 def _job_results(kinds: Mapping[str, JobKind], schemas: dict[str, Any]) -> dict[str, Any]:
     """``JobRead.result``: one schema per job kind, each made from its function's return type."""
     by_kind: dict[str, str] = {}
     for kind, spec in sorted(kinds.items()):
-        answer = TypeAdapter(get_type_hints(spec.fn)["return"]).json_schema(
-            ref_template="#/components/schemas/{model}"
-        )
-        schemas.update(answer.pop("$defs", {}))
-        name = answer["title"]
-        schemas[name] = answer
-        by_kind[str(kind)] = name
+        by_kind[str(kind)] = _component(get_type_hints(spec.fn)["return"], schemas)
     names = sorted(set(by_kind.values()))
     return {
         "anyOf": [*({"$ref": f"#/components/schemas/{n}"} for n in names), {"type": "null"}],
@@ -241,6 +254,7 @@ def document(app: FastAPI) -> dict[str, Any]:
     schemas["Problem"] = PROBLEM_SCHEMA
     schemas.update(settings_schema.definitions(lambda name: {"$ref": f"#/components/schemas/{name}"}))
     schemas["JobRead"]["properties"]["result"] = _job_results(app.state.registry.job_kinds, schemas)
+    schemas["RoundRead"]["properties"]["pairing"] = _pairing(schemas)
     components["securitySchemes"] = {
         "bearer": {
             "type": "http",

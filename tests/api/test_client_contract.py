@@ -124,3 +124,25 @@ async def test_a_job_answers_the_result_its_kind_declares(api: Api) -> None:
     )
     assert answer.is_valid(job["result"]), [e.message for e in answer.iter_errors(job["result"])]
     assert not answer.is_valid({**job["result"], "ok": "yes"})
+
+
+async def test_a_rounds_pairing_answers_its_declared_shape(api: Api) -> None:
+    spec = (await api.client.get("/openapi.json")).json()
+    schemas = spec["components"]["schemas"]
+
+    def valid(name: str, value: Any) -> list[str]:
+        v = jsonschema_rs.validator_for(
+            {"$ref": f"#/components/schemas/{name}", "components": {"schemas": schemas}}
+        )
+        return [e.message for e in v.iter_errors(value)]
+
+    _, _, two = await _running(api)
+    assert two["pairing"]["pairs"] and valid("SwissExplanation", two["pairing"]) == []
+    eid, token, _ = await setup_event(
+        api,
+        [f"P{i}" for i in range(8)],
+        settings={"stages": [{"format": "swiss", "rounds": 2, "table_size": 4}]},
+    )
+    four = (await start(api, eid, token))["round"]
+    assert four["pairing"]["method"] == "tables" and valid("TablesExplanation", four["pairing"]) == []
+    assert valid("SwissExplanation", four["pairing"]) != []  # the shapes tell apart
