@@ -528,7 +528,7 @@ class DeliveryRead(BaseModel):
     id: str
     webhook_id: str
     event_id: int = Field(description="the outbox id delivered (`webhook-id`): receivers de-duplicate by it")
-    type: str
+    type: LiveEventType
     status: DeliveryStatus
     attempts: int
     last_status_code: int | None = Field(description="the endpoint's HTTP status at the last attempt")

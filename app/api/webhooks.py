@@ -19,7 +19,7 @@ from app.api.schemas import (
     WebhookRead,
 )
 from app.core.access import Access, authorize
-from app.core.vocabulary import DeliveryStatus, WebhookStatus
+from app.core.vocabulary import DeliveryStatus, LiveEventType, WebhookStatus
 from app.db.models import Webhook, WebhookDelivery
 from app.services import webhooks as svc
 
@@ -47,7 +47,7 @@ def delivery_read(d: WebhookDelivery) -> DeliveryRead:
         id=d.id,
         webhook_id=d.webhook_id,
         event_id=d.outbox_id,
-        type=d.type,
+        type=LiveEventType(d.type),
         status=DeliveryStatus(d.status),
         attempts=d.attempts,
         last_status_code=d.last_status_code,
