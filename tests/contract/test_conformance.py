@@ -4,17 +4,21 @@ openapi-typescript generates from it accept the README's own request bodies unde
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy.engine import make_url
 
 from tests.support.processes import ROOT, env, free_port, spawn, stop, wait_http
+from tests.support.services import admin_execute, in_thread, server_url
 
 ADMIN = "conformance-admin-token"
 CHECKS = "status_code_conformance,content_type_conformance,response_schema_conformance"
@@ -56,12 +60,27 @@ def _seed(base: str) -> dict[str, str]:
         }
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """An `arbiter serve` on the embedded default (SQLite, in-process jobs), one event in it, and a
-    schemathesis configuration naming that event's ids."""
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, Path]]:
+    """An `arbiter serve` on the embedded default (SQLite, in-process jobs) and on Postgres (a
+    database of its own, jobs in-process), one event in it, and a schemathesis configuration naming
+    that event's ids."""
     tmp = tmp_path_factory.mktemp("conformance")
-    environ = env(DATABASE_URL=f"sqlite+aiosqlite:///{tmp / 'arbiter.db'}", ARBITER_ADMIN_TOKEN=ADMIN)
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp / 'arbiter.db'}"
+    else:
+        server = server_url()
+        name = f"arbiter_conf_{uuid.uuid4().hex[:10]}"
+        in_thread(asyncio.run, admin_execute(server, f'CREATE DATABASE "{name}"'))
+        request.addfinalizer(
+            lambda: in_thread(
+                asyncio.run, admin_execute(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            )
+        )
+        url = make_url(server).set(database=name).render_as_string(hide_password=False)
+    environ = env(DATABASE_URL=url, ARBITER_ADMIN_TOKEN=ADMIN)
     migrated = subprocess.run(
         [sys.executable, "-m", "app.cli", "migrate"], cwd=ROOT, env=environ, capture_output=True, text=True
     )
