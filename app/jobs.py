@@ -93,7 +93,9 @@ class JobContext:
             await s.commit()
 
 
-JobFn = Callable[[AsyncSession, JobContext], Awaitable[dict[str, Any]]]
+# A job's answer is JSON; its function's return type (a TypedDict) is that answer's schema in the
+# OpenAPI document (``JobRead.result``, app/api/contract.py).
+JobFn = Callable[[AsyncSession, JobContext], Awaitable[Mapping[str, Any]]]
 
 
 @dataclass(frozen=True)

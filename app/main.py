@@ -16,6 +16,7 @@ from app.api import (
     battlebooks,
     battlebooks_royal,
     bga,
+    contract,
     events,
     games,
     health,
@@ -153,11 +154,12 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
             allow_origins=settings.cors_origins,
             allow_methods=["*"],
             allow_headers=["*"],
-            expose_headers=["ETag", "Location", "X-Request-ID", "Retry-After"],
+            expose_headers=["ETag", "Location", "X-Request-ID", "Retry-After", "Idempotent-Replayed"],
         )
     app.add_middleware(RequestGuardMiddleware)  # sizes, token before body, NUL, the heavy tools' rate
     app.add_middleware(RequestLogMiddleware)  # outermost: every answer gets its id and its line
     problems.install(app)
+    contract.install(app)
     for module in (
         health,
         metrics,

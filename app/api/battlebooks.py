@@ -30,6 +30,7 @@ from app.api.deps import MaybePrincipal, SessionDep
 from app.api.rounds import full_match_read
 from app.api.schemas import MatchRead, StrictTypes
 from app.core.games import battlebooks as bb
+from app.core.vocabulary import EntryStatus, MatchStatus, Outcome
 from app.services.presets.battlebooks import ScoreCardView, score_card, score_cards
 from app.services.presets.battlebooks import declare_hero as declare
 from app.services.results import match_view
@@ -50,8 +51,8 @@ class ScoreCardGame(BaseModel):
     game: int | None
     final: bool
     table: int
-    status: str
-    outcome: str | None
+    status: MatchStatus
+    outcome: Outcome | None
     opponent_id: str | None
     opponent: str | None
     hero: str | None
@@ -87,7 +88,7 @@ class ScoreCardRead(BaseModel):
     entry_id: str
     name: str
     preset: str | None
-    status: str
+    status: EntryStatus
     books: list[str]
     games: list[ScoreCardGame]
     rounds: list[ScoreCardRound]
@@ -143,7 +144,7 @@ def scorecard_read(view: ScoreCardView) -> ScoreCardRead:
         entry_id=view.entry.id,
         name=view.entry.name,
         preset=view.event.preset,
-        status=view.entry.status,
+        status=EntryStatus(view.entry.status),
         books=view.books,
         games=[_game(r) for r in card.rows],
         rounds=[

@@ -26,6 +26,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 from app.api.deps import MaybePrincipal, SessionDep
 from app.api.schemas import Strict
 from app.core.access import Access, authorize
+from app.core.vocabulary import EventStatus
 from app.services.presets import bga as svc
 
 router = APIRouter(tags=["bga"])
@@ -64,7 +65,7 @@ class JoinDeadlineIn(Strict):
 class BgaRead(BaseModel):
     event_id: str
     preset: str | None
-    status: str
+    status: EventStatus
     stages: list[dict[str, Any]]
     warnings: list[str]
     schedule_report: dict[str, Any] | None = None

@@ -9,14 +9,17 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
+from app.api.caching import cached
 from app.api.csv_io import MAX_ROWS, read_entry_rows
 from app.api.deps import Admin, MaybePrincipal, SessionDep, hash_token
 from app.api.idempotency import run_idempotent
 from app.api.jobs import accepted
+from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
 from app.api.schemas import (
     CheckInRead,
     EntryCreate,
     EntryCreated,
+    EntryPage,
     EntryRead,
     EventCreate,
     EventCreated,
@@ -26,13 +29,14 @@ from app.api.schemas import (
     EventWinner,
     ForbiddenPairs,
     HistoryEntryRead,
+    HistoryPage,
     IdentityEvent,
     IdentityRead,
     JobAccepted,
 )
 from app.core.access import Access, authorize
 from app.core.errors import InvalidInput, Problem
-from app.core.vocabulary import EventStatus
+from app.core.vocabulary import EntryStatus, EventStatus
 from app.services import events as svc
 from app.services.events import EntryView, EventView
 from app.services.history import event_history
@@ -46,7 +50,7 @@ def event_read(view: EventView) -> EventRead:
         id=e.id,
         name=e.name,
         game=e.game_key,
-        status=e.status,
+        status=EventStatus(e.status),
         preset=e.preset,
         settings=e.settings,
         seed_commitment=e.seed_commitment,
@@ -71,7 +75,7 @@ def entry_read(view: EntryView) -> EntryRead:
         event_id=e.event_id,
         player_id=e.player_id,
         name=e.name,
-        status=e.status,
+        status=EntryStatus(e.status),
         characters=view.characters,
         sealed=view.sealed,
         group=e.group,
@@ -269,10 +273,21 @@ async def create_entry(
     return await run_idempotent(request, session, principal, payload, handler)
 
 
-@router.get("/{event_id}/entries", operation_id="list_entries", response_model=list[EntryRead])
-async def list_entries(event_id: str, session: SessionDep, principal: MaybePrincipal) -> list[EntryRead]:
-    """The event's entries (Secret Wars packs are sealed but to the organizer until game 1)."""
-    return [entry_read(v) for v in await svc.list_entries(session, event_id, principal)]
+@router.get("/{event_id}/entries", operation_id="list_entries", response_model=EntryPage)
+async def list_entries(
+    request: Request,
+    event_id: str,
+    session: SessionDep,
+    principal: MaybePrincipal,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> Response:
+    """The event's entries, in registration order (Secret Wars packs are sealed but to the organizer
+    until game 1)."""
+    views, nxt = page(
+        await svc.list_entries(session, event_id, principal), lambda v: v.entry.id, limit, cursor
+    )
+    return cached(request, EntryPage(items=[entry_read(v) for v in views], next_cursor=nxt))
 
 
 @router.get("/{event_id}/entries/{entry_id}", operation_id="get_entry", response_model=EntryRead)
@@ -397,10 +412,17 @@ async def put_forbidden_pairs(
     return ForbiddenPairs(pairs=await svc.put_forbidden_pairs(session, event_id, body.pairs, who))
 
 
-@router.get("/{event_id}/history", operation_id="get_event_history", response_model=list[HistoryEntryRead])
-async def get_history(event_id: str, session: SessionDep) -> list[HistoryEntryRead]:
-    """The event's audit trail: undone rounds, swaps, identity splits, check-in drops, cancellation."""
-    return [
-        HistoryEntryRead(action=h.action, actor=h.actor, payload=h.payload, at=h.created_at)
-        for h in await event_history(session, event_id)
-    ]
+@router.get("/{event_id}/history", operation_id="get_event_history", response_model=HistoryPage)
+async def get_history(
+    event_id: str, session: SessionDep, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> HistoryPage:
+    """The event's audit trail, oldest first: undone rounds, swaps, identity splits, check-in drops,
+    cancellation."""
+    rows, nxt = page(list(enumerate(await event_history(session, event_id))), lambda p: p[0], limit, cursor)
+    return HistoryPage(
+        items=[
+            HistoryEntryRead(action=h.action, actor=h.actor, payload=h.payload, at=h.created_at)
+            for _, h in rows
+        ],
+        next_cursor=nxt,
+    )

@@ -5,7 +5,8 @@ from fastapi.responses import JSONResponse
 
 from app.api.deps import Admin, SessionDep
 from app.api.idempotency import run_idempotent
-from app.api.schemas import GameCreate, GameRead
+from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
+from app.api.schemas import GameCreate, GamePage, GameRead
 from app.db.models import Game
 from app.services import games as svc
 
@@ -18,9 +19,11 @@ def game_read(g: Game) -> GameRead:
     )
 
 
-@router.get("", operation_id="list_games", response_model=list[GameRead])
-async def list_games(session: SessionDep) -> list[GameRead]:
-    return [game_read(g) for g in await svc.list_games(session)]
+@router.get("", operation_id="list_games", response_model=GamePage)
+async def list_games(session: SessionDep, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> GamePage:
+    """The catalog, by key."""
+    games, nxt = page(await svc.list_games(session), lambda g: g.key, limit, cursor)
+    return GamePage(items=[game_read(g) for g in games], next_cursor=nxt)
 
 
 @router.post("", operation_id="create_game", status_code=201, response_model=GameRead)

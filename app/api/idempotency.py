@@ -39,6 +39,21 @@ from app.db.base import utcnow
 from app.db.models import IdempotencyKey
 from app.jobs import discard_pending
 
+# The operations that accept an Idempotency-Key (api.md "Idempotency"); the OpenAPI document declares
+# the header on them, and run_idempotent refuses to serve any other.
+IDEMPOTENT = frozenset(
+    {
+        "create_player",
+        "create_game",
+        "create_event",
+        "create_entry",
+        "create_round",
+        "report_result",
+        "confirm_result",
+        "append_match_log",
+    }
+)
+
 Handler = Callable[[], Awaitable[tuple[int, Any, dict[str, str]]]]
 
 MAX_KEY_LENGTH = 200
@@ -114,6 +129,9 @@ async def run_idempotent(
     handler: Handler,
 ) -> JSONResponse:
     """Run ``handler`` (which changes the session; the request boundary commits) at most once per key."""
+    route = request.scope.get("route")
+    if getattr(route, "operation_id", None) not in IDEMPOTENT:
+        raise RuntimeError(f"{getattr(route, 'operation_id', None)} is not declared in IDEMPOTENT")
     key = request.headers.get(HEADER)
     if not key:
         status, payload, headers = await handler()

@@ -6,7 +6,7 @@ from fastapi.responses import JSONResponse
 from app.api.deps import MaybePrincipal, SessionDep
 from app.api.schemas import JobRead
 from app.core.access import Principal
-from app.core.vocabulary import Role
+from app.core.vocabulary import JobKindName, JobStatus, Role
 from app.db.models import Job
 from app.jobs import INTERNAL_ERROR, job_progress
 from app.jobs import get_job as load_job
@@ -31,8 +31,8 @@ def job_read(j: Job, principal: Principal | None = None) -> JobRead:
         error = f"{INTERNAL_ERROR} (the server's log holds it under request id {j.request_id or '-'})"
     return JobRead(
         id=j.id,
-        kind=j.kind,
-        status=j.status,  # type: ignore[arg-type]
+        kind=JobKindName(j.kind),
+        status=JobStatus(j.status),
         progress=job_progress(j),
         result=j.result,
         error=error,

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
+from app.api.caching import cached
 from app.api.deps import Admin, SessionDep
 from app.api.jobs import accepted
+from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
 from app.api.schemas import JobAccepted, Strict
 from app.core import ratings as core
 from app.services import ratings as svc
@@ -39,7 +41,7 @@ class LeaderboardRow(BaseModel):
 
 class Leaderboard(BaseModel):
     pool: str
-    rows: list[LeaderboardRow]
+    items: list[LeaderboardRow]
     next_cursor: str | None = None
 
 
@@ -56,6 +58,11 @@ class PlayerRating(BaseModel):
     title: str | None
     start_rating: float | None = None
     history: list[HistoryItem]
+
+
+class PlayerRatingPage(BaseModel):
+    items: list[PlayerRating]
+    next_cursor: str | None = None
 
 
 class StartRating(Strict):
@@ -92,16 +99,17 @@ class PoolSettingsRead(BaseModel):
 
 @router.get("/v1/ratings/{pool}", operation_id="get_leaderboard", response_model=Leaderboard)
 async def get_leaderboard(
+    request: Request,
     pool: str,
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
     cursor: str | None = None,
-) -> Leaderboard:
+) -> Response:
     """A pool's leaderboard, highest rating first; equal ratings share a rank."""
     rows, nxt = await svc.leaderboard(session, pool, limit, cursor)
-    return Leaderboard(
+    board = Leaderboard(
         pool=pool,
-        rows=[
+        items=[
             LeaderboardRow(
                 rank=r.rank,
                 player_id=r.player_id,
@@ -114,14 +122,18 @@ async def get_leaderboard(
         ],
         next_cursor=nxt,
     )
+    return cached(request, board)
 
 
 @router.get(
-    "/v1/players/{player_id}/ratings", operation_id="get_player_ratings", response_model=list[PlayerRating]
+    "/v1/players/{player_id}/ratings", operation_id="get_player_ratings", response_model=PlayerRatingPage
 )
-async def get_player_ratings(player_id: str, session: SessionDep) -> list[PlayerRating]:
-    """A player's rating in every pool, with the history of changes in rating order."""
-    return [
+async def get_player_ratings(
+    player_id: str, session: SessionDep, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> PlayerRatingPage:
+    """A player's rating in every pool, by pool, with the history of changes in rating order."""
+    ratings, nxt = page(await svc.player_ratings(session, player_id), lambda p: p.pool, limit, cursor)
+    items = [
         PlayerRating(
             pool=p.pool,
             rating=_r(p.rating),
@@ -130,8 +142,9 @@ async def get_player_ratings(player_id: str, session: SessionDep) -> list[Player
             start_rating=p.start_rating,
             history=[HistoryItem(match_id=m, before=_r(b), after=_r(a)) for m, b, a in p.history],
         )
-        for p in await svc.player_ratings(session, player_id)
+        for p in ratings
     ]
+    return PlayerRatingPage(items=items, next_cursor=nxt)
 
 
 @router.post(

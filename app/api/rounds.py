@@ -7,10 +7,12 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Header, Path, Query, Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 
+from app.api.caching import cached
 from app.api.csv_io import CSV_CONTENT, csv_response
 from app.api.deps import MaybePrincipal, SessionDep
 from app.api.events import event_read
 from app.api.idempotency import run_idempotent
+from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
 from app.api.schemas import (
     CrossCellRead,
     CrossRowRead,
@@ -21,6 +23,7 @@ from app.api.schemas import (
     MatchResultRead,
     ResultIn,
     RoundCreate,
+    RoundPage,
     RoundRead,
     SeatRead,
     SeatResultRead,
@@ -33,7 +36,7 @@ from app.api.verdicts import match_verdict
 from app.core.access import Access, authorize
 from app.core.crosstable import cell_text
 from app.core.errors import Unauthorized
-from app.core.vocabulary import MatchStatus
+from app.core.vocabulary import EntryStatus, MatchStatus, Outcome
 from app.db.models import Match, ResultHistory, Round, Stage
 from app.services import exports as export_svc
 from app.services import lifecycle
@@ -60,7 +63,7 @@ def match_read(
     result = None
     if match.status in (MatchStatus.CONFIRMED, MatchStatus.BYE) and match.outcome:
         result = MatchResultRead(
-            outcome=match.outcome,
+            outcome=Outcome(match.outcome),
             seats=[
                 SeatResultRead(
                     entry_id=s.entry_id,
@@ -79,7 +82,7 @@ def match_read(
         round=rnd.number,
         stage=stage.index,
         table=match.table,
-        status=match.status,
+        status=MatchStatus(match.status),
         best_of=match.best_of,
         version=match.version,
         seats=[
@@ -191,13 +194,19 @@ FormatQuery = Annotated[Literal["json", "csv"], Query(description="json, or csv 
 @router.get(
     "/v1/events/{event_id}/rounds",
     operation_id="list_rounds",
-    response_model=list[RoundRead],
+    response_model=RoundPage,
     responses=CSV_CONTENT,
 )
 async def list_rounds(
-    event_id: str, session: SessionDep, format: FormatQuery = "json"
-) -> list[RoundRead] | Response:
-    """Every round with its matches; `?format=csv` gives the pairings one seat a line."""
+    request: Request,
+    event_id: str,
+    session: SessionDep,
+    format: FormatQuery = "json",
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> Response:
+    """The rounds with their matches, stage by stage; `?format=csv` gives every round's pairings one
+    seat a line (whole, not paged)."""
     views = await round_svc.event_rounds(session, event_id)
     if format == "csv":
         lines = [
@@ -220,14 +229,15 @@ async def list_rounds(
             for s in sorted(m.seats, key=lambda s: s.seat)
         ]
         return csv_response(ROUND_COLUMNS, lines, f"pairings-{event_id}.csv")
-    return [round_read(v) for v in views]
+    chunk, nxt = page(views, lambda v: [v.stage.index, v.round.number], limit, cursor)
+    return cached(request, RoundPage(items=[round_read(v) for v in chunk], next_cursor=nxt))
 
 
 @router.get("/v1/events/{event_id}/rounds/{number}", operation_id="get_round", response_model=RoundRead)
 async def get_round(
-    event_id: str, number: Annotated[int, Path(ge=1, le=1_000_000)], session: SessionDep
-) -> RoundRead:
-    return round_read(await round_svc.round_by_number(session, event_id, number))
+    request: Request, event_id: str, number: Annotated[int, Path(ge=1, le=1_000_000)], session: SessionDep
+) -> Response:
+    return cached(request, round_read(await round_svc.round_by_number(session, event_id, number)))
 
 
 @router.delete("/v1/events/{event_id}/rounds/{number}", operation_id="undo_round", response_model=UndoneRound)
@@ -261,11 +271,11 @@ async def swap_entries(
 
 
 @router.get("/v1/matches/{match_id}", operation_id="get_match", response_model=MatchRead)
-async def get_match(match_id: str, session: SessionDep, response: Response) -> MatchRead:
-    """A match with its seats, result and audit history; `ETag` is its version."""
+async def get_match(request: Request, match_id: str, session: SessionDep) -> Response:
+    """A match with its seats, result and audit history; its `ETag` starts with its version
+    (`"<version>-…"`), so it serves as the `If-Match` of a correction."""
     view = await result_svc.get_match(session, match_id)
-    response.headers["ETag"] = f'"{view.match.version}"'
-    return full_match_read(view)
+    return cached(request, full_match_read(view), version=view.match.version)
 
 
 @router.post("/v1/matches/{match_id}/result", operation_id="report_result", response_model=MatchRead)
@@ -345,12 +355,13 @@ StageQuery = Annotated[
     responses=CSV_CONTENT,
 )
 async def get_standings(
+    request: Request,
     event_id: str,
     session: SessionDep,
     stage: StageQuery = None,
     group: Annotated[str | None, Query(max_length=32)] = None,
     format: FormatQuery = "json",
-) -> StandingsRead | Response:
+) -> Response:
     """Standings computed from the stored results, with every criterion's value and `decided_by`
     (`?format=csv`: one row a line, a column per tie-break)."""
     view = await standings_svc.event_standings(session, event_id, stage, group)
@@ -375,7 +386,7 @@ async def get_standings(
             for r in view.rows
         ]
         return csv_response((*header, *view.tiebreaks, *tail), lines, f"standings-{event_id}.csv")
-    return StandingsRead(
+    read = StandingsRead(
         event_id=event_id,
         stage=view.stage.index if view.stage is not None else None,
         group=group,
@@ -395,11 +406,12 @@ async def get_standings(
                 tiebreaks=r.tiebreaks,
                 decided_by=r.decided_by,
                 group=view.groups.get(r.entry_id),
-                status=r.status,
+                status=EntryStatus(r.status),
             )
             for r in view.rows
         ],
     )
+    return cached(request, read)
 
 
 @router.get(

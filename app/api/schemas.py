@@ -7,11 +7,29 @@ import unicodedata
 from datetime import datetime
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from app.api.verdicts import MatchVerdict
 from app.core.games.battlebooks import BODY_POINTS_LIMIT
-from app.core.vocabulary import DeliveryStatus, LiveEventType, WebhookStatus
+from app.core.vocabulary import (
+    DeliveryStatus,
+    EntryStatus,
+    EventStatus,
+    JobKindName,
+    JobStatus,
+    LiveEventType,
+    MatchStatus,
+    Outcome,
+    WebhookStatus,
+)
 
 # characters that show nothing: controls, format characters (zero-width space, joiners, marks of
 # direction), separators, combining marks with no base, lone surrogates, and the blank fillers some
@@ -127,18 +145,49 @@ class GameRead(BaseModel):
     adjudicator: str | None
 
 
+class GamePage(BaseModel):
+    items: list[GameRead]
+    next_cursor: str | None = None
+
+
 # --- events ----------------------------------------------------------------------------------
+# The settings document: checked by app/core/event_settings.py, whose rules generate its schema
+# (app/core/settings_schema.py, added to the document's components by app/api/contract.py).
+SettingsDocument = Annotated[
+    dict[str, Any] | None,
+    WithJsonSchema({"anyOf": [{"$ref": "#/components/schemas/EventSettings"}, {"type": "null"}]}),
+]
+
+
 class EventCreate(Strict):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "name": "Spring Clash",
+                    "game": "battlebooks",
+                    "preset": "battlebooks-clash",
+                    "settings": {"capacity": 32},
+                },
+                {
+                    "name": "Tuesday Swiss",
+                    "game": "generic",
+                    "settings": {"stages": [{"format": "swiss", "rounds": 4}], "tiebreaks": ["buchholz"]},
+                },
+            ]
+        }
+    )
+
     name: str = Field(min_length=1, max_length=200)
     game: str = Field(min_length=1, max_length=64)
     preset: str | None = Field(default=None, max_length=64)
-    settings: dict[str, Any] | None = Field(default=None, max_length=64)
+    settings: SettingsDocument = Field(default=None, max_length=64)
     seed: str | None = Field(default=None, min_length=8, max_length=128)
 
 
 class EventUpdate(Strict):
     name: str | None = Field(default=None, min_length=1, max_length=200)
-    settings: dict[str, Any] | None = Field(default=None, max_length=64)
+    settings: SettingsDocument = Field(default=None, max_length=64)
 
 
 class EventWinner(BaseModel):
@@ -150,7 +199,7 @@ class EventRead(BaseModel):
     id: str
     name: str
     game: str
-    status: str
+    status: EventStatus
     preset: str | None
     settings: dict[str, Any]
     seed_commitment: str
@@ -184,6 +233,12 @@ class EventCreated(EventRead):
 
 # --- entries ---------------------------------------------------------------------------------
 class EntryCreate(Strict):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"name": "Ada Lovelace", "external_id": "FIDE-1", "rating": 1850, "club": "Hackers"}]
+        }
+    )
+
     player_id: str | None = Field(default=None, max_length=64)
     name: str | None = Field(default=None, min_length=1, max_length=200)
     external_id: str | None = Field(
@@ -207,7 +262,7 @@ class EntryRead(BaseModel):
     event_id: str
     player_id: str
     name: str
-    status: str
+    status: EntryStatus
     characters: list[str]
     sealed: bool = Field(
         default=False,
@@ -225,6 +280,11 @@ class EntryRead(BaseModel):
         default="new", description="how the player was found: player_id, external_id, name, or new"
     )
     created_at: datetime
+
+
+class EntryPage(BaseModel):
+    items: list[EntryRead]
+    next_cursor: str | None = None
 
 
 class EntryCreated(EntryRead):
@@ -263,6 +323,11 @@ class HistoryEntryRead(BaseModel):
     at: datetime
 
 
+class HistoryPage(BaseModel):
+    items: list[HistoryEntryRead]
+    next_cursor: str | None = None
+
+
 class SwapIn(Strict):
     entries: list[Id] = Field(min_length=2, max_length=2)
 
@@ -274,8 +339,8 @@ class JobAccepted(BaseModel):
 
 class JobRead(BaseModel):
     id: str
-    kind: str
-    status: Literal["queued", "running", "done", "failed"]
+    kind: JobKindName
+    status: JobStatus
     progress: float
     result: dict[str, Any] | None
     error: str | None
@@ -315,6 +380,18 @@ class ResultSeatIn(StrictTypes):
 
 
 class ResultIn(Strict):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "outcome": "played",
+                    "seats": [{"entry_id": "ENTRY-A", "place": 1}, {"entry_id": "ENTRY-B", "place": 2}],
+                },
+                {"outcome": "draw", "seats": [{"entry_id": "ENTRY-A"}, {"entry_id": "ENTRY-B"}]},
+            ]
+        }
+    )
+
     outcome: Literal["played", "draw", "timeout", "forfeit", "void"] | None = None
     seats: list[ResultSeatIn] = Field(default_factory=list, max_length=64)
     game_log: dict[str, Any] | None = Field(default=None, max_length=64)
@@ -346,7 +423,7 @@ class SeatResultRead(BaseModel):
 
 
 class MatchResultRead(BaseModel):
-    outcome: str
+    outcome: Outcome
     seats: list[SeatResultRead]
 
 
@@ -364,7 +441,7 @@ class MatchRead(BaseModel):
     round: int
     stage: int
     table: int
-    status: str
+    status: MatchStatus
     best_of: int
     version: int
     seats: list[SeatRead]
@@ -394,6 +471,11 @@ class RoundRead(BaseModel):
     )
 
 
+class RoundPage(BaseModel):
+    items: list[RoundRead]
+    next_cursor: str | None = None
+
+
 class UndoneRound(BaseModel):
     round: int
     stage: int
@@ -412,7 +494,7 @@ class StandingRowRead(BaseModel):
     tiebreaks: dict[str, float | None]
     decided_by: str | None
     group: str | None = None
-    status: str
+    status: EntryStatus
 
 
 class StandingsRead(BaseModel):
@@ -503,6 +585,11 @@ class WebhookRead(BaseModel):
     created_at: datetime
 
 
+class WebhookPage(BaseModel):
+    items: list[WebhookRead]
+    next_cursor: str | None = None
+
+
 class WebhookCreated(WebhookRead):
     secret: str = Field(
         description="the signing secret (Standard Webhooks, `whsec_…`); shown only in this answer"
@@ -513,7 +600,7 @@ class DeliveryRead(BaseModel):
     id: str
     webhook_id: str
     event_id: int = Field(description="the outbox id delivered (`webhook-id`): receivers de-duplicate by it")
-    type: str
+    type: LiveEventType
     status: DeliveryStatus
     attempts: int
     last_status_code: int | None = Field(description="the endpoint's HTTP status at the last attempt")

@@ -9,9 +9,17 @@ from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
 from app.api.deps import Admin, MaybePrincipal, SessionDep
-from app.api.schemas import DeliveryPage, DeliveryRead, WebhookCreate, WebhookCreated, WebhookRead
+from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
+from app.api.schemas import (
+    DeliveryPage,
+    DeliveryRead,
+    WebhookCreate,
+    WebhookCreated,
+    WebhookPage,
+    WebhookRead,
+)
 from app.core.access import Access, authorize
-from app.core.vocabulary import DeliveryStatus, WebhookStatus
+from app.core.vocabulary import DeliveryStatus, LiveEventType, WebhookStatus
 from app.db.models import Webhook, WebhookDelivery
 from app.services import webhooks as svc
 
@@ -39,7 +47,7 @@ def delivery_read(d: WebhookDelivery) -> DeliveryRead:
         id=d.id,
         webhook_id=d.webhook_id,
         event_id=d.outbox_id,
-        type=d.type,
+        type=LiveEventType(d.type),
         status=DeliveryStatus(d.status),
         attempts=d.attempts,
         last_status_code=d.last_status_code,
@@ -73,15 +81,18 @@ async def create_event_webhook(
     return created(registered, f"/v1/events/{event_id}/webhooks/{registered.hook.id}")
 
 
-@router.get(
-    "/v1/events/{event_id}/webhooks", operation_id="list_event_webhooks", response_model=list[WebhookRead]
-)
+@router.get("/v1/events/{event_id}/webhooks", operation_id="list_event_webhooks", response_model=WebhookPage)
 async def list_event_webhooks(
-    event_id: str, session: SessionDep, principal: MaybePrincipal
-) -> list[WebhookRead]:
+    event_id: str,
+    session: SessionDep,
+    principal: MaybePrincipal,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> WebhookPage:
     """The event's endpoints (organizer), disabled ones with the reason."""
     authorize(principal, Access.ORGANIZER, event_id=event_id)
-    return [webhook_read(h) for h in await svc.list_hooks(session, event_id)]
+    hooks, nxt = page(await svc.list_hooks(session, event_id), lambda h: h.id, limit, cursor)
+    return WebhookPage(items=[webhook_read(h) for h in hooks], next_cursor=nxt)
 
 
 @router.get(
@@ -133,10 +144,13 @@ async def create_webhook(body: WebhookCreate, session: SessionDep, admin: Admin)
     return created(registered, f"/v1/webhooks/{registered.hook.id}")
 
 
-@router.get("/v1/webhooks", operation_id="list_webhooks", response_model=list[WebhookRead])
-async def list_webhooks(session: SessionDep, admin: Admin) -> list[WebhookRead]:
+@router.get("/v1/webhooks", operation_id="list_webhooks", response_model=WebhookPage)
+async def list_webhooks(
+    session: SessionDep, admin: Admin, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> WebhookPage:
     """The endpoints told of every event (admin)."""
-    return [webhook_read(h) for h in await svc.list_hooks(session, None)]
+    hooks, nxt = page(await svc.list_hooks(session, None), lambda h: h.id, limit, cursor)
+    return WebhookPage(items=[webhook_read(h) for h in hooks], next_cursor=nxt)
 
 
 @router.get("/v1/webhooks/{hook_id}", operation_id="get_webhook", response_model=WebhookRead)

@@ -11,6 +11,7 @@ def check_if_match(if_match: str | None, version: int) -> None:
     """428 without ``If-Match``; 412 when it names another version than ``version``."""
     if if_match is None:
         raise PreconditionRequired("If-Match with the resource's current version is required")
-    tag = if_match.strip().removeprefix("W/").strip('"')
+    # a read's tag may follow the version with its body's hash ("<version>-<hash>", app/api/caching.py)
+    tag = if_match.strip().removeprefix("W/").strip('"').split("-", 1)[0]
     if tag != str(version):
         raise PreconditionFailed(f"version {tag} is stale; the current version is {version}")

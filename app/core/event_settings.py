@@ -34,7 +34,19 @@ STAGE_FORMATS = tuple(StageFormatName)
 Check = Callable[[Any], str | None]
 
 
-def _int(lo: int, hi: int | None = None) -> Check:
+class Rule:
+    """One key's check and its JSON Schema, made together so the contract (the OpenAPI document's
+    ``EventSettings``) is generated from what the server validates with, never kept beside it."""
+
+    def __init__(self, check: Check, schema: dict[str, Any]) -> None:
+        self.check = check
+        self.schema = schema
+
+    def __call__(self, v: Any) -> str | None:
+        return self.check(v)
+
+
+def _int(lo: int, hi: int | None = None) -> Rule:
     def check(v: Any) -> str | None:
         if isinstance(v, bool) or not isinstance(v, int):
             return "must be an integer"
@@ -42,34 +54,35 @@ def _int(lo: int, hi: int | None = None) -> Check:
             return f"must be between {lo} and {hi}" if hi is not None else f"must be at least {lo}"
         return None
 
-    return check
+    bounds = {"minimum": lo, **({"maximum": hi} if hi is not None else {})}
+    return Rule(check, {"type": "integer", **bounds})
 
 
-def _num(v: Any) -> str | None:
-    return None if isinstance(v, int | float) and not isinstance(v, bool) else "must be a number"
+_num = Rule(
+    lambda v: None if isinstance(v, int | float) and not isinstance(v, bool) else "must be a number",
+    {"type": "number"},
+)
+_bool = Rule(lambda v: None if isinstance(v, bool) else "must be true or false", {"type": "boolean"})
+_NON_EMPTY = {"type": "string", "minLength": 1, "pattern": r"\S"}
+_str = Rule(lambda v: None if isinstance(v, str) and v.strip() else "must be a non-empty string", _NON_EMPTY)
 
 
-def _bool(v: Any) -> str | None:
-    return None if isinstance(v, bool) else "must be true or false"
-
-
-def _str(v: Any) -> str | None:
-    return None if isinstance(v, str) and v.strip() else "must be a non-empty string"
-
-
-def _one_of(*choices: str) -> Check:
+def _one_of(*choices: str) -> Rule:
     def check(v: Any) -> str | None:
         return None if v in choices else f"must be one of {', '.join(choices)}"
 
-    return check
+    return Rule(check, {"type": "string", "enum": list(choices)})
 
 
-def _odd(v: Any) -> str | None:
+def _odd_check(v: Any) -> str | None:
     err = _int(1)(v)
     return err or (None if v % 2 == 1 else "must be odd")
 
 
-def _iso_datetime(v: Any) -> str | None:
+_odd = Rule(_odd_check, {"type": "integer", "minimum": 1, "not": {"multipleOf": 2}})
+
+
+def _iso_datetime_check(v: Any) -> str | None:
     try:
         ok = isinstance(v, str) and datetime.fromisoformat(v).tzinfo is not None
     except ValueError:
@@ -77,7 +90,10 @@ def _iso_datetime(v: Any) -> str | None:
     return None if ok else "must be an ISO 8601 date and time with a time zone"
 
 
-STAGE_KEYS: dict[str, Check] = {
+_iso_datetime = Rule(_iso_datetime_check, {"type": "string", "format": "date-time"})
+
+
+STAGE_KEYS: dict[str, Rule] = {
     # A stage may opt out of the event's ratings (bga-round-robin.md: the best-of-3 final is unrated).
     "rated": _bool,
     "format": _one_of(*STAGE_FORMATS),
@@ -110,17 +126,20 @@ STAGE_KEYS: dict[str, Check] = {
     "grand_final_reset": _bool,
 }
 
-ADVANCE_KEYS: dict[str, Check] = {
+ADVANCE_KEYS: dict[str, Rule] = {
     "top": _int(1),
     "group_winners": _bool,
-    "fill_to": lambda v: (
-        None
-        if isinstance(v, list) and v and all(isinstance(x, int) and x > 0 for x in v)
-        else "must be a non-empty list of positive integers"
+    "fill_to": Rule(
+        lambda v: (
+            None
+            if isinstance(v, list) and v and all(isinstance(x, int) and x > 0 for x in v)
+            else "must be a non-empty list of positive integers"
+        ),
+        {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 1}},
     ),
 }
 
-RATING_KEYS: dict[str, Check] = {
+RATING_KEYS: dict[str, Rule] = {
     "pool": _str,
     "k": _num,
     "period": _one_of("game", "event"),
@@ -129,21 +148,29 @@ RATING_KEYS: dict[str, Check] = {
     "pools": _one_of("overall", "character", "both"),
 }
 
-TOP_KEYS: dict[str, Check] = {
+TOP_KEYS: dict[str, Rule] = {
     # BGA round robins (bga-round-robin.md): the table settings every table must use, and the
     # deadlines (ISO 8601 with a time zone) before which their closing routes refuse to close.
-    "table_settings": lambda v: (
-        None
-        if isinstance(v, dict)
-        and all(
-            isinstance(k, str)
-            and (
-                (isinstance(x, str) and x.strip())
-                or (isinstance(x, list) and x and all(isinstance(y, str) and y.strip() for y in x))
+    "table_settings": Rule(
+        lambda v: (
+            None
+            if isinstance(v, dict)
+            and all(
+                isinstance(k, str)
+                and (
+                    (isinstance(x, str) and x.strip())
+                    or (isinstance(x, list) and x and all(isinstance(y, str) and y.strip() for y in x))
+                )
+                for k, x in v.items()
             )
-            for k, x in v.items()
-        )
-        else "must be an object of setting name to its allowed value (a string, or a list of strings)"
+            else "must be an object of setting name to its allowed value (a string, or a list of strings)"
+        ),
+        {
+            "type": "object",
+            "additionalProperties": {
+                "anyOf": [_NON_EMPTY, {"type": "array", "minItems": 1, "items": _NON_EMPTY}]
+            },
+        },
     ),
     "join_deadline": _iso_datetime,
     "final_deadline": _iso_datetime,
@@ -159,13 +186,16 @@ TOP_KEYS: dict[str, Check] = {
     # an optional check-in before the start (api.md "Check-in")
     "check_in": _bool,
     # BATTLEBOOKS (battlebooks.md): Secret Wars' book catalog; game time limits in minutes.
-    "catalog": lambda v: (
-        None
-        if isinstance(v, list)
-        and len(v) >= 2
-        and all(isinstance(b, str) and b.strip() for b in v)
-        and len(set(v)) == len(v)
-        else "must be a list of at least two different book names"
+    "catalog": Rule(
+        lambda v: (
+            None
+            if isinstance(v, list)
+            and len(v) >= 2
+            and all(isinstance(b, str) and b.strip() for b in v)
+            and len(set(v)) == len(v)
+            else "must be a list of at least two different book names"
+        ),
+        {"type": "array", "minItems": 2, "uniqueItems": True, "items": _NON_EMPTY},
     ),
     "game_minutes": _int(1, 600),
     "final_minutes": _int(15, 600),
@@ -207,7 +237,7 @@ def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
 
 
 def _check_keys(
-    obj: Any, keys: dict[str, Check], loc: tuple[str | int, ...], problems: list[Problem]
+    obj: Any, keys: Mapping[str, Check], loc: tuple[str | int, ...], problems: list[Problem]
 ) -> None:
     if not isinstance(obj, dict):
         problems.append(Problem(loc, "must be an object"))

@@ -10,11 +10,11 @@ rounds of a stage are numbered 1, 2, 3, … without gaps.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
+from typing_extensions import TypedDict
 
 from app.core.errors import NotFound
 from app.core.rng import commitment
@@ -23,12 +23,32 @@ from app.db.models import Entry, Event, Game, Match, Round
 from app.jobs import JobContext
 
 
-async def check_event(session: AsyncSession, event_id: str, ctx: JobContext | None = None) -> dict[str, Any]:
+class IntegrityProblem(TypedDict):
+    where: str
+    msg: str
+
+
+class IntegrityCounts(TypedDict):
+    entries: int
+    rounds: int
+    matches: int
+
+
+class IntegrityResult(TypedDict):
+    """The ``integrity_check`` job's answer."""
+
+    event_id: str
+    ok: bool
+    checked: IntegrityCounts
+    problems: list[IntegrityProblem]
+
+
+async def check_event(session: AsyncSession, event_id: str, ctx: JobContext | None = None) -> IntegrityResult:
     event = await session.get(Event, event_id)
     if event is None:
         raise NotFound(f"event {event_id} not found")
     game = await session.get(Game, event.game_key)
-    problems: list[dict[str, Any]] = []
+    problems: list[IntegrityProblem] = []
 
     if commitment(event.seed) != event.seed_commitment:
         problems.append({"where": "event", "msg": "seed does not match the published seed_commitment"})
@@ -98,5 +118,5 @@ async def check_event(session: AsyncSession, event_id: str, ctx: JobContext | No
     }
 
 
-async def integrity_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]:
+async def integrity_job(session: AsyncSession, ctx: JobContext) -> IntegrityResult:
     return await check_event(session, ctx.args["event_id"], ctx)

@@ -13,13 +13,15 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import replace
-from typing import Any
+from typing import Any, NotRequired
 
 from sqlalchemy.ext.asyncio import AsyncSession
+from typing_extensions import TypedDict
 
 from app.core import rng
 from app.core.errors import Conflict, NotFound
 from app.core.pairing.designs import Design, search_design, validate_request
+from app.core.pairing.designs.model import DesignDict, DesignReportDict
 from app.core.stage_details import RoundRobinDetails, tables_of
 from app.core.vocabulary import JobKindName, StageStatus
 from app.db.models import Entry, Event, Job, Stage
@@ -106,7 +108,22 @@ async def request_search(session: AsyncSession, request: dict[str, Any]) -> Job:
     return await create_job(session, JobKindName.ROUND_ROBIN_SCHEDULE, request)
 
 
-async def schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]:
+class GroupsReport(TypedDict):
+    groups: dict[str, DesignReportDict]
+    warnings: list[str]
+
+
+class StageScheduleResult(TypedDict):
+    """The ``stage_schedule`` job's answer: the stage's tables (by name) and the design's report, or
+    ``already`` when another run released them first."""
+
+    stage_id: str
+    already: NotRequired[bool]
+    tables: NotRequired[list[list[str]]]
+    report: NotRequired[DesignReportDict | GroupsReport]
+
+
+async def schedule_job(session: AsyncSession, ctx: JobContext) -> DesignDict:
     """The stateless tool: search a design and return it with its report."""
     a = ctx.args
     design = await run_search(
@@ -122,7 +139,7 @@ async def schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]
     return design.as_dict()
 
 
-async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]:
+async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> StageScheduleResult:
     """Search an N-seat round robin for a stage — one design per group — then release its tables
     (all at once by default; ``release: rounds`` creates round k of every group together)."""
     event_id, stage_id = ctx.args["event_id"], ctx.args["stage_id"]
@@ -144,7 +161,7 @@ async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str
     tables: list[list[str]] = []
     rounds: list[list[list[str]]] = []
     seat_numbers: dict[str, dict[str, int]] = {}
-    reports: dict[str, Any] = {}
+    reports: dict[str, DesignReportDict] = {}
     for name, members in sorted(groups.items()):
         design = await run_search(
             ctx,
@@ -166,6 +183,7 @@ async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> dict[str
                 rounds.append([])
             rounds[k] += [group_tables[t] for t in indices]
         reports[name] = design.report.as_dict()
+    report: DesignReportDict | GroupsReport
     if len(groups) == 1:
         report = next(iter(reports.values()))
     else:

@@ -28,13 +28,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NotRequired
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from typing_extensions import TypedDict
 
 from app.core import webhooks as core
 from app.core.access import Principal
@@ -300,7 +301,17 @@ def body_of(row: OutboxEvent) -> bytes:
     return json.dumps(outbox.envelope(row), separators=(",", ":"), ensure_ascii=False).encode()
 
 
-async def delivery_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]:
+class DeliveryResult(TypedDict):
+    """The ``webhook_delivery`` job's answer: the attempt's outcome, or why none was made."""
+
+    delivery_id: str
+    skipped: NotRequired[str]
+    status: NotRequired[DeliveryStatus]
+    http_status: NotRequired[int | None]
+    error: NotRequired[str | None]
+
+
+async def delivery_job(session: AsyncSession, ctx: JobContext) -> DeliveryResult:
     """One attempt at one delivery (the ``webhook_delivery`` job kind)."""
     delivery_id = ctx.args["delivery_id"]
     policy = policy_of(session)
@@ -332,7 +343,7 @@ async def delivery_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]
 
 async def _record(
     session: AsyncSession, delivery_id: str, hook_id: str, code: int | None, error: str | None, *, final: bool
-) -> dict[str, Any]:
+) -> DeliveryResult:
     """The attempt's outcome on the delivery and its endpoint (in the job's transaction)."""
     now = utcnow()
     delivery = await session.get(WebhookDelivery, delivery_id)
@@ -349,12 +360,12 @@ async def _record(
         delivery.next_attempt_at = None
         hook.failing_since = None
         hook.last_success_at = now
-        return {"delivery_id": delivery_id, "status": delivery.status, "http_status": code}
+        return {"delivery_id": delivery_id, "status": DeliveryStatus(delivery.status), "http_status": code}
     if final:  # not sent: the endpoint is disabled
         delivery.status = DeliveryStatus.FAILED
         delivery.next_attempt_at = None
         await session.flush()
-        return {"delivery_id": delivery_id, "status": delivery.status, "error": error}
+        return {"delivery_id": delivery_id, "status": DeliveryStatus(delivery.status), "error": error}
     webhook_delivery_failed()
     hook.failing_since = hook.failing_since or now
     if now - delivery.created_at >= timedelta(seconds=core.GIVE_UP_SECONDS):
@@ -367,7 +378,12 @@ async def _record(
     ):
         await _disable(session, hook, now, error)
     await session.flush()
-    return {"delivery_id": delivery_id, "status": delivery.status, "http_status": code, "error": error}
+    return {
+        "delivery_id": delivery_id,
+        "status": DeliveryStatus(delivery.status),
+        "http_status": code,
+        "error": error,
+    }
 
 
 async def _disable(session: AsyncSession, hook: Webhook, now: datetime, error: str) -> None:

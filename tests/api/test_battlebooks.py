@@ -171,7 +171,7 @@ async def run_swiss(sim: Sim) -> list[dict[str, Any]]:
     total = bb.stage_rounds(sim.preset, n)
     assert started["event"]["settings"]["stages"][0]["rounds"] == total
     block = 1 if sim.preset == "battlebooks-roll-call" else 3
-    listed = (await sim.api.client.get(f"/v1/events/{sim.eid}/entries")).json()
+    listed = (await sim.api.client.get(f"/v1/events/{sim.eid}/entries")).json()["items"]
     sim.entries = {e["id"]: e for e in listed}
     order = first_round_order([e["id"] for e in listed], SEED, "stage:0:round:1")
     rnd = started["round"]
@@ -248,7 +248,7 @@ async def finish(sim: Sim, rows: list[dict[str, Any]]) -> dict[str, Any]:
 async def test_preset_end_to_end(api: Api, preset: str, players: int) -> None:
     sim = await create(api, preset, players, rated=False)  # ratings: see the test below (faster)
     if preset == "battlebooks-secret-wars":  # nothing to see before start, but for the organizer
-        public = (await api.client.get(f"/v1/events/{sim.eid}/entries")).json()
+        public = (await api.client.get(f"/v1/events/{sim.eid}/entries")).json()["items"]
         assert all(e["characters"] == [] and e["sealed"] for e in public)
         assert all(len(e["characters"]) == 2 for e in sim.entries.values())
     rows = await run_swiss(sim)
@@ -305,7 +305,8 @@ async def test_a_tie_of_three_or_more_plays_a_knockout_of_two_player_games_seede
     rows = await standings(sim.api, sim.eid, stage=0)
     assert {(r["points"], r["differential"], r["rank"]) for r in rows} == {(14, 0, 1)}
     value = {
-        e["id"]: e["tiebreak_value"] for e in (await api.client.get(f"/v1/events/{sim.eid}/entries")).json()
+        e["id"]: e["tiebreak_value"]
+        for e in (await api.client.get(f"/v1/events/{sim.eid}/entries")).json()["items"]
     }
     seeds = sorted(sim.entries, key=lambda e: -value[e])
     out = await advance(api, sim.eid, sim.token)
@@ -450,7 +451,7 @@ async def test_start_checks(api: Api) -> None:
     )
     body = assert_problem(r, 422)
     assert body["errors"][0]["loc"] == ["settings", "catalog"] and "6 different packs" in body["detail"]
-    listed = (await api.client.get(f"/v1/events/{sw.eid}/entries")).json()
+    listed = (await api.client.get(f"/v1/events/{sw.eid}/entries")).json()["items"]
     assert len(listed) == 6  # nothing written
     # a catalog changed after the packs were handed out: the start checks every pack again
     r = await api.client.patch(
@@ -484,12 +485,12 @@ async def _ratings(api: Api, pool: str) -> dict[str, float]:
     if r.status_code == 404:
         return {}
     assert r.status_code == 200, r.text
-    return {row["name"]: row["rating"] for row in r.json()["rows"]}
+    return {row["name"]: row["rating"] for row in r.json()["items"]}
 
 
 async def _play_first_round(sim: Sim) -> dict[str, Any]:
     rnd = (await start(sim.api, sim.eid, sim.token))["round"]
-    listed = (await sim.api.client.get(f"/v1/events/{sim.eid}/entries")).json()
+    listed = (await sim.api.client.get(f"/v1/events/{sim.eid}/entries")).json()["items"]
     sim.entries = {e["id"]: e for e in listed}
     await simulate_round(sim, rnd, 0, 10, 1 if sim.preset == "battlebooks-roll-call" else 3)
     await sim.api.drain_jobs()
@@ -548,7 +549,7 @@ async def test_a_manual_table_in_a_duel_format_has_two_seats(api: Api) -> None:
     body = assert_problem(r, 422)
     assert [e["loc"] for e in body["errors"]] == [["tables", 0]]
     assert "two seats" in body["errors"][0]["msg"]
-    assert len((await api.client.get(f"/v1/events/{sim.eid}/rounds")).json()) == 1  # nothing written
+    assert len((await api.client.get(f"/v1/events/{sim.eid}/rounds")).json()["items"]) == 1  # nothing written
     made = await pair(api, sim.eid, sim.token, [ids[0:2], ids[2:4], ids[4:6], ids[6:8], ids[8:9]])
     assert [len(m["seats"]) for m in made["matches"]] == [2, 2, 2, 2, 1]
 
@@ -766,7 +767,7 @@ async def test_secret_wars_packs_are_assigned_at_registration_and_revealed_with_
 
     async def listed(headers: dict[str, str] | None = None) -> dict[str, dict[str, Any]]:
         r = await api.client.get(f"/v1/events/{eid}/entries", headers=headers or {})
-        return {e["id"]: e for e in r.json()}
+        return {e["id"]: e for e in r.json()["items"]}
 
     public = await listed()
     assert all(e["characters"] == [] and e["sealed"] for e in public.values())

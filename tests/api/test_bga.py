@@ -44,13 +44,16 @@ def by_name_order(match: dict[str, Any]) -> dict[str, int]:
 
 
 async def values(api: Api, eid: str) -> dict[str, float]:
-    return {e["id"]: e["tiebreak_value"] for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()}
+    return {
+        e["id"]: e["tiebreak_value"]
+        for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()["items"]
+    }
 
 
 async def play_released(api: Api, eid: str, token: str, rule: Any) -> int:
     """Report every open game released so far (the 2-player round robin releases all at once);
     returns how many rounds are out."""
-    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()
+    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()["items"]
     for rnd in rounds:
         for m in rnd["matches"]:
             if m["status"] == "pending":
@@ -72,7 +75,7 @@ async def test_capacity_and_cancellation_at_two_entries(api: Api) -> None:
     eid, token, _ = await setup(api, TWO, ["Ann", "Bob"])
     started = await start(api, eid, token)
     assert started["event"]["status"] == "cancelled" and started.get("round") is None
-    assert (await api.client.get(f"/v1/events/{eid}/rounds")).json() == []
+    assert (await api.client.get(f"/v1/events/{eid}/rounds")).json()["items"] == []
 
 
 async def test_ten_entries_three_way_tie_final_with_withdrawal_and_forfeit(api: Api) -> None:
@@ -148,7 +151,7 @@ async def test_eleven_entries_two_groups_and_an_unrated_drawn_best_of_three(api:
     names = [f"Q{i:02d}" for i in range(11)]
     eid, token, entries = await setup(api, TWO, names)
     started = await start(api, eid, token)
-    listed = (await api.client.get(f"/v1/events/{eid}/entries")).json()
+    listed = (await api.client.get(f"/v1/events/{eid}/entries")).json()["items"]
     groups: dict[str, list[str]] = {}
     for e in listed:
         groups.setdefault(e["group"], []).append(e["name"])
@@ -183,7 +186,7 @@ async def test_eleven_entries_two_groups_and_an_unrated_drawn_best_of_three(api:
     await api.drain_jobs()
     final_ids = {game1["id"], game2["id"], game3["id"]}
     player = next(e["player_id"] for e in listed if e["id"] == a)
-    pools = (await api.client.get(f"/v1/players/{player}/ratings")).json()
+    pools = (await api.client.get(f"/v1/players/{player}/ratings")).json()["items"]
     rated = {h["match_id"] for p in pools for h in p["history"]}
     assert rated and not rated & final_ids
 
@@ -220,7 +223,7 @@ async def _scheduled(api: Api, eid: str, token: str) -> list[dict[str, Any]]:
     started = await start(api, eid, token)
     if started.get("job_id"):
         await api.drain_jobs()
-    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()
+    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()["items"]
     assert len(rounds) == 1  # every table released at once
     return rounds[0]["matches"]
 
@@ -242,7 +245,7 @@ async def test_retroactive_violation_changes_the_winner_and_ratings(api: Api) ->
     )
     await api.drain_jobs()
     player = entries["R0"]["player_id"]
-    before = (await api.client.get(f"/v1/players/{player}/ratings")).json()[0]["rating"]
+    before = (await api.client.get(f"/v1/players/{player}/ratings")).json()["items"][0]["rating"]
     # after the games: the organizer rules R0's first game unfair
     m = next(m for m in matches if r0 in {s["entry_id"] for s in m["seats"]})
     current = (await api.client.get(f"/v1/matches/{m['id']}")).json()
@@ -271,7 +274,7 @@ async def test_retroactive_violation_changes_the_winner_and_ratings(api: Api) ->
         row = next(x for x in rows if x["entry_id"] == e)
         assert row["wins"] >= 1
     await api.drain_jobs()
-    after = (await api.client.get(f"/v1/players/{player}/ratings")).json()[0]["rating"]
+    after = (await api.client.get(f"/v1/players/{player}/ratings")).json()["items"][0]["rating"]
     assert after < before
     await advance(api, eid, token)
     # the new first place may be shared (with a random event seed the tables fall differently)
@@ -283,7 +286,9 @@ async def test_seventeen_entries_two_groups_ranked_together_with_the_warning(api
     stage = {"format": "round_robin", "table_size": 3, "groups": 2, "mode": "complete", "release": "all"}
     eid, token, entries = await setup(api, THREE, names, settings={"stages": [stage], "rated": False})
     matches = await _scheduled(api, eid, token)
-    listed = {e["id"]: e["group"] for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()}
+    listed = {
+        e["id"]: e["group"] for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()["items"]
+    }
     sizes = sorted([list(listed.values()).count(g) for g in set(listed.values())])
     assert sizes == [8, 9]
     met: set[frozenset[str]] = set()
@@ -415,14 +420,16 @@ async def test_sole_first_wins_without_a_final(api: Api) -> None:
 
 # --------------------------------------------------------------------------- issue 19
 async def rounds_of(api: Api, eid: str) -> list[dict[str, Any]]:
-    return list((await api.client.get(f"/v1/events/{eid}/rounds")).json())
+    return list((await api.client.get(f"/v1/events/{eid}/rounds")).json()["items"])
 
 
 async def test_the_two_player_round_robin_releases_all_its_games_at_once(api: Api) -> None:
     names = [f"Q{i:02d}" for i in range(11)]
     eid, token, entries = await setup(api, TWO, names)
     await start(api, eid, token)
-    listed = {e["id"]: e["group"] for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()}
+    listed = {
+        e["id"]: e["group"] for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()["items"]
+    }
     games = [m for r in await rounds_of(api, eid) for m in r["matches"] if m["status"] != "bye"]
     assert len(games) == 10 + 15  # every game of both groups (5 and 6), open from the start
     assert all(m["status"] == "pending" for m in games)

@@ -56,7 +56,7 @@ async def test_standings_and_pairings_as_csv(api: Api) -> None:
         (x["rank"], x["name"], x["points"]) for x in rows
     ]
     assert {"buchholz", "sonneborn_berger", "wins"} <= set(lines[0])  # the default chain's columns
-    rounds = (await api.client.get(f"/v1/events/{event_id}/rounds")).json()
+    rounds = (await api.client.get(f"/v1/events/{event_id}/rounds")).json()["items"]
     r = await api.client.get(f"/v1/events/{event_id}/rounds", params={"format": "csv"})
     seats = _csv(r.text)
     assert len(seats) == sum(len(m["seats"]) for rnd in rounds for m in rnd["matches"])

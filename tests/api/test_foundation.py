@@ -23,7 +23,7 @@ async def test_health_and_ready(api: Api) -> None:
 
 async def test_shipped_games(api: Api) -> None:
     r = await api.client.get("/v1/games")
-    games = {g["key"]: g for g in r.json()}
+    games = {g["key"]: g for g in r.json()["items"]}
     assert games["titan-the-arena"]["min_seats"] == 3 and games["titan-the-arena"]["max_seats"] == 5
     assert games["rite-of-command"]["max_seats"] == 2
     assert {
@@ -159,7 +159,7 @@ async def test_entries_add_list_drop(api: Api) -> None:
     r = await api.client.post(f"/v1/events/{eid}/entries", json={"name": "Extra"}, headers=bearer(token))
     assert "full" in assert_problem(r, 409)["detail"]
     # an entry token may drop its own entry, not another one
-    entries = (await api.client.get(f"/v1/events/{eid}/entries")).json()
+    entries = (await api.client.get(f"/v1/events/{eid}/entries")).json()["items"]
     other = next(e for e in entries if e["name"] == "Grace")
     r = await api.client.delete(f"/v1/events/{eid}/entries/{other['id']}", headers=bearer(a["entry_token"]))
     assert_problem(r, 403)
@@ -202,7 +202,7 @@ async def test_idempotent_entry_concurrent_retries(api: Api) -> None:
     assert ok, [r.text for r in rs]
     assert len({r.json()["id"] for r in ok}) == 1
     assert all(r.status_code == 201 for r in rs)  # every copy gets the one answer
-    assert len((await api.client.get(url)).json()) == 1
+    assert len((await api.client.get(url)).json()["items"]) == 1
 
 
 async def test_integrity_check_job_in_process(api: Api) -> None:

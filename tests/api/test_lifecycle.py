@@ -82,7 +82,7 @@ async def test_whole_swiss_event(api: Api) -> None:
     # the seed is revealed and every draw re-derives from it
     event = (await api.client.get(f"/v1/events/{eid}")).json()
     assert event["seed"] == SEED and hashlib.sha256(SEED.encode()).hexdigest() == event["seed_commitment"]
-    listed = (await api.client.get(f"/v1/events/{eid}/entries")).json()
+    listed = (await api.client.get(f"/v1/events/{eid}/entries")).json()["items"]
     values = draw_tiebreak_values([(e["id"], e["organizer"]) for e in listed], event["seed"])
     assert {e["id"]: e["tiebreak_value"] for e in listed} == values
     order = first_round_order([e["id"] for e in listed], event["seed"], "stage:0:round:1")
@@ -265,7 +265,7 @@ async def test_manual_tables_are_checked(api: Api) -> None:
     # nine seats do not fit a 2–8 seat game; three do
     r = await api.client.post(url, json={"tables": [ids[:3]]}, headers=bearer(token))
     assert r.status_code == 201 and len(r.json()["matches"][0]["seats"]) == 3
-    assert (await api.client.get(f"/v1/events/{eid}/rounds")).json()[0]["number"] == 1
+    assert (await api.client.get(f"/v1/events/{eid}/rounds")).json()["items"][0]["number"] == 1
 
 
 async def test_drops_and_late_entries(api: Api) -> None:
@@ -354,7 +354,7 @@ async def test_groups_then_series_final(api: Api) -> None:
     }
     eid, token, entries = await setup_event(api, names, settings=settings, seed=SEED)
     rnd = (await start(api, eid, token))["round"]
-    listed = (await api.client.get(f"/v1/events/{eid}/entries")).json()
+    listed = (await api.client.get(f"/v1/events/{eid}/entries")).json()["items"]
     groups = {e["group"] for e in listed}
     assert groups == {"A", "B"} and sorted([e["group"] for e in listed]).count("A") == 3
     assert await play_stage(api, eid, token, rnd) == 3  # groups of three: a bye each round
@@ -394,7 +394,7 @@ async def test_three_seat_round_robin_schedule_job(api: Api) -> None:
     job = (await api.client.get(f"/v1/jobs/{started['job_id']}")).json()
     assert job["status"] == "done", job
     assert job["result"]["report"]["exact"] is True
-    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()
+    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()["items"]
     assert len(rounds) == 1 and len(rounds[0]["matches"]) == 7  # the Fano plane, all tables at once
     pairs: dict[frozenset[str], int] = {}
     for m in rounds[0]["matches"]:
@@ -448,7 +448,7 @@ async def test_concurrent_pairing_and_reports(api: Api, calls: int) -> None:
         *[api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token)) for _ in range(calls)]
     )
     assert sorted(r.status_code for r in rs) == [201] + [409] * (calls - 1)
-    assert len((await api.client.get(f"/v1/events/{eid}/rounds")).json()) == 2
+    assert len((await api.client.get(f"/v1/events/{eid}/rounds")).json()["items"]) == 2
 
 
 async def test_integrity_check_of_a_running_event(api: Api) -> None:
@@ -489,7 +489,7 @@ async def test_a_two_seat_round_robin_with_release_all_opens_every_round_at_once
     stage = {"format": "round_robin", "release": "all"}
     eid, token, _ = await setup_event(api, names, settings={"stages": [stage]}, seed=SEED)
     await start(api, eid, token)
-    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()
+    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()["items"]
     assert len(rounds) == 5  # the whole circle, one bye a round
     r = await api.client.post(f"/v1/events/{eid}/rounds", headers=bearer(token))
     assert "released at once" in assert_problem(r, 409)["detail"]
@@ -500,7 +500,7 @@ async def test_a_two_seat_round_robin_with_release_all_opens_every_round_at_once
     # a generic 2-seat round robin still goes one round at a time
     eid, token, _ = await setup_event(api, names, settings={"stages": [{"format": "round_robin"}]}, seed=SEED)
     await start(api, eid, token)
-    assert len((await api.client.get(f"/v1/events/{eid}/rounds")).json()) == 1
+    assert len((await api.client.get(f"/v1/events/{eid}/rounds")).json()["items"]) == 1
 
 
 async def test_a_drop_leaves_byes_by_default_and_resigns_the_games_with_on_drop_resign(api: Api) -> None:
@@ -556,7 +556,10 @@ async def test_a_playoff_of_duels_among_three_or_more_is_a_knockout_seeded_by_ti
         for s in m["seats"]
         if s["name"] == min(x["name"] for x in m["seats"])
     )
-    value = {e["id"]: e["tiebreak_value"] for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()}
+    value = {
+        e["id"]: e["tiebreak_value"]
+        for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()["items"]
+    }
     seeds = sorted(winners, key=lambda e: -value[e])
     adv = await advance(api, eid, token)
     assert adv["stage"] == 1 and adv["note"] is None

@@ -52,7 +52,7 @@ async def test_undo_the_last_round_and_pair_it_again(api: Api) -> None:
     again = await pair(api, event_id, token)
     assert again["number"] == 2
     assert no_show not in {e for t in tables(again) for e in t}
-    history = (await api.client.get(f"/v1/events/{event_id}/history")).json()
+    history = (await api.client.get(f"/v1/events/{event_id}/history")).json()["items"]
     assert history[-1]["action"] == "undo_round" and history[-1]["payload"]["round"] == 2
 
 
@@ -96,7 +96,7 @@ async def test_swap_two_entries_between_tables_and_seats(api: Api) -> None:
         f"/v1/events/{event_id}/rounds/1/swap", json={"entries": [d, "nobody"]}, headers=bearer(token)
     )
     assert assert_problem(r, 422)["errors"][0]["loc"] == ["entries", 1]
-    history = (await api.client.get(f"/v1/events/{event_id}/history")).json()
+    history = (await api.client.get(f"/v1/events/{event_id}/history")).json()["items"]
     assert [h["action"] for h in history] == ["swap", "swap"]
 
 

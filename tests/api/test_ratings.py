@@ -127,7 +127,7 @@ async def test_leaderboard_history_and_titles(api: Api) -> None:
 
     data = await board(api, "generic")
     assert data["pool"] == "generic" and data["next_cursor"] is None
-    rows = data["rows"]
+    rows = data["items"]
     assert [(r["rank"], r["name"], r["games"]) for r in rows] == [(1, "Ada", 1), (2, "Cy", 1), (3, "Bob", 2)]
     assert rows[0]["rating"] == 1516.0 and rows[0]["title"] == "novice"
     cy = 1500 + 32 * (0.5 - expectation(1500, 1484))
@@ -136,7 +136,7 @@ async def test_leaderboard_history_and_titles(api: Api) -> None:
 
     r = await api.client.get(f"/v1/players/{w.players['Bob']}/ratings")
     assert r.status_code == 200, r.text
-    (bob,) = r.json()
+    (bob,) = r.json()["items"]
     assert bob["pool"] == "generic" and bob["games"] == 2
     assert [h["match_id"] for h in bob["history"]] == [m1, m2]
     assert bob["history"][0] == {"match_id": m1, "before": 1500.0, "after": 1484.0}
@@ -164,7 +164,7 @@ async def test_leaderboard_pages_and_shared_ranks(api: Api) -> None:
         if cursor:
             params["cursor"] = cursor
         page = await board(api, "generic", **params)
-        seen += [(r["rank"], r["rating"]) for r in page["rows"]]
+        seen += [(r["rank"], r["rating"]) for r in page["items"]]
         cursor = page["next_cursor"]
         if cursor is None:
             break
@@ -189,7 +189,7 @@ async def test_starting_rating_is_used_and_recomputed(api: Api) -> None:
     assert r.json()["start_rating"] == 1800 and r.json()["job_id"]
     await api.drain_jobs()
     e = expectation(1500, 1800)
-    rows = {r["name"]: r["rating"] for r in (await board(api, "generic"))["rows"]}
+    rows = {r["name"]: r["rating"] for r in (await board(api, "generic"))["items"]}
     assert rows == {"Ada": round(1500 + 32 * (1 - e), 1), "Bob": round(1800 - 32 * (1 - e), 1)}
     job = (await api.client.get(f"/v1/jobs/{r.json()['job_id']}")).json()
     assert job["status"] == "done" and job["result"]["mode"] == "recompute"
@@ -202,7 +202,7 @@ async def test_recompute_202_with_job_and_same_state(api: Api) -> None:
     await w.match([("A", 1), ("B", 2), ("C", 3), ("D", 4)])  # a 4-seat table
     await api.drain_jobs()
     before = await board(api, "generic")
-    hist_before = (await api.client.get(f"/v1/players/{w.players['A']}/ratings")).json()
+    hist_before = (await api.client.get(f"/v1/players/{w.players['A']}/ratings")).json()["items"]
 
     assert_problem(await api.client.post("/v1/ratings/generic/recompute"), 401)
     assert_problem(await api.client.post("/v1/ratings/nope/recompute", headers=api.admin()), 404)
@@ -215,7 +215,7 @@ async def test_recompute_202_with_job_and_same_state(api: Api) -> None:
     assert job["status"] == "done" and job["progress"] == 1.0
     assert job["result"] == {"pool": "generic", "mode": "recompute", "games": 5, "players": 4}
     assert await board(api, "generic") == before
-    assert (await api.client.get(f"/v1/players/{w.players['A']}/ratings")).json() == hist_before
+    assert (await api.client.get(f"/v1/players/{w.players['A']}/ratings")).json()["items"] == hist_before
 
 
 async def test_pool_settings_validated_and_applied(api: Api) -> None:
@@ -225,7 +225,7 @@ async def test_pool_settings_validated_and_applied(api: Api) -> None:
     r = await api.client.get("/v1/ratings/generic/settings")
     assert r.status_code == 200, r.text
     assert r.json()["settings"]["k"] == 16  # seeded from the first event's rating settings
-    assert (await board(api, "generic"))["rows"][0]["rating"] == 1508.0
+    assert (await board(api, "generic"))["items"][0]["rating"] == 1508.0
 
     bad = await api.client.put(
         "/v1/ratings/generic/settings",
@@ -239,11 +239,11 @@ async def test_pool_settings_validated_and_applied(api: Api) -> None:
     assert r.status_code == 200, r.text
     assert r.json()["settings"]["k"] == 40 and r.json()["settings"]["max"] == 2500 and r.json()["job_id"]
     await api.drain_jobs()
-    assert (await board(api, "generic"))["rows"][0]["rating"] == 1520.0
+    assert (await board(api, "generic"))["items"][0]["rating"] == 1520.0
     # a new pool may be configured before any event rates into it
     r = await api.client.put("/v1/ratings/league/settings", json={"period": "event"}, headers=api.admin())
     assert r.status_code == 200 and r.json()["job_id"] is None
-    assert (await board(api, "league"))["rows"] == []
+    assert (await board(api, "league"))["items"] == []
 
 
 async def test_per_character_pools_and_roll_call(api: Api) -> None:
@@ -254,15 +254,18 @@ async def test_per_character_pools_and_roll_call(api: Api) -> None:
     )
     await roll.match([("Ada", 2, "Elf"), ("Bob", 1, "Elf")])
     await api.drain_jobs()
-    overall = {r["name"]: r["rating"] for r in (await board(api, "battlebooks"))["rows"]}
+    overall = {r["name"]: r["rating"] for r in (await board(api, "battlebooks"))["items"]}
     assert overall == {"Ada": 1516.0, "Bob": 1484.0}  # the roll call never touches the overall pool
-    elf = {r["name"]: (r["rating"], r["games"]) for r in (await board(api, "battlebooks:Elf"))["rows"]}
+    elf = {r["name"]: (r["rating"], r["games"]) for r in (await board(api, "battlebooks:Elf"))["items"]}
     # Ada played the Elf twice: beat an Orc held at 1500 (+16), then lost a mirror to Bob's first Elf game
     e = expectation(1516, 1500)
     assert elf == {"Ada": (round(1516 - 32 * e, 1), 2), "Bob": (round(1500 + 32 * e, 1), 1)}
-    orc = {r["name"]: r["rating"] for r in (await board(api, "battlebooks:Orc"))["rows"]}
+    orc = {r["name"]: r["rating"] for r in (await board(api, "battlebooks:Orc"))["items"]}
     assert orc == {"Bob": 1484.0}
-    pools = [p["pool"] for p in (await api.client.get(f"/v1/players/{clash.players['Ada']}/ratings")).json()]
+    pools = [
+        p["pool"]
+        for p in (await api.client.get(f"/v1/players/{clash.players['Ada']}/ratings")).json()["items"]
+    ]
     assert pools == ["battlebooks", "battlebooks:Elf"]
 
 
@@ -285,7 +288,7 @@ async def test_correction_of_an_older_match_recomputes(api: Api) -> None:
     # a late confirmation sorting before the mark is recomputed too
     late = await w.match([("Ada", 1), ("Cy", 2)], at=T0 - timedelta(days=1))
     await api.drain_jobs()
-    r = (await api.client.get(f"/v1/players/{w.players['Ada']}/ratings")).json()[0]
+    r = (await api.client.get(f"/v1/players/{w.players['Ada']}/ratings")).json()["items"][0]
     assert [h["match_id"] for h in r["history"]] == [late, m1]
     assert r["history"][0] == {"match_id": late, "before": 1500.0, "after": 1516.0}
     assert r["history"][1]["after"] == round(1516 - 32 * expectation(1516, 1500), 1)
@@ -310,5 +313,5 @@ async def test_period_event_pool(api: Api, period: str) -> None:
     await w.match([("Ada", 1), ("Bob", 2)])
     await w.match([("Ada", 1), ("Cy", 2)])
     await api.drain_jobs()
-    rows = {r["name"]: r["rating"] for r in (await board(api, "generic"))["rows"]}
+    rows = {r["name"]: r["rating"] for r in (await board(api, "generic"))["items"]}
     assert rows == {"Ada": 1532.0, "Bob": 1484.0, "Cy": 1484.0}

@@ -23,7 +23,7 @@ async def test_bulk_json_list_registers_every_row(api: Api) -> None:
     assert [e["name"] for e in made] == ["Ada", "Grace"]
     assert made[0]["rating"] == 1800 and made[0]["club"] == "Hackers" and made[1]["seed"] == 1
     assert all(e["entry_token"] for e in made)
-    listed = (await api.client.get(f"/v1/events/{event['id']}/entries")).json()
+    listed = (await api.client.get(f"/v1/events/{event['id']}/entries")).json()["items"]
     assert len(listed) == 2
 
 
@@ -36,7 +36,7 @@ async def test_csv_registration_and_a_bad_file_changes_nothing(api: Api) -> None
     locs = {tuple(e["loc"][:2]) for e in body["errors"]}
     assert locs == {("csv", 3), ("csv", 4), ("csv", 5)}, body["errors"]
     assert "3 bad row(s)" in body["detail"]
-    assert (await api.client.get(url)).json() == []  # all or nothing
+    assert (await api.client.get(url)).json()["items"] == []  # all or nothing
 
     good = (
         "name,external_id,rating,seed,club,characters\nAda,FIDE-1,1850,1,Hackers,Red|Blue\nGrace,,1700,2,,\n"
@@ -62,7 +62,7 @@ async def test_bulk_names_duplicates_and_players_already_entered(api: Api) -> No
     body = assert_problem(r, 422)
     bad = {e["loc"][1] for e in body["errors"]}
     assert bad == {1, 2, 3, 4}, body["errors"]
-    assert len((await api.client.get(f"/v1/events/{event_id}/entries")).json()) == 1
+    assert len((await api.client.get(f"/v1/events/{event_id}/entries")).json()["items"]) == 1
 
 
 async def test_unknown_csv_column_and_not_json(api: Api) -> None:
@@ -121,9 +121,9 @@ async def test_check_in_drops_or_refuses_the_absent(api: Api) -> None:
     assert "Di" in assert_problem(refused, 409)["detail"]
     assert (await api.client.get(f"/v1/events/{event_id}")).json()["status"] == "registration"
     await start(api, event_id, token)
-    rows = {e["name"]: e for e in (await api.client.get(url)).json()}
+    rows = {e["name"]: e for e in (await api.client.get(url)).json()["items"]}
     assert rows["Di"]["status"] == "dropped" and rows["Ada"]["status"] == "active"
-    history = (await api.client.get(f"/v1/events/{event_id}/history")).json()
+    history = (await api.client.get(f"/v1/events/{event_id}/history")).json()["items"]
     assert history[-1]["action"] == "check_in_drop" and history[-1]["payload"]["names"] == ["Di"]
 
 
@@ -162,7 +162,7 @@ async def test_organizer_sees_and_undoes_an_identity_match(api: Api) -> None:
     assert r.status_code == 200, r.text
     split = r.json()
     assert split["player_id"] != made1["Ada"]["player_id"] and split["other_events"] == []
-    history = (await api.client.get(f"/v1/events/{second['id']}/history")).json()
+    history = (await api.client.get(f"/v1/events/{second['id']}/history")).json()["items"]
     assert history[0]["action"] == "identity_split"
     assert history[0]["payload"]["from_player"] == made1["Ada"]["player_id"]
     assert_problem(await api.client.delete(url, headers=bearer(t2)), 409)  # nothing left to undo
@@ -181,5 +181,5 @@ async def test_cancel_and_delete(api: Api) -> None:
     assert r.status_code == 200 and r.json()["status"] == "cancelled"
     assert_problem(await api.client.post(f"/v1/events/{event_id}/rounds", headers=bearer(token)), 409)
     assert_problem(await api.client.post(f"/v1/events/{event_id}/cancel", headers=bearer(token)), 409)
-    history = (await api.client.get(f"/v1/events/{event_id}/history")).json()
+    history = (await api.client.get(f"/v1/events/{event_id}/history")).json()["items"]
     assert history[-1]["action"] == "cancel"

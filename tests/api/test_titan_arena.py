@@ -88,7 +88,7 @@ async def test_a_heat_reported_as_its_log(api: Api) -> None:
         [[*ids.values(), ids["Anne"]]],
     ):
         assert_problem(await api.client.post(url, json={"tables": bad}, headers=bearer(token)), 422)
-    assert (await api.client.get(url)).json() == []
+    assert (await api.client.get(url)).json()["items"] == []
     seats = [ids[n] for n in SEED_LOG["players"]]
     heat = (await pair(api, eid, token, [seats]))["matches"][0]
     murl = f"/v1/matches/{heat['id']}/result"
@@ -197,7 +197,7 @@ async def test_whole_hmwp_event(api: Api) -> None:
     assert set(finalists) == set(table_winners)
 
     # the rules version: three say yes, one says no → the original rules
-    entries = {e["name"]: e for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()}
+    entries = {e["name"]: e for e in (await api.client.get(f"/v1/events/{eid}/entries")).json()["items"]}
     assert entries  # the listing names every entry
     url = f"/v1/events/{eid}/titan-arena/final-rules"
     for n in finalists[:3]:
@@ -378,7 +378,7 @@ async def test_a_field_too_small_for_two_semifinal_tables_goes_straight_to_one_f
     assert done["stage"] == 2
     (final,) = done["round"]["matches"]
     assert {s["entry_id"] for s in final["seats"]} == {ids[n] for n in "ABDE"}
-    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()
+    rounds = (await api.client.get(f"/v1/events/{eid}/rounds")).json()["items"]
     assert [r["stage"] for r in rounds] == [0, 0, 2]  # no semifinal table was played
     await score_heat(api, token, final, {ids["E"]: 9, ids["A"]: 7, ids["D"]: 5, ids["B"]: 3})
     assert (await advance(api, eid, token))["event"]["status"] == "finished"

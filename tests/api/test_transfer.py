@@ -42,10 +42,10 @@ async def _snapshot(api: Api, event_id: str, players: list[str]) -> dict[str, An
         assert r.status_code == 200, r.text
         out[path] = r.json()
     board = (await api.client.get("/v1/ratings/generic", params={"limit": 200})).json()
-    out["ratings"] = board["rows"]
+    out["ratings"] = board["items"]
     for p in players:
-        out[p] = (await api.client.get(f"/v1/players/{p}/ratings")).json()
-    for rnd in out["/rounds"]:
+        out[p] = (await api.client.get(f"/v1/players/{p}/ratings")).json()["items"]
+    for rnd in out["/rounds"]["items"]:
         for m in rnd["matches"]:
             out[m["id"]] = (await api.client.get(f"/v1/matches/{m['id']}")).json()
     return out

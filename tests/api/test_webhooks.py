@@ -69,7 +69,7 @@ async def test_a_reported_result_reaches_the_receiver_signed(api: Api) -> None:
             and created["status"] == "active"
             and created["events"] == ["match.confirmed"]
         )
-        listed = (await api.client.get(f"/v1/events/{eid}/webhooks", headers=bearer(token))).json()
+        listed = (await api.client.get(f"/v1/events/{eid}/webhooks", headers=bearer(token))).json()["items"]
         assert [h["id"] for h in listed] == [created["id"]] and "secret" not in listed[0]  # shown once
 
         await report(api, token, match, [1, 2])
@@ -113,7 +113,7 @@ async def test_the_admin_s_webhook_covers_every_event(api: Api) -> None:
         assert_problem(r, 403)
         assert_problem(await api.client.get("/v1/webhooks", headers=bearer(token)), 403)
         assert_problem(await api.client.get(f"/v1/events/{first}/webhooks", headers=bearer(other_token)), 403)
-        listed = (await api.client.get("/v1/webhooks", headers=api.admin())).json()
+        listed = (await api.client.get("/v1/webhooks", headers=api.admin())).json()["items"]
         assert [h["id"] for h in listed] == [admin_hook["id"]]
         await api.drain_jobs()
         log = (

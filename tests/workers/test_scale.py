@@ -157,7 +157,7 @@ async def test_two_apis_and_two_workers_share_one_database_and_queue(
             assert ra == rb and all(m["status"] in ("confirmed", "bye") for m in ra["matches"])
         board_a = (await a.client.get("/v1/ratings/generic")).json()
         assert board_a == (await b.client.get("/v1/ratings/generic")).json()
-        assert len(board_a["rows"]) == len(PLAYERS)
+        assert len(board_a["items"]) == len(PLAYERS)
         for job_id, rid in check_ids.items():
             seen = (await both[hash(job_id) % 2].client.get(f"/v1/jobs/{job_id}")).json()
             assert seen["status"] == "done" and seen["request_id"] == rid

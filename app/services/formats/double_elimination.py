@@ -25,6 +25,7 @@ from app.core.standings import StandingRow
 from app.core.vocabulary import MatchStatus, StageFormatName
 from app.db.models import Entry, Event, Job, Match, Round, Stage
 from app.services.formats.base import StageFormat, bracket_winner
+from app.services.formats.explanations import BracketExplanation
 from app.services.formats.single_elimination import _winner
 from app.services.reads import details_of, entries_by_id, set_details, stage_matches, stage_settings
 
@@ -100,7 +101,8 @@ class DoubleElimination(StageFormat):
             raise Conflict("the bracket is decided; advance to close the stage")
         if not state.ready:
             raise Conflict("no bracket match is ready")
-        explain.update(method="double_elimination", matches=list(state.ready))
+        bracket_why: BracketExplanation = {"method": "double_elimination", "matches": list(state.ready)}
+        explain.update(bracket_why)
         return [[a, b] for a, b in (state.sides[k] for k in state.ready) if a and b]
 
     async def incomplete(

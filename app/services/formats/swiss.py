@@ -21,6 +21,7 @@ from app.core.pairing.tables import TableEntry, pair_tables
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome, StageFormatName
 from app.db.models import Entry, Event, Match, Round, Stage
 from app.services.formats.base import StageFormat
+from app.services.formats.explanations import PairRow, SwissExplanation, TablesExplanation
 from app.services.reads import (
     details_of,
     entries_by_id,
@@ -139,10 +140,10 @@ async def _swiss_tables(
             avoid_same_club=avoid_club,
             bye=settings.bye,
         )
-        described = []
+        described: list[PairRow] = []
         tables = []
         for t, p in enumerate(pairing.pairs, start=1):
-            row: dict[str, Any] = {
+            row: PairRow = {
                 "entries": [p.first, p.second],
                 "score_gap": p.cost.score_gap,
                 "rank_distance": p.cost.rank_distance,
@@ -163,22 +164,23 @@ async def _swiss_tables(
             described.append(row)
         if pairing.bye is not None:
             tables.append([pairing.bye.entry])
-        explain.update(
-            method=pairing.method,
-            total_cost=pairing.total_cost,
-            rematches=pairing.rematches,
-            avoid_same_club=avoid_club,
-            seat_balance=balance,
-            pairs=described,
-            bye=None
+        swiss: SwissExplanation = {
+            "method": pairing.method,
+            "total_cost": pairing.total_cost,
+            "rematches": pairing.rematches,
+            "avoid_same_club": avoid_club,
+            "seat_balance": balance,
+            "pairs": described,
+            "bye": None
             if pairing.bye is None
             else {
                 "entry": pairing.bye.entry,
                 "byes_before": pairing.bye.byes_before,
                 "rule": settings.bye,
             },
-            notes=list(pairing.notes),
-        )
+            "notes": list(pairing.notes),
+        }
+        explain.update(swiss)
         return tables
     game = await game_of(session, event)
     seated_tables = pair_tables(
@@ -187,11 +189,11 @@ async def _swiss_tables(
         min_seats=game.min_seats,
         avoid_same_club=avoid_club,
     )
-    explain.update(
-        method="tables",
-        total_repeat_cost=seated_tables.total_repeat_cost,
-        avoid_same_club=avoid_club,
-        tables=[
+    explained: TablesExplanation = {
+        "method": "tables",
+        "total_repeat_cost": seated_tables.total_repeat_cost,
+        "avoid_same_club": avoid_club,
+        "tables": [
             {
                 "entries": t.entries,
                 "repeat_cost": t.repeat_cost,
@@ -200,5 +202,6 @@ async def _swiss_tables(
             }
             for t in seated_tables.tables
         ],
-    )
+    }
+    explain.update(explained)
     return [t.entries for t in seated_tables.tables]

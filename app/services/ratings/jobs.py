@@ -32,10 +32,11 @@ Rulings where the spec is silent:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Literal
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from typing_extensions import TypedDict
 
 from app.core import ratings as core
 from app.core.errors import NotFound
@@ -145,7 +146,16 @@ async def _progress(ctx: JobContext | None, value: float) -> None:
         await ctx.progress(value)
 
 
-async def recompute_pool(session: AsyncSession, pool: str, ctx: JobContext | None = None) -> dict[str, Any]:
+class PoolResult(TypedDict):
+    """The ``ratings_update`` and ``ratings_recompute`` jobs' answer."""
+
+    pool: str
+    mode: Literal["recompute", "incremental"]
+    games: int
+    players: int
+
+
+async def recompute_pool(session: AsyncSession, pool: str, ctx: JobContext | None = None) -> PoolResult:
     """Rate every game of the pool again from the starting ratings; one transaction, not committed."""
     row = await _lock_pool(session, pool)
     if row is None:
@@ -197,7 +207,7 @@ async def recompute_pool(session: AsyncSession, pool: str, ctx: JobContext | Non
     return {"pool": pool, "mode": "recompute", "games": len(b.match_ids), "players": len(b.players)}
 
 
-async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None = None) -> dict[str, Any]:
+async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None = None) -> PoolResult:
     """Rate the pool's confirmed games after its high-water mark; recompute when the history is not
     a clean prefix of the games (see the module docstring). One transaction, not committed."""
     row = await _lock_pool(session, pool)
@@ -272,10 +282,10 @@ async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None =
     return {"pool": pool, "mode": "incremental", "games": len(b.match_ids), "players": len(b.players)}
 
 
-async def update_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]:
+async def update_job(session: AsyncSession, ctx: JobContext) -> PoolResult:
     # run_job marks the job done in this same transaction: the ratings and "done" commit together
     return await update_pool(session, ctx.args["pool"], ctx)
 
 
-async def recompute_job(session: AsyncSession, ctx: JobContext) -> dict[str, Any]:
+async def recompute_job(session: AsyncSession, ctx: JobContext) -> PoolResult:
     return await recompute_pool(session, ctx.args["pool"], ctx)

@@ -8,7 +8,35 @@ never meets.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired
+
+from typing_extensions import TypedDict
+
+
+class GamesRangeDict(TypedDict):
+    min: int
+    max: int
+
+
+class PairMeetingsDict(TypedDict):
+    min: int
+    max: int
+    histogram: dict[str, int]
+
+
+class DesignReportDict(TypedDict):
+    games_per_player: GamesRangeDict
+    pair_meetings: PairMeetingsDict
+    exact: bool
+    warnings: list[str]
+
+
+class DesignDict(TypedDict):
+    """A design as the schedule tool answers it (seat indices; ``rounds`` when asked for)."""
+
+    tables: list[list[int]]
+    rounds: NotRequired[list[list[int]]]
+    report: DesignReportDict
 
 
 @dataclass(frozen=True)
@@ -16,7 +44,7 @@ class GamesRange:
     min: int
     max: int
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> GamesRangeDict:
         return {"min": self.min, "max": self.max}
 
 
@@ -26,7 +54,7 @@ class PairMeetings:
     max: int
     histogram: dict[int, int]  # meetings -> number of pairs meeting that often
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> PairMeetingsDict:
         return {
             "min": self.min,
             "max": self.max,
@@ -41,7 +69,7 @@ class DesignReport:
     exact: bool
     warnings: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> DesignReportDict:
         return {
             "games_per_player": self.games_per_player.as_dict(),
             "pair_meetings": self.pair_meetings.as_dict(),
@@ -56,9 +84,8 @@ class Design:
     rounds: list[list[int]] | None
     report: DesignReport
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"tables": [list(t) for t in self.tables]}
+    def as_dict(self) -> DesignDict:
+        out: DesignDict = {"tables": [list(t) for t in self.tables], "report": self.report.as_dict()}
         if self.rounds is not None:
             out["rounds"] = [list(r) for r in self.rounds]
-        out["report"] = self.report.as_dict()
         return out

@@ -1,0 +1,58 @@
+"""ETags and Cache-Control on the reads clients poll (api.md "Caching").
+
+The ETag is strong and made from the body itself (a hash of the JSON sent), so it is right whatever
+changed the answer; ``If-None-Match`` naming it answers 304 with no body. A read that carries a
+resource's ``version`` (a match) prefixes the tag with it, ``"<version>-<hash>"``, so the tag a
+client read is also an ``If-Match`` for a change (``app/core/concurrency.py`` reads the version).
+Public reads say ``Cache-Control: public, no-cache``: a cache may keep them but must ask again
+(cheap, with the tag); a read made with a token says ``private, no-cache``, since a token may see
+more (a sealed pack).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse
+
+# The operations answered through cached(): the OpenAPI document declares If-None-Match, ETag,
+# Cache-Control and 304 on them.
+ETAGGED = frozenset(
+    {
+        "get_standings",
+        "list_rounds",
+        "get_round",
+        "list_entries",
+        "get_leaderboard",
+        "get_match",
+    }
+)
+
+
+def _matches(if_none_match: str, tag: str) -> bool:
+    if if_none_match.strip() == "*":
+        return True
+    return any(t.strip().removeprefix("W/") == tag for t in if_none_match.split(","))
+
+
+def cached(request: Request, content: Any, *, version: int | None = None) -> Response:
+    """``content`` as JSON with its ETag and Cache-Control; 304 when ``If-None-Match`` names the tag."""
+    route = request.scope.get("route")
+    if getattr(route, "operation_id", None) not in ETAGGED:
+        raise RuntimeError(f"{getattr(route, 'operation_id', None)} is not declared in ETAGGED")
+    response = JSONResponse(jsonable_encoder(content))
+    digest = hashlib.sha256(bytes(response.body)).hexdigest()[:32]
+    tag = f'"{version}-{digest}"' if version is not None else f'"{digest}"'
+    headers = {
+        "ETag": tag,
+        "Cache-Control": "private, no-cache" if request.headers.get("authorization") else "public, no-cache",
+        "Vary": "Authorization",
+    }
+    inm = request.headers.get("if-none-match")
+    if inm is not None and _matches(inm, tag):
+        return Response(status_code=304, headers=headers)
+    response.headers.update(headers)
+    return response

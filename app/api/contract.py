@@ -1,0 +1,280 @@
+"""The OpenAPI document as the server answers (api.md "The OpenAPI document").
+
+FastAPI's generated document knows the routes' parameters and success bodies; this module adds what
+it cannot see, read from the routes themselves: every failure status an operation can answer, all
+with the one ``Problem`` schema as ``application/problem+json`` (FastAPI's ``HTTPValidationError``
+is gone); the bearer scheme and ``security`` on every operation that reads a token; the headers
+accepted (``Idempotency-Key``, ``If-Match``, ``If-None-Match``) and answered (``ETag``,
+``Location``, ``Retry-After``, ``Idempotent-Replayed``, ``WWW-Authenticate``).
+
+Rulings (each one a fact about a route, never a per-operation list kept by hand):
+- every operation may answer 401 (a malformed ``Authorization``, public routes too), 413 (a body
+  over the limit) and 503 (the database unreachable, or the process at its most streams), with
+  ``Retry-After`` on 503;
+- an operation that takes any parameter or body may answer 422; one with a path parameter 404; one
+  that resolves a token 401 and 403; one that changes something, or reads a resource whose state may
+  not allow the read (a preset's own view of another kind of event), 409;
+- an operation with ``If-Match`` may answer 412, and 428 when it requires the header
+  (``IF_MATCH_REQUIRED``);
+- the operations that are rate limited (``RATE_LIMITED``, and every stream) may answer 429 with
+  ``Retry-After``; an operation that reads a body may answer 400 when it cannot be parsed and 408
+  when it does not arrive in time;
+- a GET that answers an ``ETag`` built from its body (``app/api/caching.py``) answers 304 to an
+  ``If-None-Match`` naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, get_type_hints
+
+from fastapi import FastAPI
+from fastapi.dependencies.models import Dependant
+from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute, iter_route_contexts
+from pydantic import TypeAdapter
+
+from app.api.caching import ETAGGED
+from app.api.deps import get_principal
+from app.api.guard import HEAVY_PREFIXES
+from app.api.idempotency import IDEMPOTENT
+from app.api.problems import PROBLEM
+from app.core import settings_schema
+from app.jobs import JobKind
+from app.services.formats.explanations import EXPLANATIONS
+
+# Operations that refuse a change without If-Match (428), beside the ones where it is optional.
+IF_MATCH_REQUIRED = frozenset({"update_event", "correct_result"})
+# Reads that answer without a token and show more to its holder (a sealed pack to the organizer).
+TOKEN_OPTIONAL = frozenset({"list_entries", "get_entry"})
+# Path prefixes whose operations a client's rate limit covers (429); every stream is limited too.
+RATE_LIMITED = HEAVY_PREFIXES
+
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "title": "Problem",
+    "type": "object",
+    "description": 'RFC 9457 problem details: every failure answers this shape (api.md "Errors").',
+    "required": ["type", "title", "status", "detail"],
+    "properties": {
+        "type": {"type": "string", "description": "`/problems/<Kind>`, or `about:blank`"},
+        "title": {"type": "string"},
+        "status": {"type": "integer", "minimum": 100, "maximum": 599},
+        "detail": {"type": "string"},
+        "errors": {
+            "type": "array",
+            "description": "bad input: every problem found, each with its location",
+            "items": {
+                "type": "object",
+                "required": ["loc", "msg"],
+                "properties": {
+                    "loc": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}},
+                    "msg": {"type": "string"},
+                },
+            },
+        },
+        "rule": {
+            "type": "string",
+            "description": "the game or format rule broken (`4.2`, `battlebooks.hero.game2`)",
+        },
+    },
+}
+
+WHEN: dict[int, str] = {
+    400: "Bad request: the body cannot be parsed (not JSON, or not in its declared encoding)",
+    401: "A token is needed and none, or an unknown one, was sent; or the Authorization header is malformed",
+    403: "The token does not reach this resource",
+    404: "Not found",
+    409: "Conflict with the current state (or an Idempotency-Key reused with another body)",
+    412: "If-Match names a stale version",
+    408: "The request body did not arrive in time",
+    413: "The request body is too large",
+    422: "Bad input (`errors`) or a broken rule (`rule`)",
+    428: "If-Match is required",
+    429: "Too many requests: try again after Retry-After",
+    503: "Unavailable: the database is unreachable or the server is at capacity; try again later",
+}
+
+HEADERS: dict[str, dict[str, Any]] = {
+    "ETag": {"description": "the representation's tag: send it back as If-None-Match (reads) or If-Match"},
+    "Location": {"description": "where the created resource (or the job) is read"},
+    "Retry-After": {"description": "seconds to wait before trying again", "schema": {"type": "integer"}},
+    "Idempotent-Replayed": {
+        "description": "`true` when this is the stored answer to an earlier request with the same key",
+        "schema": {"type": "string", "enum": ["true"]},
+    },
+    "WWW-Authenticate": {"description": "`Bearer`"},
+    "Cache-Control": {"description": 'how long a cache may keep the answer (api.md "Caching")'},
+}
+
+
+def _header(name: str) -> dict[str, Any]:
+    return {"schema": {"type": "string"}, **HEADERS[name]}
+
+
+def _calls(dependant: Dependant) -> Iterator[Any]:
+    for sub in dependant.dependencies:
+        yield sub.call
+        yield from _calls(sub)
+
+
+def _request_header(name: str, description: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "header",
+        "required": False,
+        "schema": {"type": "string"},
+        "description": description,
+    }
+
+
+def _problem_response(status: int, declared: dict[str, Any] | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "description": (declared or {}).get("description") or WHEN[status],
+        "content": {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+    }
+    if status in (429, 503):
+        out["headers"] = {"Retry-After": _header("Retry-After")}
+    elif status == 401:
+        out["headers"] = {"WWW-Authenticate": _header("WWW-Authenticate")}
+    return out
+
+
+def _statuses(route: APIRoute, path: str, method: str, op: dict[str, Any], protected: bool) -> set[int]:
+    params = op.get("parameters", [])
+    out = {401, 413, 503}  # a malformed Authorization is a 401 on every route, public ones too
+    if params or "requestBody" in op:
+        out.add(422)
+    if any(p["in"] == "path" for p in params):
+        out.add(404)
+    if "requestBody" in op:
+        out |= {400, 408}
+    if protected:
+        out |= {401, 403}
+    if method != "get" or 404 in out:
+        out.add(409)
+    if any(p["in"] == "header" and p["name"].lower() == "if-match" for p in params):
+        out.add(412)
+        if route.operation_id in IF_MATCH_REQUIRED:
+            out.add(428)
+    if path.startswith(RATE_LIMITED) or path.endswith("/stream"):
+        out.add(429)
+    # and what the route itself declares (a read that only answers for one preset's events: 409)
+    out |= {int(code) for code in route.responses if str(code)[0] in "45"}
+    return out
+
+
+def _operation(route: APIRoute, path: str, method: str, op: dict[str, Any]) -> None:
+    protected = get_principal in set(_calls(route.dependant))
+    params = [p for p in op.get("parameters", []) if p["name"].lower() != "authorization"]
+    for p in params:
+        if p["in"] == "header" and p["name"].lower() == "if-match":
+            p["name"] = "If-Match"
+            p["description"] = "the resource's current version (its ETag)"
+    if route.operation_id in IDEMPOTENT:
+        params.append(
+            _request_header(
+                "Idempotency-Key", "at most 200 characters; a retry with it replays the first answer"
+            )
+        )
+    if route.operation_id in ETAGGED:
+        params.append(_request_header("If-None-Match", "an ETag read before: 304 when it is still current"))
+    if params:
+        op["parameters"] = params
+    else:
+        op.pop("parameters", None)
+    if protected:
+        # a token is optional where a read shows more to its holder, required everywhere else
+        optional = route.operation_id in TOKEN_OPTIONAL
+        op["security"] = [{}, {"bearer": []}] if optional else [{"bearer": []}]
+    responses: dict[str, Any] = op.setdefault("responses", {})
+    for code, resp in responses.items():
+        if code.startswith("2"):
+            headers = resp.setdefault("headers", {})
+            if code in ("201", "202"):
+                headers["Location"] = _header("Location")
+            if route.operation_id in IDEMPOTENT:
+                headers["Idempotent-Replayed"] = _header("Idempotent-Replayed")
+            if route.operation_id in ETAGGED or code == "201" and route.operation_id in IDEMPOTENT:
+                headers["ETag"] = _header("ETag")
+            if route.operation_id in ETAGGED:
+                headers["Cache-Control"] = _header("Cache-Control")
+            if not headers:
+                resp.pop("headers")
+    for status in sorted(_statuses(route, path, method, op, protected)):
+        responses[str(status)] = _problem_response(status, responses.get(str(status)))
+    if route.operation_id in ETAGGED:
+        responses["304"] = {
+            "description": "Not modified: the If-None-Match tag is current",
+            "headers": {"ETag": _header("ETag"), "Cache-Control": _header("Cache-Control")},
+        }
+    op["responses"] = dict(sorted(responses.items()))
+
+
+def _component(hint: Any, schemas: dict[str, Any]) -> str:
+    """The schema of a Python type (a TypedDict) as a component of the document; its name."""
+    schema = TypeAdapter(hint).json_schema(ref_template="#/components/schemas/{model}")
+    schemas.update(schema.pop("$defs", {}))
+    name: str = schema["title"]
+    schemas[name] = schema
+    return name
+
+
+def _pairing(schemas: dict[str, Any]) -> dict[str, Any]:
+    """``RoundRead.pairing``: the explanation a format writes, one schema per shape."""
+    names = [_component(t, schemas) for t in EXPLANATIONS]
+    return {
+        "anyOf": [*({"$ref": f"#/components/schemas/{n}"} for n in names), {"type": "null"}],
+        "description": schemas["RoundRead"]["properties"]["pairing"].get("description", ""),
+    }
+
+
+def _job_results(kinds: Mapping[str, JobKind], schemas: dict[str, Any]) -> dict[str, Any]:
+    """``JobRead.result``: one schema per job kind, each made from its function's return type."""
+    by_kind: dict[str, str] = {}
+    for kind, spec in sorted(kinds.items()):
+        by_kind[str(kind)] = _component(get_type_hints(spec.fn)["return"], schemas)
+    names = sorted(set(by_kind.values()))
+    return {
+        "anyOf": [*({"$ref": f"#/components/schemas/{n}"} for n in names), {"type": "null"}],
+        "description": "the job's answer once done, by its kind: "
+        + "; ".join(f"`{k}` → `{n}`" for k, n in by_kind.items()),
+    }
+
+
+def document(app: FastAPI) -> dict[str, Any]:
+    spec = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+    for context in iter_route_contexts(app.routes):
+        route = context.original_route
+        if not isinstance(route, APIRoute) or not route.include_in_schema:
+            continue
+        for method in route.methods or ():
+            op = spec["paths"].get(context.path_format or "", {}).get(method.lower())
+            if op is not None:
+                _operation(route, context.path_format or "", method.lower(), op)
+    components = spec.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    schemas.pop("HTTPValidationError", None)
+    schemas.pop("ValidationError", None)
+    schemas["Problem"] = PROBLEM_SCHEMA
+    schemas.update(settings_schema.definitions(lambda name: {"$ref": f"#/components/schemas/{name}"}))
+    schemas["JobRead"]["properties"]["result"] = _job_results(app.state.registry.job_kinds, schemas)
+    schemas["RoundRead"]["properties"]["pairing"] = _pairing(schemas)
+    components["securitySchemes"] = {
+        "bearer": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": 'the admin token, an event\'s organizer token, or an entry token (api.md "Authentication")',
+        }
+    }
+    return spec
+
+
+def install(app: FastAPI) -> None:
+    """Serve :func:`document` as the application's OpenAPI document (built once)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = document(app)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -1,0 +1,58 @@
+"""One page shape for every list (api.md "Paging"): ``{items, next_cursor}``, ``limit`` bounded.
+
+Lists read whole from the database (an event's entries and rounds, the games, a player's ratings,
+histories, webhooks) page here by key: the cursor is the opaque key of the last item sent, and the
+next page starts after that item. A cursor that is not one (not base64 JSON) or names no item of
+this list is a 422 at ``query.cursor``; nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Query
+
+from app.core.errors import InvalidInput, Problem
+
+T = TypeVar("T")
+
+Limit = Annotated[int, Query(ge=1, le=500, description="items per page (1–500)")]
+Cursor = Annotated[
+    str | None, Query(max_length=500, description="the `next_cursor` of the page before; none for the first")
+]
+DEFAULT_LIMIT = 100
+
+
+def encode_cursor(key: Any) -> str:
+    return base64.urlsafe_b64encode(json.dumps(key, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> Any:
+    try:
+        return json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode())
+    except (ValueError, UnicodeDecodeError, binascii.Error) as exc:
+        raise bad_cursor() from exc
+
+
+def bad_cursor() -> InvalidInput:
+    return InvalidInput("bad cursor", [Problem(("query", "cursor"), "not a cursor of this list")])
+
+
+def page(
+    items: Sequence[T], key: Callable[[T], Any], limit: int, cursor: str | None
+) -> tuple[list[T], str | None]:
+    """The items after the cursor's, at most ``limit``, and the cursor of the next page (None: last)."""
+    start = 0
+    if cursor:
+        wanted = decode_cursor(cursor)
+        keys = [key(i) for i in items]
+        if wanted not in keys:
+            raise bad_cursor()
+        start = keys.index(wanted) + 1
+    chunk = list(items[start : start + limit])
+    more = start + limit < len(items)
+    return chunk, encode_cursor(key(chunk[-1])) if more and chunk else None

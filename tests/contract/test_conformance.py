@@ -1,0 +1,136 @@
+"""The committed OpenAPI document against a real server: schemathesis' conformance checks report no
+failure (every status, content type and body answered is the one documented), and the types
+openapi-typescript generates from it accept the README's own request bodies under `tsc --strict`."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy.engine import make_url
+
+from tests.support.processes import ROOT, env, free_port, spawn, stop, wait_http
+from tests.support.services import admin_execute, in_thread, server_url
+
+ADMIN = "conformance-admin-token"
+CHECKS = "status_code_conformance,content_type_conformance,response_schema_conformance"
+# Bounded so the suite stays quick: a few generated examples per operation, every phase but the
+# stateful one (whose chains would need more), one seed so a run is repeatable.
+EXAMPLES = "5"
+SEED = "1"
+
+
+def _seed(base: str) -> dict[str, str]:
+    """A running Swiss event with its first round paired, so paths name things that exist: the
+    examples reach past 404 into the answers of real resources."""
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    with httpx.Client(base_url=base, timeout=30) as c:
+        made = c.post("/v1/events", headers=admin, json={"name": "Conformance", "game": "generic"})
+        assert made.status_code == 201, made.text
+        event = made.json()
+        org = {"Authorization": f"Bearer {event['organizer_token']}"}
+        entries = c.post(
+            f"/v1/events/{event['id']}/entries",
+            headers=org,
+            json=[{"name": n} for n in ("Ada", "Bob", "Cy", "Di")],
+        )
+        assert entries.status_code == 201, entries.text
+        started = c.post(f"/v1/events/{event['id']}/start", headers=org)
+        assert started.status_code == 200, started.text
+        match = started.json()["round"]["matches"][0]
+        first = entries.json()[0]
+        job = c.post(f"/v1/events/{event['id']}/integrity-check", headers=org)
+        assert job.status_code == 202, job.text
+        return {
+            "path.job_id": job.json()["job_id"],
+            "path.event_id": event["id"],
+            "path.entry_id": first["id"],
+            "path.player_id": first["player_id"],
+            "path.match_id": match["id"],
+            "path.number": "1",
+            "path.pool": "generic",
+        }
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, Path]]:
+    """An `arbiter serve` on the embedded default (SQLite, in-process jobs) and on Postgres (a
+    database of its own, jobs in-process), one event in it, and a schemathesis configuration naming
+    that event's ids."""
+    tmp = tmp_path_factory.mktemp("conformance")
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp / 'arbiter.db'}"
+    else:
+        server = server_url()
+        name = f"arbiter_conf_{uuid.uuid4().hex[:10]}"
+        in_thread(asyncio.run, admin_execute(server, f'CREATE DATABASE "{name}"'))
+        request.addfinalizer(
+            lambda: in_thread(
+                asyncio.run, admin_execute(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            )
+        )
+        url = make_url(server).set(database=name).render_as_string(hide_password=False)
+    environ = env(DATABASE_URL=url, ARBITER_ADMIN_TOKEN=ADMIN)
+    migrated = subprocess.run(
+        [sys.executable, "-m", "app.cli", "migrate"], cwd=ROOT, env=environ, capture_output=True, text=True
+    )
+    assert migrated.returncode == 0, migrated.stderr
+    port = free_port()
+    proc = spawn("serve", "--host", "127.0.0.1", "--port", str(port), environ=environ, log=tmp / "server.log")
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_http(f"{base}/healthz", proc)
+        config = tmp / "schemathesis.toml"
+        lines = ["[parameters]", *(f'"{k}" = "{v}"' for k, v in _seed(base).items())]
+        config.write_text("\n".join(lines) + "\n")
+        yield base, config
+    finally:
+        stop(proc)
+
+
+def test_the_server_answers_as_its_document_says(server: tuple[str, Path]) -> None:
+    base, config = server
+    st = Path(sys.executable).with_name("schemathesis")
+    run = subprocess.run(
+        [
+            str(st),
+            "--config-file",
+            str(config),
+            "run",
+            str(ROOT / "openapi" / "openapi.json"),
+            "--url",
+            base,
+            "--checks",
+            CHECKS,
+            "--max-examples",
+            EXAMPLES,
+            "--seed",
+            SEED,
+            "--phases",
+            "examples,coverage,fuzzing",
+            "--continue-on-failure",
+            "--header",
+            f"Authorization: Bearer {ADMIN}",
+            "--output-truncate",
+            "true",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "SCHEMATHESIS_TELEMETRY": "false", "NO_COLOR": "1"},
+    )
+    summary = run.stdout[run.stdout.find("SUMMARY") :] if "SUMMARY" in run.stdout else run.stdout[-3000:]
+    print(summary)
+    assert re.search(r"Tested: \d+", run.stdout), run.stdout[-3000:] + run.stderr[-2000:]
+    assert run.returncode == 0, run.stdout[-20000:]
