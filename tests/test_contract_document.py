@@ -1,5 +1,5 @@
 """The OpenAPI document's promises (api.md "The OpenAPI document"), read from the document itself,
-and the settings schema agreeing with the validator it is generated from."""
+and the settings and game log schemas agreeing with the validators they are generated from."""
 
 from __future__ import annotations
 
@@ -14,10 +14,16 @@ from app.api.idempotency import IDEMPOTENT
 from app.cli import openapi_document
 from app.core.errors import InvalidInput
 from app.core.event_settings import STAGE_KEYS, GameLimits, validate
+from app.core.games import rite_of_command as roc
+from app.core.games.registry import ADJUDICATORS, RECORD_SHAPES
 from app.core.presets import PRESETS
 from app.core.standings import settings_problems
 from app.core.tiebreaks import CRITERIA
 from app.core.vocabulary import StageFormatName
+from tests.api.test_adjudicated_results import RINGS
+from tests.api.test_titan_arena import SEED_LOG
+from tests.core.test_battlebooks_royal import play_out
+from tests.support.strategic_titan import P4, four_player_game
 
 SPEC = json.loads(openapi_document())
 OPERATIONS = [(path, method, op) for path, ops in SPEC["paths"].items() for method, op in ops.items()]
@@ -145,3 +151,98 @@ def test_what_the_server_refuses_the_schema_refuses(doc: dict[str, Any]) -> None
 def test_what_the_schema_describes_the_server_takes(doc: dict[str, Any]) -> None:
     assert SETTINGS.is_valid(doc), [e.message for e in SETTINGS.iter_errors(doc)]
     assert _server_accepts(doc)
+
+
+# --- game logs: each adjudicated game's record shape, the one its parser reads -------------------
+def _game_schema(game: str) -> Any:
+    name = RECORD_SHAPES[game].__name__
+    return jsonschema_rs.validator_for(
+        {"$ref": f"#/components/schemas/{name}", "components": {"schemas": SCHEMAS}}
+    )
+
+
+GAME_LOG = jsonschema_rs.validator_for(
+    {"$ref": "#/components/schemas/ResultIn/properties/game_log", "components": {"schemas": SCHEMAS}}
+)
+
+
+def _rite_record(deck_size: int, seed: str) -> dict[str, Any]:
+    dealt = roc.deal(roc.sample_catalog(), deck_size, seed)
+    plays, turn = [], dealt.first_player
+    for i in range(2 * deck_size):
+        plays.append({"player": turn, "ring": i % 3 + 1})
+        turn = 3 - turn
+    return {"deal": dealt.as_dict(), "first_player": dealt.first_player, "plays": plays}
+
+
+# (game, seats, log): the logs the test suite's flows report (tests/api, tests/support)
+SENT: list[tuple[str, int, dict[str, Any]]] = [
+    ("rite-of-command", 2, RINGS),
+    ("rite-of-command", 2, {**RINGS, "catalog": roc.sample_catalog_data()}),
+    ("rite-of-command", 2, _rite_record(6, "contract")),
+    ("rite-of-command", 2, {**_rite_record(4, "again"), "deal": {"deck_size": 4, "seed": "again"}}),
+    ("titan-arena", 4, SEED_LOG),
+    ("titan-arena", 4, {**SEED_LOG, "tie_rule": "last_play", "last_play": "Hatshepsut", "variant": None}),
+    ("titan-arena", 4, {**SEED_LOG, "scores": [12, 4, 9, 9], "seed": "s"}),
+    ("strategic-titan", 4, {"players": P4, "events": four_player_game()}),
+    ("strategic-titan", 4, {"players": P4, "events": four_player_game(), "options": {"legion_markers": 6}}),
+    ("battlebooks-royal", 5, play_out(5, 3, [0, 1, 2, 4])),
+    ("battlebooks-royal", 4, {k: v for k, v in play_out(4, 0, [3, 2, 1]).items() if k != "first"}),
+]
+
+
+def test_every_adjudicated_game_has_its_log_in_the_document() -> None:
+    assert set(RECORD_SHAPES) == set(ADJUDICATORS)
+    variants = SCHEMAS["ResultIn"]["properties"]["game_log"]["anyOf"]
+    assert {v.get("$ref") for v in variants} == {
+        *(f"#/components/schemas/{shape.__name__}" for shape in RECORD_SHAPES.values()),
+        None,
+    }
+    assert SCHEMAS["TitanArenaLog"]["additionalProperties"] is False  # the parser refuses other keys
+
+
+@pytest.mark.parametrize(("game", "seats", "log"), SENT, ids=[f"{g}-{i}" for i, (g, _, _) in enumerate(SENT)])
+def test_the_logs_the_flows_send_are_in_the_document(game: str, seats: int, log: dict[str, Any]) -> None:
+    ADJUDICATORS[game](log, seats, "contract")  # the server accepts it
+    schema = _game_schema(game)
+    assert schema.is_valid(log), [e.message for e in schema.iter_errors(log)]
+    assert GAME_LOG.is_valid(log) and GAME_LOG.is_valid(None)
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "log"),
+    [
+        ("titan-arena", 4, {**SEED_LOG, "winner": "Anne"}),
+        ("titan-arena", 4, {**SEED_LOG, "players": "Anne"}),
+        ("titan-arena", 4, {**SEED_LOG, "bets": [{"player": "Anne", "creature": "Wyrm", "points": -1}]}),
+        ("titan-arena", 4, {**SEED_LOG, "deaths": [{"creature": "Wyrm", "by": "Anne"}]}),
+        ("titan-arena", 4, {**SEED_LOG, "tie_rule": "coin"}),
+        ("rite-of-command", 2, {**RINGS, "board": []}),
+        ("rite-of-command", 2, {"rings": [[{"card": "Club", "owner": 3}], [], []]}),
+        ("rite-of-command", 2, {**RINGS, "wagers": {"1": -5, "2": 5}}),
+        ("rite-of-command", 2, {**RINGS, "catalog": {"soldiers": [], "weapons": [], "deck": 3}}),
+        ("strategic-titan", 4, {"players": P4, "events": [{"type": "fly", "player": "Ann"}]}),
+        (
+            "strategic-titan",
+            4,
+            {"players": P4, "events": [{"type": "start", "towers": [100, 200, 300, 400], "x": 1}]},
+        ),
+        (
+            "strategic-titan",
+            4,
+            {"players": P4, "events": [{"type": "start", "towers": [100, 200, 300, 700]}]},
+        ),
+        ("strategic-titan", 4, {"players": ["Ann"], "events": four_player_game()}),
+        ("battlebooks-royal", 4, {"body_points": [20, 20, 20, 20], "turns": []}),
+        ("battlebooks-royal", 4, {"body_points": [20, 20, 20, 20], "turns": [{"attacker": 0}]}),
+        ("battlebooks-royal", 4, {**play_out(4, 0, [3, 2, 1]), "body_points": [0, 20, 20, 20]}),
+        ("battlebooks-royal", 4, {**play_out(4, 0, [3, 2, 1]), "winner": 0}),
+    ],
+)
+def test_a_malformed_log_is_refused_by_the_document_and_the_server(
+    game: str, seats: int, log: dict[str, Any]
+) -> None:
+    with pytest.raises(InvalidInput):
+        ADJUDICATORS[game](log, seats, "contract")
+    assert not _game_schema(game).is_valid(log)
+    assert not GAME_LOG.is_valid(log)

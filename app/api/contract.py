@@ -21,6 +21,10 @@ Rulings (each one a fact about a route, never a per-operation list kept by hand)
   when it does not arrive in time;
 - a GET that answers an ``ETag`` built from its body (``app/api/caching.py``) answers 304 to an
   ``If-None-Match`` naming it.
+
+The bodies' open parts are typed from the definitions the server checks them with: the event
+settings (``app/core/settings_schema.py``), a job's result (its function's return type), a round's
+pairing explanation, and a result's ``game_log`` (each adjudicated game's record shape).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from app.api.guard import HEAVY_PREFIXES
 from app.api.idempotency import IDEMPOTENT
 from app.api.problems import PROBLEM
 from app.core import settings_schema
+from app.core.games.registry import RECORD_SHAPES
 from app.jobs import JobKind
 from app.services.formats.explanations import EXPLANATIONS
 
@@ -213,9 +218,10 @@ def _operation(route: APIRoute, path: str, method: str, op: dict[str, Any]) -> N
 def _component(hint: Any, schemas: dict[str, Any]) -> str:
     """The schema of a Python type (a TypedDict) as a component of the document; its name."""
     schema = TypeAdapter(hint).json_schema(ref_template="#/components/schemas/{model}")
-    schemas.update(schema.pop("$defs", {}))
     name: str = schema["title"]
-    schemas[name] = schema
+    for key, value in [*schema.pop("$defs", {}).items(), (name, schema)]:
+        if schemas.setdefault(key, value) != value:  # two shapes under one name: rename one
+            raise ValueError(f"the document already has another schema named {key!r}")
     return name
 
 
@@ -241,6 +247,24 @@ def _job_results(kinds: Mapping[str, JobKind], schemas: dict[str, Any]) -> dict[
     }
 
 
+def _game_log(schemas: dict[str, Any]) -> dict[str, Any]:
+    """``ResultIn.game_log``: the record of the event's game, one schema per adjudicated game, each
+    generated from the shape its parser reads (``RECORD_SHAPES``); no field tells the games apart
+    (the event's game does), so a plain ``anyOf``. The body's own bound (``maxProperties``) stays."""
+    declared = schemas["ResultIn"]["properties"]["game_log"]
+    bounds = {
+        k: v for variant in declared.get("anyOf", []) for k, v in variant.items() if k == "maxProperties"
+    }
+    by_game = {name: _component(shape, schemas) for name, shape in sorted(RECORD_SHAPES.items())}
+    return {
+        "anyOf": [*({"$ref": f"#/components/schemas/{n}"} for n in by_game.values()), {"type": "null"}],
+        **bounds,
+        "title": declared.get("title", "Game Log"),
+        "description": "the game's record, for a game Arbiter adjudicates (the event's game decides "
+        "which): " + "; ".join(f"`{g}` → `{n}`" for g, n in by_game.items()),
+    }
+
+
 def document(app: FastAPI) -> dict[str, Any]:
     spec = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
     for context in iter_route_contexts(app.routes):
@@ -259,6 +283,7 @@ def document(app: FastAPI) -> dict[str, Any]:
     schemas.update(settings_schema.definitions(lambda name: {"$ref": f"#/components/schemas/{name}"}))
     schemas["JobRead"]["properties"]["result"] = _job_results(app.state.registry.job_kinds, schemas)
     schemas["RoundRead"]["properties"]["pairing"] = _pairing(schemas)
+    schemas["ResultIn"]["properties"]["game_log"] = _game_log(schemas)
     components["securitySchemes"] = {
         "bearer": {
             "type": "http",

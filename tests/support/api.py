@@ -11,6 +11,8 @@ from typing import Any
 
 import httpx
 
+from tests.support.contract import game_log_problems
+
 ADMIN_TOKEN = "test-admin-token"
 
 Places = Sequence[int] | Mapping[str, int]
@@ -111,6 +113,8 @@ async def post_result(api: Api, token: str, match: dict[str, Any], body: dict[st
     """Report ``match`` with a whole result body (seats, outcome, game log); the match as it stands."""
     r = await api.client.post(f"/v1/matches/{match['id']}/result", json=body, headers=bearer(token))
     assert r.status_code == 200, r.text
+    # a log the server accepts is one the OpenAPI document accepts (a generated client can send it)
+    assert not game_log_problems(body.get("game_log")), game_log_problems(body.get("game_log"))
     return r.json()
 
 

@@ -1,6 +1,9 @@
 """What a game adjudicator answers (api.md ``POST /v1/matches/{id}/result`` — ``game_log``): the
 outcome and every seat's place and score, judged from the game's record, with the full verdict kept
-on the match. Each adjudicated game's module exposes ``adjudicate_match(game_log, seats, seed)``."""
+on the match. Each adjudicated game's module exposes ``adjudicate_match(game_log, seats, seed)`` and
+declares its record's shape as a ``TypedDict`` (its keys, their types and bounds): the parser checks
+a record's keys against that shape, and the OpenAPI document's ``game_log`` schema is generated from
+it (app/api/contract.py), so the contract cannot drift from the record the parser reads."""
 
 from __future__ import annotations
 
@@ -23,6 +26,11 @@ class Adjudication:
     outcome: str  # "played" or "draw"
     seats: list[SeatOutcome]
     details: dict[str, Any] = field(default_factory=dict)  # the full verdict, stored with the match
+
+
+def record_keys(shape: Any) -> frozenset[str]:
+    """Every key a record's ``TypedDict`` declares: the keys its parser knows."""
+    return frozenset(shape.__required_keys__ | shape.__optional_keys__)
 
 
 Adjudicator = Callable[[dict[str, Any], int, str], Adjudication]

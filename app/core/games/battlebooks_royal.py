@@ -51,10 +51,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
+
+from annotated_types import Ge, Gt, Le, MinLen
+from typing_extensions import Required, TypedDict
 
 from app.core.errors import InvalidInput, Problem, RuleViolation
-from app.core.games.adjudication import Adjudication, SeatOutcome
+from app.core.games.adjudication import Adjudication, SeatOutcome, record_keys
 from app.core.games.battlebooks import BODY_POINTS_LIMIT
 from app.core.pairing.elimination import next_power_of_two
 
@@ -138,6 +141,29 @@ def _number(v: Any) -> bool:
     )
 
 
+# The record's shape (the parser reads these keys and no others; the OpenAPI document's schema of
+# a Battle Royal ``game_log``). Seats are numbered from 0; they are checked against the table.
+SeatNumber = Annotated[int, Ge(0)]
+BodyPoints = Annotated[float, Ge(-BODY_POINTS_LIMIT), Le(BODY_POINTS_LIMIT)]
+
+
+class BattleRoyalTurn(TypedDict, closed=True):
+    """One turn: the attacker, its target and both seats' body points after it."""
+
+    attacker: SeatNumber
+    target: SeatNumber
+    attacker_body_points: BodyPoints
+    target_body_points: BodyPoints
+
+
+class BattleRoyalLog(TypedDict, total=False, closed=True):
+    """A Battle Royal table's record: the first attacker, the starting body points, the turns."""
+
+    first: SeatNumber | None
+    body_points: Required[list[Annotated[float, Gt(0), Le(BODY_POINTS_LIMIT)]]]
+    turns: Required[Annotated[list[BattleRoyalTurn], MinLen(1)]]
+
+
 def _seat(v: Any, seats: int) -> str | None:
     if isinstance(v, bool) or not isinstance(v, int):
         return "must be a seat number (an integer)"
@@ -158,7 +184,7 @@ def parse_record(game_log: Any, seats: int) -> Record:
     if not isinstance(game_log, Mapping):
         raise InvalidInput("the record must be an object", [Problem(base, "must be an object")])
     for key in game_log:
-        if key not in ("first", "body_points", "turns"):
+        if key not in record_keys(BattleRoyalLog):
             problems.append(Problem((*base, key), f"unknown key {key!r}"))
     first = game_log.get("first")
     if first is not None and (err := _seat(first, seats)):
@@ -187,9 +213,9 @@ def parse_record(game_log: Any, seats: int) -> Record:
                 continue
             bad = len(problems)
             for key in t:
-                if key not in ("attacker", "target", "attacker_body_points", "target_body_points"):
+                if key not in record_keys(BattleRoyalTurn):
                     problems.append(Problem((*loc, key), f"unknown key {key!r}"))
-            for key in ("attacker", "target"):
+            for key in ("attacker", "target"):  # the turn's seats, then its body points
                 if key not in t:
                     problems.append(Problem((*loc, key), "is required"))
                 elif err := _seat(t[key], seats):

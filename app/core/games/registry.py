@@ -1,7 +1,8 @@
 """Game adjudicators by name (the ``adjudicator`` of a game in the catalog): a match of such a game
 may be reported as its game record (``game_log``) and the service fills the places from the
 adjudicator's verdict (app/core/games/adjudication.py). A new adjudicated game is one module and
-one row here; a game whose record names its players (Titan: The Arena) also has a row in
+one row here (and its record's shape in ``RECORD_SHAPES``: the OpenAPI document's ``game_log``
+schema); a game whose record names its players (Titan: The Arena) also has a row in
 ``SEAT_ORDER``, which puts the record's players in the match's seat order first."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from app.core.games.adjudication import Adjudication, Adjudicator, SeatOutcome
 
 __all__ = [
     "ADJUDICATORS",
+    "RECORD_SHAPES",
     "SEAT_ORDER",
     "Adjudication",
     "Adjudicator",
@@ -30,6 +32,15 @@ ADJUDICATORS: Mapping[str, Adjudicator] = {
     "rite-of-command": rite_of_command.adjudicate_match,
     "strategic-titan": strategic_titan.adjudicate_match,
     "battlebooks-royal": battlebooks_royal.adjudicate_match,
+}
+
+
+# Each adjudicator's record as its parser declares it (a TypedDict).
+RECORD_SHAPES: Mapping[str, Any] = {
+    "titan-arena": titan_arena.TitanArenaLog,
+    "rite-of-command": rite_of_command.RiteOfCommandLog,
+    "strategic-titan": strategic_titan.record_shape(),
+    "battlebooks-royal": battlebooks_royal.BattleRoyalLog,
 }
 
 

@@ -54,11 +54,14 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from itertools import permutations
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from annotated_types import Ge, Len, MinLen
+from typing_extensions import Required, TypedDict
 
 from app.core import rng
 from app.core.errors import InvalidInput, Problem, RuleViolation
-from app.core.games.adjudication import Adjudication, SeatOutcome
+from app.core.games.adjudication import Adjudication, SeatOutcome, record_keys
 
 ANY = "any"
 MAX_HANDS = 3
@@ -134,6 +137,83 @@ class Catalog:
         return self.soldiers.get(name) or self.weapons.get(name)
 
 
+# --- the record's shape --------------------------------------------------------------------------
+# The parser reads these keys (a catalog's, a card's and the record's own: no others); they are
+# the OpenAPI document's schema of a Rite of Command ``game_log``. Card names are checked against
+# the catalog, a condition against its grammar ('vs TAG', 'if wielder is non-TAG', ...).
+Text = Annotated[str, MinLen(1)]
+Player = Literal[1, 2]
+Power = tuple[int, int]
+
+
+class RiteOfCommandSoldier(TypedDict, total=False, closed=True):
+    name: Required[Text]
+    tags: list[Text]
+    hands: Annotated[list[Text], Len(0, MAX_HANDS)]
+    power: Required[Power]
+    condition: str | None
+    note: Any
+
+
+class RiteOfCommandWeapon(TypedDict, total=False, closed=True):
+    name: Required[Text]
+    type: Required[Text]
+    power: Required[Power]
+    condition: str | None
+    note: Any
+
+
+class RiteOfCommandCatalog(TypedDict, total=False, closed=True):
+    """The cards of the game (the shipped sample catalog when left out)."""
+
+    soldiers: Required[list[RiteOfCommandSoldier]]
+    weapons: Required[list[RiteOfCommandWeapon]]
+    name: Any
+    note: Any
+
+
+class RiteOfCommandPlaced(TypedDict):
+    """A card played into a ring, by its owner."""
+
+    card: str
+    owner: Player
+
+
+RiteOfCommandOrders = TypedDict(
+    "RiteOfCommandOrders", {"1": Annotated[list[str], MinLen(1)], "2": Annotated[list[str], MinLen(1)]}
+)
+Stake = Annotated[float, Ge(0)] | Text
+RiteOfCommandWagers = TypedDict("RiteOfCommandWagers", {"1": Stake, "2": Stake})
+
+
+class RiteOfCommandDeal(TypedDict, total=False):
+    """The deal: the deal endpoint's answer {cards, orders, first_player}, or {deck_size, seed}."""
+
+    cards: list[str]
+    orders: RiteOfCommandOrders
+    deck_size: int
+    seed: Text
+    first_player: Player | None
+
+
+class RiteOfCommandPlay(TypedDict, total=False):
+    player: Required[Player]
+    ring: Required[Literal[1, 2, 3]]
+    card: str | None
+
+
+class RiteOfCommandLog(TypedDict, total=False, closed=True):
+    """A Rite of Command record: the three rings as played, or the full record {deal, first_player,
+    plays}; the catalog (else the sample one) and the wagers optional."""
+
+    catalog: RiteOfCommandCatalog | None
+    rings: Annotated[list[list[RiteOfCommandPlaced]], Len(RINGS, RINGS)]
+    deal: RiteOfCommandDeal
+    first_player: Player | None
+    plays: list[RiteOfCommandPlay]
+    wagers: RiteOfCommandWagers | None
+
+
 def _fmt(loc: Loc) -> str:
     out = ""
     for part in loc:
@@ -152,7 +232,7 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_keys(obj: Mapping[str, Any], allowed: set[str], loc: Loc, problems: list[Problem]) -> None:
+def _check_keys(obj: Mapping[str, Any], allowed: frozenset[str], loc: Loc, problems: list[Problem]) -> None:
     for key in obj:
         if key not in allowed:
             problems.append(Problem((*loc, str(key)), f"unknown field {key!r}"))
@@ -225,7 +305,7 @@ def load_catalog(data: Any, loc: Loc = ("catalog",)) -> Catalog:
             f"{_fmt(loc)}: a catalog is an object {{soldiers, weapons}}",
             [Problem(loc, "a catalog is an object {soldiers, weapons}")],
         )
-    _check_keys(data, {"soldiers", "weapons", "name", "note"}, loc, problems)
+    _check_keys(data, record_keys(RiteOfCommandCatalog), loc, problems)
     seen: dict[str, Loc] = {}
     soldiers: dict[str, Soldier] = {}
     weapons: dict[str, Weapon] = {}
@@ -243,7 +323,7 @@ def load_catalog(data: Any, loc: Loc = ("catalog",)) -> Catalog:
         if not isinstance(raw, Mapping):
             problems.append(Problem(at, "a soldier is an object {name, tags, hands, power, condition?}"))
             continue
-        _check_keys(raw, {"name", "tags", "hands", "power", "condition", "note"}, at, problems)
+        _check_keys(raw, record_keys(RiteOfCommandSoldier), at, problems)
         name = _name(raw, at, problems, seen)
         tags: set[str] = set()
         raw_tags = raw.get("tags", [])
@@ -273,7 +353,7 @@ def load_catalog(data: Any, loc: Loc = ("catalog",)) -> Catalog:
         if not isinstance(raw, Mapping):
             problems.append(Problem(at, "a weapon is an object {name, type, power, condition?}"))
             continue
-        _check_keys(raw, {"name", "type", "power", "condition", "note"}, at, problems)
+        _check_keys(raw, record_keys(RiteOfCommandWeapon), at, problems)
         name = _name(raw, at, problems, seen)
         type_ = _tag(raw.get("type"), (*at, "type"), problems, "weapon type")
         if type_ == ANY:
@@ -709,7 +789,7 @@ def adjudicate_log(game_log: Any, seed: str | None = None) -> Verdict:
     """The adjudicate endpoint's body: {catalog?, rings | (deal, first_player, plays), wagers?}."""
     if not isinstance(game_log, Mapping):
         raise InvalidInput("game_log: expected an object", [Problem((), "expected an object")])
-    allowed = {"catalog", "rings", "deal", "first_player", "plays", "wagers"}
+    allowed = record_keys(RiteOfCommandLog)
     unknown = [k for k in game_log if k not in allowed]
     if unknown:
         raise InvalidInput(

@@ -63,21 +63,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
+
+from annotated_types import Ge, Len, MinLen
+from typing_extensions import Required, TypedDict
 
 from app.core import rng
 from app.core.errors import InvalidInput, Problem
-from app.core.games.adjudication import Adjudication, SeatOutcome
+from app.core.games.adjudication import Adjudication, SeatOutcome, record_keys
 
 ORIGINAL = "titan-the-arena"
 COLOSSAL = "colossal-arena"
-VARIANTS = {
-    "titan-the-arena": ORIGINAL,
-    "original": ORIGINAL,
-    "colossal-arena": COLOSSAL,
-    "colossal": COLOSSAL,
-}
-TIE_RULES = ("wbc", "last_play")
+VariantName = Literal["titan-the-arena", "original", "colossal-arena", "colossal"]
+VARIANTS = {name: COLOSSAL if name.startswith("colossal") else ORIGINAL for name in get_args(VariantName)}
+TieRule = Literal["wbc", "last_play"]
+TIE_RULES: tuple[str, ...] = get_args(TieRule)
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 DEFAULT_SEED = "titan-arena"
 
@@ -141,6 +141,39 @@ class GameLog:
     creatures: tuple[str, ...] | None = None
 
 
+# The log's shape (the parser reads these keys and no others; the OpenAPI document's schema of a
+# Titan: The Arena ``game_log``). A name is a non-empty text; names are checked against the game.
+Name = Annotated[str, MinLen(1)]
+
+
+class TitanArenaDeath(TypedDict, total=False, closed=True):
+    """A creature's death, in the order the creatures died."""
+
+    creature: Required[Name]
+    killed_by: Name | None
+
+
+class TitanArenaBet(TypedDict, total=False, closed=True):
+    player: Required[Name]
+    creature: Required[Name]
+    points: Required[Annotated[float, Ge(0)]]
+    secret: bool
+
+
+class TitanArenaLog(TypedDict, total=False, closed=True):
+    """A Titan: The Arena game log: the players, their scores, the deaths and the bets."""
+
+    variant: VariantName | None
+    players: Required[Annotated[list[Name], Len(MIN_PLAYERS, MAX_PLAYERS)]]
+    scores: Required[dict[str, float] | list[float]]
+    deaths: list[TitanArenaDeath]
+    bets: list[TitanArenaBet]
+    last_play: Name | None
+    tie_rule: TieRule | None
+    creatures: Annotated[list[Name], MinLen(1)] | None
+    seed: str | None
+
+
 def _is_num(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
@@ -161,7 +194,7 @@ def parse_log(data: Any, prefix: Loc = (), colossal_creatures: Sequence[str] | N
 
     if not isinstance(data, Mapping):
         raise InvalidInput("the game log must be an object", [Problem(prefix, "must be an object")])
-    known = {"variant", "players", "scores", "deaths", "bets", "last_play", "tie_rule", "creatures", "seed"}
+    known = record_keys(TitanArenaLog)
     for k in data:
         if k not in known:
             bad((k,), f"unknown key {k!r}")
@@ -290,7 +323,7 @@ def parse_log(data: Any, prefix: Loc = (), colossal_creatures: Sequence[str] | N
             bad(("deaths", i), "must be an object {creature, killed_by?}")
             continue
         for k in d:
-            if k not in ("creature", "killed_by"):
+            if k not in record_keys(TitanArenaDeath):
                 bad(("deaths", i, k), f"unknown key {k!r}")
         c = creature(d.get("creature"), ("deaths", i, "creature"))
         killer = None
@@ -314,7 +347,7 @@ def parse_log(data: Any, prefix: Loc = (), colossal_creatures: Sequence[str] | N
             bad(("bets", i), "must be an object {player, creature, points, secret?}")
             continue
         for k in b:
-            if k not in ("player", "creature", "points", "secret"):
+            if k not in record_keys(TitanArenaBet):
                 bad(("bets", i, k), f"unknown key {k!r}")
         who = player(b.get("player"), ("bets", i, "player"), "the bettor")
         c = creature(b.get("creature"), ("bets", i, "creature"))

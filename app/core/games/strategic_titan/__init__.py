@@ -118,6 +118,7 @@ from app.core.games.strategic_titan.vocabulary import (
     Event,
     parse_events,
     parse_players,
+    record_shape,
 )
 
 __all__ = [
@@ -148,5 +149,6 @@ __all__ = [
     "adjudicate_match",
     "parse_events",
     "parse_players",
+    "record_shape",
     "replay",
 ]

@@ -11,7 +11,11 @@ every event type with its fields. ``parse_events`` checks a record against it an
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import Annotated, Any, Literal, Union
+
+from annotated_types import Ge, Le, Len, MinLen
+from typing_extensions import NotRequired, Required, TypedDict
 
 from app.core.errors import InvalidInput, Problem
 
@@ -139,6 +143,74 @@ EVENT_TYPES = tuple(SCHEMA)
 # the events that may come between an attack and its encounter (any other is rule "record")
 DURING_AN_ATTACK = ("reroll", "encounter", "mulligan", "recruit", "points")
 
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+
+
+# --- the record's shape --------------------------------------------------------------------------
+# Each value kind of the vocabulary as a type (what _parse_value accepts, less the checks against
+# the game's players); with SCHEMA they make the record's shape, the OpenAPI document's schema of
+# a Strategic Titan ``game_log``: one object per event type, told apart by ``type``.
+_literal: Any = Literal  # the vocabulary's values, spelled once above
+_union: Any = Union
+_typed_dict: Any = TypedDict
+PlayerRef = Annotated[int, Ge(1), Le(MAX_PLAYERS)] | Annotated[str, MinLen(1)]
+
+
+def _bounded_type(kind: str) -> Any:
+    low, high = BOUNDS[kind]
+    return Annotated[int, Ge(low), Le(high)]
+
+
+def _options_type() -> Any:
+    fields: dict[str, Any] = {key: _literal[values] for key, values in OPTION_VALUES.items()}
+    fields["legion_markers"] = Annotated[int, Ge(1), Le(MAX_MARKERS)]
+    return _typed_dict("StrategicTitanRecordOptions", fields, total=False, closed=True)
+
+
+def _kind_types() -> dict[str, Any]:
+    tower = _literal[TOWERS]
+    return {
+        "player": PlayerRef,
+        "number": Annotated[int, Ge(1), Le(6)] | Literal["pass"],
+        **{kind: _bounded_type(kind) for kind in BOUNDS},
+        "bool": bool,
+        "tower": tower,
+        "what": Literal["movement", "split"],
+        "outcome": _literal[OUTCOMES],
+        "reason": _literal[tuple(SPEND_RULES)],
+        "creature": Annotated[str, MinLen(1)],  # one of CREATURES, in any case
+        "player_legions": dict[str, _bounded_type("legions")],  # type: ignore[valid-type]
+        "player_points": dict[str, _bounded_type("points")],  # type: ignore[valid-type]
+        "towers": Annotated[list[tower], Len(MIN_PLAYERS, MAX_PLAYERS)],  # type: ignore[valid-type]
+        "order": Annotated[list[PlayerRef], Len(MIN_PLAYERS, MAX_PLAYERS)],
+        "options": _options_type(),
+    }
+
+
+@lru_cache(maxsize=1)
+def record_shape() -> Any:
+    """The record {players?, options?, events} as a ``TypedDict``, its events from ``SCHEMA`` (the
+    record's other keys are not read, so not refused)."""
+    kinds = _kind_types()
+    events = []
+    for kind, fields in SCHEMA.items():
+        typed: dict[str, Any] = {"type": Required[_literal[kind]]}
+        for name, (vkind, required) in fields.items():
+            typed[name] = Required[kinds[vkind]] if required else NotRequired[kinds[vkind] | None]
+        title = "".join(part.title() for part in kind.split("_"))
+        events.append(_typed_dict(f"StrategicTitan{title}Event", typed, closed=True))
+    players = Annotated[list[Annotated[str, MinLen(1)]], Len(MIN_PLAYERS, MAX_PLAYERS)]
+    return _typed_dict(
+        "StrategicTitanLog",
+        {
+            "players": players | None,
+            "options": kinds["options"] | None,
+            # a finished game's record holds its start event at least
+            "events": Required[Annotated[list[_union[tuple(events)]], Len(1, MAX_EVENTS)]],
+        },
+        total=False,
+    )
+
 
 @dataclass(frozen=True)
 class Event:
@@ -258,7 +330,7 @@ def option_problems(options: Any) -> list[str]:
 
 
 def parse_players(players: Any) -> list[str]:
-    if not isinstance(players, list) or not 2 <= len(players) <= 6:
+    if not isinstance(players, list) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise InvalidInput("players: list 2-6 player names", [Problem(("players",), "list 2-6 names")])
     if not all(isinstance(p, str) and p.strip() for p in players) or len(set(players)) != len(players):
         raise InvalidInput(
