@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ import jsonschema_rs
 DOCUMENT = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(pointer: str) -> Any:
     """A validator of the document's schema at ``pointer`` (``#/components/schemas/...``)."""
     schemas = json.loads(DOCUMENT.read_text("utf-8"))["components"]["schemas"]

@@ -51,10 +51,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Required
 
 from annotated_types import Ge, Gt, Le, MinLen
-from typing_extensions import Required, TypedDict
+from typing_extensions import TypedDict
 
 from app.core.errors import InvalidInput, Problem, RuleViolation
 from app.core.games.adjudication import Adjudication, SeatOutcome, record_keys

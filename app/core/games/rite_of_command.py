@@ -54,10 +54,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from itertools import permutations
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Required
 
 from annotated_types import Ge, Len, MinLen
-from typing_extensions import Required, TypedDict
+from typing_extensions import TypedDict
 
 from app.core import rng
 from app.core.errors import InvalidInput, Problem, RuleViolation

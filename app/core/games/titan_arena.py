@@ -63,10 +63,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, Required, get_args
 
 from annotated_types import Ge, Len, MinLen
-from typing_extensions import Required, TypedDict
+from typing_extensions import TypedDict
 
 from app.core import rng
 from app.core.errors import InvalidInput, Problem

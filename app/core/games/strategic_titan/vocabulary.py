@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, NotRequired, Required, Union
 
 from annotated_types import Ge, Le, Len, MinLen
-from typing_extensions import NotRequired, Required, TypedDict
+from typing_extensions import TypedDict
 
 from app.core.errors import InvalidInput, Problem
 
@@ -153,6 +153,8 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 6
 _literal: Any = Literal  # the vocabulary's values, spelled once above
 _union: Any = Union
 _typed_dict: Any = TypedDict
+_dict: Any = dict
+_list: Any = list
 PlayerRef = Annotated[int, Ge(1), Le(MAX_PLAYERS)] | Annotated[str, MinLen(1)]
 
 
@@ -179,9 +181,9 @@ def _kind_types() -> dict[str, Any]:
         "outcome": _literal[OUTCOMES],
         "reason": _literal[tuple(SPEND_RULES)],
         "creature": Annotated[str, MinLen(1)],  # one of CREATURES, in any case
-        "player_legions": dict[str, _bounded_type("legions")],  # type: ignore[valid-type]
-        "player_points": dict[str, _bounded_type("points")],  # type: ignore[valid-type]
-        "towers": Annotated[list[tower], Len(MIN_PLAYERS, MAX_PLAYERS)],  # type: ignore[valid-type]
+        "player_legions": _dict[str, _bounded_type("legions")],
+        "player_points": _dict[str, _bounded_type("points")],
+        "towers": Annotated[_list[tower], Len(MIN_PLAYERS, MAX_PLAYERS)],
         "order": Annotated[list[PlayerRef], Len(MIN_PLAYERS, MAX_PLAYERS)],
         "options": _options_type(),
     }
@@ -206,7 +208,7 @@ def record_shape() -> Any:
             "players": players | None,
             "options": kinds["options"] | None,
             # a finished game's record holds its start event at least
-            "events": Required[Annotated[list[_union[tuple(events)]], Len(1, MAX_EVENTS)]],
+            "events": Required[Annotated[_list[_union[tuple(events)]], Len(1, MAX_EVENTS)]],
         },
         total=False,
     )
