@@ -19,10 +19,24 @@ router = APIRouter(prefix="/v1/events", tags=["live"])
 
 MEDIA_TYPE = "text/event-stream"
 # one message's data, its references into the document's components (LiveEventType is there)
-_MESSAGE = {
+_DATA = {
     k: v
     for k, v in LiveEvent.model_json_schema(ref_template="#/components/schemas/{model}").items()
     if k != "$defs"
+}
+# one message as a client's SSE parser reads it (Open API 3.2's reading of an event stream, which
+# the conformance check applies): text fields, ``data`` a LiveEvent as JSON (``frame`` below)
+_MESSAGE = {
+    "title": "LiveMessage",
+    "type": "object",
+    "description": "one Server-Sent Events message (heartbeats are comments, not messages)",
+    "required": ["id", "event", "data"],
+    "properties": {
+        "id": {"type": "string", "description": "the outbox id: send it back as `Last-Event-ID`"},
+        "event": {**_DATA["properties"]["type"], "title": "Event"},
+        "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": _DATA},
+        "retry": {"type": "integer", "minimum": 0, "description": "milliseconds before a reconnection"},
+    },
 }
 
 
