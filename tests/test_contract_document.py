@@ -220,6 +220,7 @@ def test_the_logs_the_flows_send_are_in_the_document(game: str, seats: int, log:
         ("rite-of-command", 2, {**RINGS, "board": []}),
         ("rite-of-command", 2, {"rings": [[{"card": "Club", "owner": 3}], [], []]}),
         ("rite-of-command", 2, {**RINGS, "wagers": {"1": -5, "2": 5}}),
+        ("rite-of-command", 2, {**RINGS, "wagers": {"1": 5, "2": 5, "3": 5}}),
         ("rite-of-command", 2, {**RINGS, "catalog": {"soldiers": [], "weapons": [], "deck": 3}}),
         ("strategic-titan", 4, {"players": P4, "events": [{"type": "fly", "player": "Ann"}]}),
         (

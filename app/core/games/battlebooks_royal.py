@@ -215,7 +215,7 @@ def parse_record(game_log: Any, seats: int) -> Record:
             for key in t:
                 if key not in record_keys(BattleRoyalTurn):
                     problems.append(Problem((*loc, key), f"unknown key {key!r}"))
-            for key in ("attacker", "target"):  # the turn's seats, then its body points
+            for key in ("attacker", "target"):
                 if key not in t:
                     problems.append(Problem((*loc, key), "is required"))
                 elif err := _seat(t[key], seats):

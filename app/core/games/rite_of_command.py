@@ -179,11 +179,10 @@ class RiteOfCommandPlaced(TypedDict):
     owner: Player
 
 
-RiteOfCommandOrders = TypedDict(
-    "RiteOfCommandOrders", {"1": Annotated[list[str], MinLen(1)], "2": Annotated[list[str], MinLen(1)]}
-)
+Deck = Annotated[list[str], MinLen(1)]
+RiteOfCommandOrders = TypedDict("RiteOfCommandOrders", {"1": Deck, "2": Deck}, closed=True)
 Stake = Annotated[float, Ge(0)] | Text
-RiteOfCommandWagers = TypedDict("RiteOfCommandWagers", {"1": Stake, "2": Stake})
+RiteOfCommandWagers = TypedDict("RiteOfCommandWagers", {"1": Stake, "2": Stake}, closed=True)
 
 
 class RiteOfCommandDeal(TypedDict, total=False):
