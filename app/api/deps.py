@@ -50,7 +50,11 @@ async def get_principal(
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("the Authorization header must be 'Bearer <token>'")
-    token = token.strip()
+    return await principal_of_token(request, session, token.strip())
+
+
+async def principal_of_token(request: Request, session: AsyncSession, token: str) -> Principal:
+    """The principal a token speaks for (the bearer header's, or the console's sign-in); unknown: 401."""
     admin = request.app.state.settings.arbiter_admin_token
     if admin and hmac.compare_digest(token, admin):
         return Principal(Role.ADMIN)
