@@ -51,6 +51,13 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+@pytest.fixture(autouse=True)
+def _quick_timeouts(browser: Any) -> None:
+    """A page that does not show what a test waits for fails in seconds, not Playwright's 30."""
+    for context in browser.contexts:
+        context.set_default_timeout(10_000)
+
+
 def shot(page: Any, name: str) -> None:
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
@@ -62,3 +69,8 @@ def api(base: str) -> httpx.Client:
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def items(body: Any) -> list[Any]:
+    """A list answer, as a bare list or as a page (``{items, next_cursor}``)."""
+    return list(body["items"]) if isinstance(body, dict) else list(body)

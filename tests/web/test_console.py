@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.web.conftest import ADMIN, api, bearer, shot
+from tests.web.conftest import ADMIN, api, bearer, items, shot
 
 NAMES = ["Ada", "Grace", "Alan", "Barbara", "Claude", "Edsger", "Frances", "Ken"]
 
@@ -65,7 +65,7 @@ def test_a_swiss_runs_from_the_console(server: str, browser: Any) -> None:
         assert urlsplit(href).path == f"/e/{event_id}/me" and "?" not in href
         name = page.locator("#h-links ~ table tbody tr").nth(i).locator("td").first.inner_text()
         token_by_name[name] = urlsplit(href).fragment.removeprefix("token=")
-    entries = client.get(f"/v1/events/{event_id}/entries").json()
+    entries = items(client.get(f"/v1/events/{event_id}/entries").json())
     assert sorted(e["name"] for e in entries) == sorted(NAMES) == sorted(token_by_name)
     token_of = {e["id"]: token_by_name[e["name"]] for e in entries}
 

@@ -15,9 +15,8 @@
     try { return localStorage.getItem(key); } catch (e) { return null; }
   }
   function say(text) {
-    var p = document.createElement("p");
-    p.className = "notice"; p.setAttribute("role", "status"); p.textContent = text;
-    box.prepend(p);
+    var p = document.getElementById("me-status");
+    p.textContent = text; p.hidden = false;
   }
   function load() {
     var t = token();
@@ -40,8 +39,8 @@
       body: b.getAttribute("data-body")
     }).then(function (r) {
       return r.json().then(function (j) {
+        say(r.ok ? box.getAttribute("data-msg-sent") : box.getAttribute("data-msg-failed") + " " + (j.detail || ""));
         load();
-        setTimeout(function () { say(r.ok ? box.getAttribute("data-msg-sent") : box.getAttribute("data-msg-failed") + " " + (j.detail || "")); }, 300);
       });
     });
   });
