@@ -88,7 +88,7 @@ async def _failed(session: AsyncSession, exc: DomainError) -> dict[str, Any]:
     """A refused action changes nothing: roll the request's transaction back, keep the message."""
     discard_pending(session)
     await session.rollback()
-    problems = [f"{'.'.join(str(x) for x in p.loc)}: {p.message}" for p in getattr(exc, "problems", [])]
+    problems = [f"{'.'.join(str(x) for x in p.loc)}: {p.msg}" for p in getattr(exc, "problems", [])]
     return {"error": exc.detail or exc.title, "problems": problems, "error_status": exc.status}
 
 

@@ -32,7 +32,7 @@ class Knob:
         return f"knob:{self.path}"
 
 
-def knobs(settings: dict[str, Any], prefix: str = "") -> list[Knob]:
+def knobs(settings: dict[str, Any] | list[Any], prefix: str = "") -> list[Knob]:
     """Every scalar of a settings document (lists of scalars and objects without scalars are kept
     as they are: the API takes them)."""
     out: list[Knob] = []
@@ -68,9 +68,12 @@ def _parse(knob: Knob, raw: str | None) -> Any:
 
 
 def overrides(settings: dict[str, Any], form: dict[str, str]) -> dict[str, Any]:
-    """The settings to send with the preset: each top-level key whose knobs the form changed, whole."""
+    """The settings to send with the preset: each top-level key whose knobs the form changed, whole
+    (a checkbox left out is unchecked, as browsers send them)."""
     changed: dict[str, Any] = {}
     for knob in knobs(settings):
+        if knob.kind != "bool" and knob.field not in form:  # not on the form: the preset's value
+            continue
         value = _parse(knob, form.get(knob.field))
         if value == knob.value:
             continue

@@ -98,7 +98,9 @@ def test_a_swiss_runs_from_the_console(server: str, browser: Any) -> None:
                     page.keyboard.press("2")
             else:
                 _submit(page, row.get_by_role("button", name=f"{m['seats'][0]['name']} won"))
-        statuses = [m["status"] for m in client.get(f"/v1/events/{event_id}/rounds/{number}").json()["matches"]]
+        statuses = [
+            m["status"] for m in client.get(f"/v1/events/{event_id}/rounds/{number}").json()["matches"]
+        ]
         assert all(s in ("confirmed", "bye") for s in statuses), statuses
         if number < 3:
             _submit(page, page.get_by_role("button", name="Pair the next round"))

@@ -11,7 +11,12 @@ import pytest
 
 from tests.web.conftest import ADMIN, api, bearer, items, shot
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+}
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +25,11 @@ def running(server: str) -> dict[str, Any]:
     client = api(server)
     made = client.post(
         "/v1/events",
-        json={"name": "Phone Open", "game": "generic", "settings": {"stages": [{"format": "swiss", "rounds": 2}]}},
+        json={
+            "name": "Phone Open",
+            "game": "generic",
+            "settings": {"stages": [{"format": "swiss", "rounds": 2}]},
+        },
         headers=bearer(ADMIN),
     )
     assert made.status_code == 201, made.text
@@ -106,7 +115,9 @@ def test_the_printed_sheets(server: str, browser: Any, running: dict[str, Any]) 
     page.goto(slips.nth(0).locator(".url").inner_text())  # the QR code's page: that table
     assert f"Table {open_matches[0]['table']}" in page.inner_text("main")
     page.goto(f"{server}/e/{running['id']}/print/scorecards")
-    assert page.locator("article.scorecard").count() == len([m for m in rnd["matches"] if m["status"] != "bye"])
+    assert page.locator("article.scorecard").count() == len(
+        [m for m in rnd["matches"] if m["status"] != "bye"]
+    )
     page.close()
 
 
@@ -127,8 +138,14 @@ def test_pages_and_docs_work_offline(server: str, browser: Any, running: dict[st
     page = context.new_page()
     failed: list[str] = []
     page.on("requestfailed", lambda r: failed.append(r.url))
-    for path in ("/", f"/e/{running['id']}", f"/e/{running['id']}/projector", "/console",
-                 f"/e/{running['id']}/print/slips", f"/e/{running['id']}/me"):
+    for path in (
+        "/",
+        f"/e/{running['id']}",
+        f"/e/{running['id']}/projector",
+        "/console",
+        f"/e/{running['id']}/print/slips",
+        f"/e/{running['id']}/me",
+    ):
         r = page.goto(server + path)
         assert r is not None and r.status == 200, path
     page.goto(f"{server}/docs")

@@ -1,0 +1,201 @@
+"""The pages over HTTP on Postgres and on the SQLite default: every page of an event renders what
+the API says; the console's forms act through the services (CSRF-checked, a refusal changes nothing);
+GET /v1/presets lists every preset; every string is translated."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from app.core import presets
+from app.web import i18n
+from app.web.console import COOKIE, csrf_of
+from tests.support.api import ADMIN_TOKEN, Api, bearer, start
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "app" / "web" / "templates"
+
+
+def _csrf(html: str) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
+    assert found, "the console's forms carry a token"
+    return found.group(1)
+
+
+async def test_presets_are_listed_with_their_settings(api: Api) -> None:
+    r = await api.client.get("/v1/presets")
+    assert r.status_code == 200
+    listed = {p["name"]: p["settings"] for p in r.json()["items"]}
+    assert set(listed) == set(presets.PRESETS)
+    assert listed["bga-round-robin"]["stages"][0]["format"] == "round_robin"
+    assert r.json()["items"][0]["name"] == "generic"
+
+
+async def test_the_console_runs_a_round_on_either_database(api: Api) -> None:
+    c = api.client
+    home = await c.get("/console", params={"preset": "bga-round-robin"})
+    assert home.status_code == 200 and 'name="knob:stages.0.format"' in home.text
+    created = await c.post(
+        "/console/events",
+        data={
+            "admin_token": ADMIN_TOKEN,
+            "name": "Club night",
+            "game": "generic",
+            "preset": "generic",
+            "knob:stages.0.rounds": "2",
+            "knob:stages.0.pairing": "matching",
+            "knob:stages.0.avoid_rematches": "on",
+        },
+    )
+    assert created.status_code == 200, created.text
+    token = re.search(r'id="organizer-token">([^<]+)<', created.text).group(1)  # type: ignore[union-attr]
+    event_id = re.search(r'href="/console/e/([^"]+)"', created.text).group(1)  # type: ignore[union-attr]
+    event = (await c.get(f"/v1/events/{event_id}")).json()
+    assert event["settings"]["stages"][0]["rounds"] == 2
+
+    c.cookies.set(COOKIE, token)
+    page = await c.get(f"/console/e/{event_id}")
+    assert page.status_code == 200
+    csrf = _csrf(page.text)
+    assert csrf == csrf_of(token)
+    # a bad row refuses the whole paste, with the reason, and registers nothing
+    bad = await c.post(f"/console/e/{event_id}/entries", data={"csrf": csrf, "names": "Ada\n" + "x" * 300})
+    assert bad.status_code == 422 and "nothing was registered" in bad.text
+    assert (await c.get(f"/v1/events/{event_id}")).json()["entries"] == 0
+    reg = await c.post(
+        f"/console/e/{event_id}/entries", data={"csrf": csrf, "names": "Ada\nGrace\nAlan\nBarbara"}
+    )
+    assert reg.status_code == 200 and reg.text.count('class="personal"') == 4
+    assert "?token" not in reg.text and "#token=" in reg.text
+    started = await c.post(f"/console/e/{event_id}/start", data={"csrf": csrf})
+    assert started.status_code == 303
+    rnd = (await c.get(f"/v1/events/{event_id}/rounds/1")).json()
+    for m in rnd["matches"]:
+        done = await c.post(
+            f"/console/e/{event_id}/matches/{m['id']}/result", data={"csrf": csrf, "choice": "seat:1"}
+        )
+        assert done.status_code == 303
+    again = (await c.get(f"/v1/events/{event_id}/rounds/1")).json()
+    assert all(m["status"] == "confirmed" and m["result"]["seats"][1]["place"] == 1 for m in again["matches"])
+    # a correction with a stale version is refused (412) and changes nothing
+    m = again["matches"][0]
+    stale = await c.post(
+        f"/console/e/{event_id}/matches/{m['id']}/correct",
+        data={"csrf": csrf, "choice": "seat:0", "version": str(m["version"] - 1)},
+    )
+    assert stale.status_code == 412
+    assert (await c.get(f"/v1/matches/{m['id']}")).json()["version"] == m["version"]
+    fixed = await c.post(
+        f"/console/e/{event_id}/matches/{m['id']}/correct",
+        data={"csrf": csrf, "choice": "seat:0", "version": str(m["version"])},
+    )
+    assert fixed.status_code == 303
+    assert (await c.get(f"/v1/matches/{m['id']}")).json()["result"]["seats"][0]["place"] == 1
+    # pair round 2, undo it (nothing reported), drop a late no-show
+    assert (await c.post(f"/console/e/{event_id}/pair", data={"csrf": csrf})).status_code == 303
+    assert (await c.post(f"/console/e/{event_id}/rounds/2/undo", data={"csrf": csrf})).status_code == 303
+    assert (await c.get(f"/v1/events/{event_id}/rounds/2")).status_code == 404
+    entry = next(
+        e for e in _items((await c.get(f"/v1/events/{event_id}/entries")).json()) if e["name"] == "Alan"
+    )
+    assert (
+        await c.post(f"/console/e/{event_id}/entries/{entry['id']}/drop", data={"csrf": csrf})
+    ).status_code == 303
+    assert (await c.get(f"/v1/events/{event_id}/entries/{entry['id']}")).json()["status"] == "dropped"
+    # without the form's token nothing happens
+    forged = await c.post(f"/console/e/{event_id}/pair", data={"csrf": "0" * 40})
+    assert forged.status_code == 403
+    assert (await c.get(f"/v1/events/{event_id}/rounds/2")).status_code == 404
+    # another event's console is not this organizer's
+    other = (
+        await c.post("/v1/events", json={"name": "Other", "game": "generic"}, headers=api.admin())
+    ).json()
+    assert (await c.get(f"/console/e/{other['id']}")).status_code == 403
+
+
+def _items(body: Any) -> list[Any]:
+    return list(body["items"]) if isinstance(body, dict) else list(body)
+
+
+async def test_every_page_renders_what_the_api_says(api: Api) -> None:
+    c = api.client
+    event = (
+        await c.post("/v1/events", json={"name": "Pages", "game": "generic"}, headers=api.admin())
+    ).json()
+    org = event["organizer_token"]
+    entries = _items(
+        (
+            await c.post(
+                f"/v1/events/{event['id']}/entries",
+                json=[{"name": n} for n in ("Ana", "Ben", "Cy")],
+                headers=bearer(org),
+            )
+        ).json()
+    )
+    first = (await start(api, event["id"], org))["round"]
+    eid = event["id"]
+    for path in (
+        "/",
+        f"/e/{eid}",
+        f"/e/{eid}/projector",
+        f"/e/{eid}/print/pairings",
+        f"/e/{eid}/print/slips",
+        f"/e/{eid}/print/scorecards",
+        f"/e/{eid}/me",
+        f"/e/{eid}/m/{first['matches'][0]['id']}",
+    ):
+        r = await c.get(path)
+        assert r.status_code == 200, path
+        assert r.headers["content-type"].startswith("text/html")
+        assert "Pages" in r.text
+    page = (await c.get(f"/e/{eid}")).text
+    for m in first["matches"]:
+        assert all(s["name"] in page for s in m["seats"])
+    assert "Bye" in page  # three entries: one has the bye
+    slips = (await c.get(f"/e/{eid}/print/slips")).text
+    assert slips.count("<svg") == len([m for m in first["matches"] if m["status"] != "bye"])
+    # the player's part answers the entry's own token only
+    me = await c.get(f"/e/{eid}/me/view", headers=bearer(entries[0]["entry_token"]))
+    assert me.status_code == 200 and entries[0]["name"] in me.text
+    assert (await c.get(f"/e/{eid}/me/view")).status_code == 401
+    assert (await c.get(f"/e/{eid}/me/view", headers=bearer(org))).status_code == 401
+    assert (await c.get("/e/no-such-event")).status_code == 404
+    # pages stay out of the API's document
+    spec = (await c.get("/openapi.json")).json()
+    assert not [p for p in spec["paths"] if not p.startswith(("/v1/", "/healthz", "/readyz", "/metrics"))]
+
+
+async def test_japanese_by_accept_language(api: Api) -> None:
+    r = await api.client.get("/", headers={"Accept-Language": "ja-JP,ja;q=0.9,en;q=0.8"})
+    assert '<html lang="ja">' in r.text and "大会一覧" in r.text
+    r = await api.client.get("/", headers={"Accept-Language": "fr, en;q=0.5"})
+    assert '<html lang="en">' in r.text
+    switched = await api.client.get("/?lang=ja", headers={"Accept-Language": "en"})
+    assert '<html lang="ja">' in switched.text and switched.cookies.get("arbiter_lang") == "ja"
+
+
+def test_every_string_is_translated() -> None:
+    assert set(i18n.EN) == set(i18n.JA)
+    assert all(i18n.JA[k] for k in i18n.JA)
+    used: set[str] = set()
+    prefixes: set[str] = set()
+    for path in TEMPLATES.glob("*.html"):
+        text = path.read_text()
+        used |= set(re.findall(r"""\bt\(["']([a-z_]+)["'](?!\s*~)""", text))
+        prefixes |= set(re.findall(r"""\bt\(["']([a-z_]+_)["']\s*~""", text))
+    assert used - set(i18n.EN) == set()
+    for prefix in prefixes:
+        assert any(k.startswith(prefix) for k in i18n.EN), prefix
+    # statuses and stage formats the pages name by prefix: every member has its words
+    from app.core.vocabulary import EntryStatus, EventStatus, MatchStatus, StageFormatName
+
+    for prefix, enum in (
+        ("status_", MatchStatus),
+        ("event_", EventStatus),
+        ("entry_", EntryStatus),
+        ("stage_", StageFormatName),
+    ):
+        assert {f"{prefix}{m.value}" for m in enum} <= set(i18n.EN), prefix
+    from app.core.tiebreaks import CRITERIA
+
+    assert {f"by_{n}" for n in CRITERIA} <= set(i18n.EN)
