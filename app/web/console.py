@@ -331,3 +331,25 @@ async def correct(request: Request, event_id: str, match_id: str, session: Sessi
         await result_svc.correct(session, match_id, principal, str(form.get("version", "")), body)
 
     return await _act(request, session, event_id, action, f"#m-{match_id}")
+
+
+@router.post("/e/{event_id}/entries/{entry_id}/check-in")
+async def check_in(request: Request, event_id: str, entry_id: str, session: SessionDep) -> Response:
+    """Check an entry in, or take the check-in back (``present`` left out)."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        await event_svc.check_in(session, event_id, entry_id, form.get("present") == "yes")
+
+    return await _act(request, session, event_id, action, "#entries")
+
+
+@router.post("/e/{event_id}/rounds/{number}/swap")
+async def swap(request: Request, event_id: str, number: int, session: SessionDep) -> Response:
+    """Swap two entries between unreported tables of the round (or their seats at one table)."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        await lifecycle.swap_entries(
+            session, event_id, number, str(form.get("a")), str(form.get("b")), principal
+        )
+
+    return await _act(request, session, event_id, action, "#round")

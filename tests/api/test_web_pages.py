@@ -199,3 +199,43 @@ def test_every_string_is_translated() -> None:
     from app.core.tiebreaks import CRITERIA
 
     assert {f"by_{n}" for n in CRITERIA} <= set(i18n.EN)
+
+
+async def test_the_console_checks_in_and_swaps(api: Api) -> None:
+    c = api.client
+    made = (
+        await c.post(
+            "/v1/events",
+            json={"name": "Check", "game": "generic", "settings": {"check_in": True}},
+            headers=api.admin(),
+        )
+    ).json()
+    eid, org = made["id"], made["organizer_token"]
+    entries = _items(
+        (
+            await c.post(
+                f"/v1/events/{eid}/entries", json=[{"name": n} for n in "ABCDE"], headers=bearer(org)
+            )
+        ).json()
+    )
+    c.cookies.set(COOKIE, org)
+    csrf = csrf_of(org)
+    for e in entries[:4]:
+        r = await c.post(
+            f"/console/e/{eid}/entries/{e['id']}/check-in", data={"csrf": csrf, "present": "yes"}
+        )
+        assert r.status_code == 303
+    assert "checked in" in (await c.get(f"/console/e/{eid}")).text
+    await c.post(f"/console/e/{eid}/entries/{entries[3]['id']}/check-in", data={"csrf": csrf})
+    got = (await c.get(f"/v1/events/{eid}/entries/{entries[3]['id']}")).json()
+    assert got["checked_in"] is False
+    assert (await c.post(f"/console/e/{eid}/start", data={"csrf": csrf})).status_code == 303
+    rnd = (await c.get(f"/v1/events/{eid}/rounds/1")).json()
+    assert len(rnd["matches"]) == 2  # three checked in: one table and a bye
+    played = next(m for m in rnd["matches"] if m["status"] == "pending")
+    a, b = (s["entry_id"] for s in played["seats"])
+    r = await c.post(f"/console/e/{eid}/rounds/1/swap", data={"csrf": csrf, "a": a, "b": b})
+    assert r.status_code == 303
+    swapped = (await c.get(f"/v1/events/{eid}/rounds/1")).json()
+    m = next(x for x in swapped["matches"] if x["id"] == played["id"])
+    assert [s["entry_id"] for s in m["seats"]] == [b, a]
