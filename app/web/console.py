@@ -10,11 +10,13 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.csv_io import read_entry_rows
 from app.api.deps import SessionDep, hash_token, principal_of_token
 from app.api.events import _spec, _validated
+from app.api.schemas import EventUpdate
 from app.core.access import Access, Principal, authorize
 from app.core.errors import DomainError, Forbidden, InvalidInput, Problem, Unauthorized
 from app.core.vocabulary import Role
@@ -271,6 +273,8 @@ async def advance(request: Request, event_id: str, session: SessionDep) -> Respo
 @router.post("/e/{event_id}/cancel")
 async def cancel(request: Request, event_id: str, session: SessionDep) -> Response:
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        if form.get("sure") != "yes":
+            raise InvalidInput("confirm the cancellation", [Problem(("sure",), "tick the box to cancel")])
         await event_svc.cancel_event(session, event_id, principal)
 
     return await _act(request, session, event_id, action)
@@ -353,3 +357,19 @@ async def swap(request: Request, event_id: str, number: int, session: SessionDep
         )
 
     return await _act(request, session, event_id, action, "#round")
+
+
+@router.post("/e/{event_id}/rename")
+async def rename(request: Request, event_id: str, session: SessionDep) -> Response:
+    """Rename the event, with the version the page showed (If-Match), the API's own checks of a name."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        try:
+            body = EventUpdate.model_validate({"name": str(form.get("name", ""))})
+        except ValidationError as exc:
+            raise InvalidInput(
+                "the name is not valid", [Problem(("name",), e.get("msg", "invalid")) for e in exc.errors()]
+            ) from None
+        await event_svc.update_event(session, event_id, str(form.get("version", "")), body.name, None)
+
+    return await _act(request, session, event_id, action)

@@ -239,3 +239,26 @@ async def test_the_console_checks_in_and_swaps(api: Api) -> None:
     swapped = (await c.get(f"/v1/events/{eid}/rounds/1")).json()
     m = next(x for x in swapped["matches"] if x["id"] == played["id"])
     assert [s["entry_id"] for s in m["seats"]] == [b, a]
+
+
+async def test_the_console_renames_with_the_version_and_cancels_when_sure(api: Api) -> None:
+    c = api.client
+    made = (await c.post("/v1/events", json={"name": "Old", "game": "generic"}, headers=api.admin())).json()
+    eid, org = made["id"], made["organizer_token"]
+    c.cookies.set(COOKIE, org)
+    csrf = csrf_of(org)
+    stale = await c.post(f"/console/e/{eid}/rename", data={"csrf": csrf, "name": "New", "version": "0"})
+    assert stale.status_code == 412
+    assert (
+        await c.post(f"/console/e/{eid}/rename", data={"csrf": csrf, "name": "", "version": "1"})
+    ).status_code == 422
+    done = await c.post(
+        f"/console/e/{eid}/rename", data={"csrf": csrf, "name": "New", "version": str(made["version"])}
+    )
+    assert done.status_code == 303
+    assert (await c.get(f"/v1/events/{eid}")).json()["name"] == "New"
+    unsure = await c.post(f"/console/e/{eid}/cancel", data={"csrf": csrf})
+    assert unsure.status_code == 422
+    assert (await c.get(f"/v1/events/{eid}")).json()["status"] == "registration"
+    assert (await c.post(f"/console/e/{eid}/cancel", data={"csrf": csrf, "sure": "yes"})).status_code == 303
+    assert (await c.get(f"/v1/events/{eid}")).json()["status"] == "cancelled"
