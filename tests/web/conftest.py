@@ -30,6 +30,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         ARBITER_ADMIN_TOKEN=ADMIN,
         ARBITER_LOG_FORMAT="json",
         ARBITER_SSE_POLL_SECONDS="0.2",
+        ARBITER_API_SHUTDOWN_WAIT="2",  # a page left open holds a stream: the server stops anyway
     )
     done = arbiter("migrate", environ=environ)
     assert done.returncode == 0, done.stderr

@@ -65,7 +65,8 @@ def test_a_player_reports_from_the_phone_page(server: str, browser: Any, running
     assert client.get(f"/v1/matches/{match['id']}").json()["status"] == "reported"
 
     # the opponent agrees from the table's slip page (token pasted once, kept in the browser)
-    other = browser.new_context(**PHONE, locale="en-US").new_page()
+    other_context = browser.new_context(**PHONE, locale="en-US")
+    other = other_context.new_page()
     other.on("request", lambda r: seen.append(r.url))
     other.goto(f"{server}/e/{running['id']}/m/{match['id']}")
     other.fill("#token", running["tokens"][b])
@@ -82,6 +83,7 @@ def test_a_player_reports_from_the_phone_page(server: str, browser: Any, running
     # a wrong token asks again, and changes nothing
     bad = client.get(f"/e/{running['id']}/me/view", headers=bearer("nope"))
     assert bad.status_code == 401
+    other_context.close()
     context.close()
 
 
