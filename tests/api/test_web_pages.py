@@ -262,3 +262,30 @@ async def test_the_console_renames_with_the_version_and_cancels_when_sure(api: A
     assert (await c.get(f"/v1/events/{eid}")).json()["status"] == "registration"
     assert (await c.post(f"/console/e/{eid}/cancel", data={"csrf": csrf, "sure": "yes"})).status_code == 303
     assert (await c.get(f"/v1/events/{eid}")).json()["status"] == "cancelled"
+
+
+async def test_a_round_robin_shows_its_cross_table_and_a_bracket_its_rounds(api: Api) -> None:
+    c = api.client
+    for stages, shown in (
+        ([{"format": "round_robin"}], 'class="cross"'),
+        ([{"format": "single_elimination", "method": "seeded"}], 'class="bracket"'),
+    ):
+        made = (
+            await c.post(
+                "/v1/events",
+                json={"name": "Shapes", "game": "generic", "settings": {"stages": stages}},
+                headers=api.admin(),
+            )
+        ).json()
+        org = bearer(made["organizer_token"])
+        await c.post(f"/v1/events/{made['id']}/entries", json=[{"name": n} for n in "PQRS"], headers=org)
+        rnd = (await start(api, made["id"], made["organizer_token"]))["round"]
+        for m in rnd["matches"]:
+            body = {"seats": [{"entry_id": s["entry_id"], "place": i + 1} for i, s in enumerate(m["seats"])]}
+            assert (await c.post(f"/v1/matches/{m['id']}/result", json=body, headers=org)).status_code == 200
+        page = await c.get(f"/e/{made['id']}")
+        assert page.status_code == 200 and shown in page.text
+        if shown == 'class="cross"':
+            cross = (await c.get(f"/v1/events/{made['id']}/crosstable")).json()
+            first = cross["rows"][0]
+            assert all(f"{v:g}" in page.text for v in first["versus"].values())
