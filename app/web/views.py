@@ -17,7 +17,9 @@ from app.services import rounds as round_svc
 from app.services import standings as standings_svc
 from app.services.events import EntryView, EventView
 from app.services.exports import CrossTableView
-from app.services.reads import stages_of
+from app.services.presets import bga as bga_svc
+from app.services.presets import titan_arena as titan_svc
+from app.services.reads import details_of, stages_of
 from app.services.rounds import RoundView
 from app.services.standings import StandingsView
 
@@ -60,6 +62,49 @@ def tables_of(view: RoundView) -> list[Table]:
 
 
 @dataclass
+class TitanPage:
+    """A WBC Titan: The Arena event (wbc-hmwp): its heats, the semifinal's make-up and tables, the
+    final and every place, as the preset's reads give them (titan-arena.md)."""
+
+    heats: list[Table]
+    make_up: dict[str, Any]  # titan_arena.semifinal: seeding, winners, alternates, seats, tables
+    semifinal: list[Table]
+    final: list[Table]
+    final_rules: dict[str, Any] | None
+    places: dict[str, Any]  # titan_arena.places
+    semifinal_note: str | None = None
+
+    @property
+    def roles(self) -> dict[str, str]:
+        """Each seeded entry's role: ``winner`` or ``alternate`` (seated in the semifinal)."""
+        return {r["entry_id"]: r["role"] for r in self.make_up["seeding"] if r["role"]}
+
+    @property
+    def seeds(self) -> dict[str, int]:
+        return {r["entry_id"]: r["seed"] for r in self.make_up["seeding"]}
+
+
+@dataclass
+class PlanGroup:
+    """One group of a stage's released schedule: its rounds, each with its tables."""
+
+    group: str | None
+    rounds: list[tuple[int, list[Table]]]
+
+
+@dataclass
+class BgaPage:
+    """A Board Game Arena round robin (bga-round-robin.md): the summary the API answers
+    (``GET /v1/events/{id}/bga``) and every released game by stage, group and round."""
+
+    summary: dict[str, Any]
+    plan: list[tuple[Stage, list[PlanGroup]]]
+
+    def name(self, entry_id: str) -> str:
+        return str(self.summary["names"].get(entry_id, entry_id))
+
+
+@dataclass
 class EventPage:
     """The public event page, the projector and the printed sheets."""
 
@@ -70,6 +115,8 @@ class EventPage:
     crosstable: CrossTableView | None = None
     current: list[Table] = field(default_factory=list)  # the current round's tables
     past: list[tuple[RoundView, list[Table]]] = field(default_factory=list)
+    titan: TitanPage | None = None
+    bga: BgaPage | None = None
 
     @property
     def event(self) -> Any:
@@ -105,7 +152,50 @@ async def event_page(session: AsyncSession, event_id: str) -> EventPage:
     if rounds:
         page.current = tables_of(rounds[-1])
         page.past = [(r, tables_of(r)) for r in reversed(rounds[:-1])]
+    if stages and view.event.preset == titan_svc.PRESET:
+        page.titan = await titan_page(session, page)
+    elif view.event.preset in (bga_svc.TWO_P, bga_svc.THREE_P):
+        page.bga = await bga_page(session, page)
     return page
+
+
+def _stage_tables(page: EventPage, index: int) -> list[Table]:
+    return [t for s in page.stages if s.index == index for _, tables in page.stage_rounds(s) for t in tables]
+
+
+async def titan_page(session: AsyncSession, page: EventPage) -> TitanPage:
+    """The reads behind ``GET /v1/events/{id}/titan-arena/semifinal``, ``…/places`` and
+    ``…/titan-arena/final-rules``, with the tables of each stage."""
+    event_id = page.event.id
+    final = next((s for s in page.stages if s.index == titan_svc.FINAL), None)
+    semi = next((s for s in page.stages if s.index == titan_svc.SEMIFINAL), None)
+    return TitanPage(
+        heats=_stage_tables(page, titan_svc.HEATS),
+        make_up=await titan_svc.semifinal(session, event_id),
+        semifinal=_stage_tables(page, titan_svc.SEMIFINAL),
+        final=_stage_tables(page, titan_svc.FINAL),
+        final_rules=await titan_svc.final_rules(session, event_id) if final is not None else None,
+        places=await titan_svc.places(session, event_id),
+        semifinal_note=details_of(semi).note if semi is not None else None,
+    )
+
+
+async def bga_page(session: AsyncSession, page: EventPage) -> BgaPage:
+    """The BGA summary service and every released table, grouped by the stage's groups (the
+    entries' groups as the stage drew them) and then by round."""
+    summary = await bga_svc.summary(session, page.event.id)
+    plan: list[tuple[Stage, list[PlanGroup]]] = []
+    for stage in page.stages:
+        details = details_of(stage)
+        groups: dict[str | None, dict[int, list[Table]]] = {}
+        for rnd, tables in page.stage_rounds(stage):
+            for tb in tables:
+                group = details.group_of(tb.seats[0]["entry_id"]) if tb.seats else None
+                groups.setdefault(group, {}).setdefault(rnd.round.number, []).append(tb)
+        if groups:
+            ordered = sorted(groups.items(), key=lambda kv: kv[0] or "")
+            plan.append((stage, [PlanGroup(g, sorted(r.items())) for g, r in ordered]))
+    return BgaPage(summary, plan)
 
 
 async def entries_of(session: AsyncSession, event_id: str, principal: Principal | None) -> list[EntryView]:

@@ -4,6 +4,7 @@ GET /v1/presets lists every preset; every string is translated."""
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from app.core import presets
 from app.web import i18n
 from app.web.console import COOKIE, csrf_of
-from tests.support.api import ADMIN_TOKEN, Api, bearer, start
+from tests.support.api import ADMIN_TOKEN, Api, advance, bearer, setup_event, start
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "app" / "web" / "templates"
 
@@ -289,3 +290,183 @@ async def test_a_round_robin_shows_its_cross_table_and_a_bracket_its_rounds(api:
             cross = (await c.get(f"/v1/events/{made['id']}/crosstable")).json()
             first = cross["rows"][0]
             assert all(f"{v:g}" in page.text for v in first["versus"].values())
+
+
+def _section(html: str, section_id: str) -> str:
+    found = re.search(rf'<section id="{section_id}".*?</section>', html, re.S)
+    assert found, f"the page has a section {section_id}"
+    return found.group(0)
+
+
+def _seated(html: str, match_id: str) -> str:
+    found = re.search(rf'<table class="seated[^"]*" data-match="{match_id}">.*?</table>', html, re.S)
+    assert found, f"the page shows match {match_id}"
+    return found.group(0)
+
+
+def _rows(html: str) -> list[tuple[str, str]]:
+    """Every row's entry and its text (tags dropped), in order."""
+    return [
+        (e, re.sub(r"<[^>]+>", " ", body))
+        for e, body in re.findall(r'<tr data-entry="([^"]+)"[^>]*>(.*?)</tr>', html, re.S)
+    ]
+
+
+async def _rounds(api: Api, eid: str) -> list[dict[str, Any]]:
+    return list((await api.client.get(f"/v1/events/{eid}/rounds")).json())
+
+
+async def test_a_wbc_event_shows_its_heats_seeding_semifinal_and_final(api: Api) -> None:
+    c = api.client
+    words = i18n.EN
+    names = [f"T{i}" for i in range(9)]
+    eid, org, entries = await setup_event(
+        api, names, game="titan-the-arena", preset="wbc-hmwp", seed="wbc-web-2026"
+    )
+    ids = {n: e["id"] for n, e in entries.items()}
+    await start(api, eid, org)
+
+    async def score(m: dict[str, Any], table: list[str]) -> None:
+        seats = [{"entry_id": s["entry_id"], "score": 20 - table.index(_name(s))} for s in m["seats"]]
+        r = await c.post(f"/v1/matches/{m['id']}/result", json={"seats": seats}, headers=bearer(org))
+        assert r.status_code == 200, r.text
+
+    def _name(s: dict[str, Any]) -> str:
+        return next(n for n, i in ids.items() if i == s["entry_id"])
+
+    for k in range(3):  # three heats of three: 3 winners and 3 alternates, two semifinal tables
+        table = names[3 * k : 3 * k + 3]
+        rnd = (
+            await c.post(
+                f"/v1/events/{eid}/rounds", json={"tables": [[ids[n] for n in table]]}, headers=bearer(org)
+            )
+        ).json()
+        await score(rnd["matches"][0], table)
+    make_up = (await c.get(f"/v1/events/{eid}/titan-arena/semifinal")).json()
+    page = (await c.get(f"/e/{eid}")).text
+    assert 'class="bracket"' not in page  # the heats have their own view, not the generic one
+    heats = _section(page, "heats")
+    for rnd in await _rounds(api, eid):
+        for m in rnd["matches"]:
+            shown = _rows(_seated(heats, m["id"]))
+            assert [e for e, _ in shown] == [s["entry_id"] for s in m["seats"]]
+            for (e, text), s in zip(shown, m["result"]["seats"], strict=True):
+                assert f"{s['score']:g}" in text.split() and str(s["place"]) in text.split()
+                role = next(r["role"] for r in make_up["seeding"] if r["entry_id"] == e)
+                assert (words[f"role_{role}"] in text) if role else ("qualified" not in text)
+    seeding = _section(page, "seeding")
+    assert [e for e, _ in _rows(seeding)] == [r["entry_id"] for r in make_up["seeding"]]
+    assert words["seeding_live"] in seeding and f'data-semifinal-size="{make_up["size"]}"' in seeding
+    # the heats close: the semifinal's tables as drawn, each seat with its seed and role
+    semi_round = (await advance(api, eid, org))["round"]
+    kept = (await c.get(f"/v1/events/{eid}/titan-arena/semifinal")).json()
+    assert kept["recorded"] and kept["tables"] == len(semi_round["matches"]) == 2
+    page = (await c.get(f"/e/{eid}")).text
+    assert words["seeding_recorded"] in _section(page, "seeding")
+    semifinal = _section(page, "semifinal")
+    seeds = {r["entry_id"]: r for r in kept["seeding"]}
+    for m in semi_round["matches"]:
+        table = _seated(semifinal, m["id"])
+        assert words["table_n"].format(n=m["table"]) in table
+        shown = _rows(table)
+        assert [e for e, _ in shown] == [s["entry_id"] for s in m["seats"]]
+        for e, text in shown:
+            assert seeds[e]["name"] in text and str(seeds[e]["seed"]) in text.split()
+            assert words[f"role_{seeds[e]['role']}"] in text
+    assert words["final_not_drawn"] in _section(page, "final")
+    # the semifinal is played: the final table and every place, as the places read gives them
+    for m in semi_round["matches"]:
+        order = sorted(m["seats"], key=lambda s: _name(s))
+        await score(m, [_name(s) for s in order])
+    final_round = (await advance(api, eid, org))["round"]
+    (final,) = final_round["matches"]
+    await score(final, sorted(_name(s) for s in final["seats"]))
+    await advance(api, eid, org)
+    places = (await c.get(f"/v1/events/{eid}/places")).json()
+    page = (await c.get(f"/e/{eid}")).text
+    assert [e for e, _ in _rows(_seated(_section(page, "final"), final["id"]))] == [
+        s["entry_id"] for s in final["seats"]
+    ]
+    shown = _rows(_section(page, "places"))
+    assert [e for e, _ in shown] == [r["entry_id"] for r in places["rows"]]
+    for (_, text), r in zip(shown, places["rows"], strict=True):
+        assert text.split()[0] == str(r["place"]) and words[f"placed_by_{r['decided_by']}"] in text
+    ja = (await c.get(f"/e/{eid}", headers={"Accept-Language": "ja"})).text
+    assert i18n.JA["semifinal"] in ja and i18n.JA["placed_by_final"] in ja
+
+
+async def test_a_bga_event_shows_its_plan_settings_and_final(api: Api) -> None:
+    c = api.client
+    # the 3-player event in two groups: every table released at once, grouped, with its settings
+    stage = {"format": "round_robin", "table_size": 3, "groups": 2, "mode": "complete", "release": "all"}
+    eid, org, _ = await setup_event(
+        api,
+        [f"P{i}" for i in range(7)],
+        game="puerto-rico",
+        preset="bga-round-robin-3p",
+        seed="bga-web-2026",
+        settings={"stages": [stage], "rated": False},
+    )
+    if (await start(api, eid, org)).get("job_id"):
+        await api.drain_jobs()
+    summary = (await c.get(f"/v1/events/{eid}/bga")).json()
+    groups = {e["id"]: e["group"] for e in _items((await c.get(f"/v1/events/{eid}/entries")).json())}
+    page = (await c.get(f"/e/{eid}")).text
+    plan = _section(page, "plan")
+    for key, value in summary["table_settings"].items():
+        shown = value if isinstance(value, str) else " / ".join(value)
+        assert f'<dd data-setting="{key}">{shown}</dd>' in plan
+    assert summary["warnings"] and all(w in html.unescape(plan) for w in summary["warnings"])
+    _check_plan(plan, await _rounds(api, eid), groups)
+    # the 2-player event: its rounds all released, played, the winner named as the summary says
+    eid, org, _ = await setup_event(
+        api, ["Ann", "Bob", "Cy", "Dee"], game="seasons", preset="bga-round-robin", seed="bga-web-2026"
+    )
+    await start(api, eid, org)
+    rounds = await _rounds(api, eid)
+    assert len(rounds) == 3
+    plan = _section((await c.get(f"/e/{eid}")).text, "plan")
+    _check_plan(plan, rounds, {})
+    assert words_of(plan).count(i18n.EN["status_pending"]) == sum(len(r["matches"]) for r in rounds)
+    for rnd in rounds:
+        for m in rnd["matches"]:
+            ordered = sorted(m["seats"], key=lambda s: s["name"])
+            seats = [{"entry_id": s["entry_id"], "place": i + 1} for i, s in enumerate(ordered)]
+            assert (
+                await c.post(f"/v1/matches/{m['id']}/result", json={"seats": seats}, headers=bearer(org))
+            ).status_code == 200
+    await advance(api, eid, org)
+    summary = (await c.get(f"/v1/events/{eid}/bga")).json()
+    page = (await c.get(f"/e/{eid}")).text
+    assert summary["winners"]
+    winners = re.search(r'<p class="big" id="bga-winners">(.*?)</p>', page, re.S)
+    assert winners and all(summary["names"][w] in winners.group(1) for w in summary["winners"])
+    assert i18n.EN["bga_one_game"] in _section(page, "bga-final")
+
+
+def words_of(html: str) -> str:
+    return re.sub(r"<[^>]+>", " ", html)
+
+
+def _check_plan(plan: str, rounds: list[dict[str, Any]], groups: dict[str, str | None]) -> None:
+    """Every released match is in the plan: under its group's table, in its round, with its seats."""
+    tables = re.findall(
+        r'<table class="plan" data-stage="(\d+)"(?: data-group="([^"]+)")?>(.*?)</table>', plan, re.S
+    )
+    assert tables
+    where: dict[str, tuple[str, str | None, str, str]] = {}
+    for stage, group, body in tables:
+        for number, tbody in re.findall(r'<tbody data-round="(\d+)">(.*?)</tbody>', body, re.S):
+            for match_id, row in re.findall(
+                r'<tr class="[^"]*" data-match="([^"]+)">(.*?)</tr>', tbody, re.S
+            ):
+                where[match_id] = (stage, group or None, number, words_of(row))
+    listed = [m for r in rounds for m in r["matches"]]
+    assert set(where) == {m["id"] for m in listed}
+    for rnd in rounds:
+        for m in rnd["matches"]:
+            stage, group, number, text = where[m["id"]]
+            assert (int(stage), int(number)) == (m["stage"], m["round"])
+            assert group == groups.get(m["seats"][0]["entry_id"])
+            assert len({groups.get(s["entry_id"]) for s in m["seats"]}) == 1
+            assert all(s["name"] in text for s in m["seats"]) and str(m["table"]) in text.split()
