@@ -174,3 +174,42 @@ def test_the_pages_speak_japanese(server: str, browser: Any, running: dict[str, 
     page.goto(f"{server}/e/{running['id']}")  # the choice is kept
     assert page.locator("html").get_attribute("lang") == "en"
     context.close()
+
+
+def test_a_wbc_semifinal_on_a_phone_updates_itself(server: str, browser: Any) -> None:
+    """A WBC Titan: The Arena event after its heats: the semifinal's seating as the API drew it, and a
+    semifinal table reported through the API shows up on the open page by itself."""
+    client = api(server)
+    made = client.post(
+        "/v1/events",
+        json={"name": "WBC Arena", "game": "titan-the-arena", "preset": "wbc-hmwp", "seed": "wbc-phone-1"},
+        headers=bearer(ADMIN),
+    ).json()
+    eid, org = made["id"], bearer(made["organizer_token"])
+    rows = [{"name": f"Arena {i}"} for i in range(9)]
+    ids = [e["id"] for e in items(client.post(f"/v1/events/{eid}/entries", json=rows, headers=org).json())]
+    assert client.post(f"/v1/events/{eid}/start", headers=org).status_code == 200
+    for k in range(3):
+        rnd = client.post(f"/v1/events/{eid}/rounds", json={"tables": [ids[3 * k : 3 * k + 3]]}, headers=org)
+        m = rnd.json()["matches"][0]
+        seats = [{"entry_id": s["entry_id"], "score": 20 - ids.index(s["entry_id"]) % 3} for s in m["seats"]]
+        assert (
+            client.post(f"/v1/matches/{m['id']}/result", json={"seats": seats}, headers=org).status_code
+            == 200
+        )
+    semi = client.post(f"/v1/events/{eid}/advance", headers=org).json()["round"]["matches"]
+    context = browser.new_context(**PHONE, locale="en-US")
+    page = context.new_page()
+    page.goto(f"{server}/e/{eid}")
+    page.wait_for_selector("[data-live-label]:has-text('updates itself')")
+    for m in semi:
+        table = page.locator(f"#semifinal table[data-match='{m['id']}'] tbody tr")
+        assert [table.nth(i).get_attribute("data-entry") for i in range(table.count())] == [
+            s["entry_id"] for s in m["seats"]
+        ]
+    shot(page, "wbc-semifinal")
+    m = semi[0]
+    seats = [{"entry_id": s["entry_id"], "score": 10 + i} for i, s in enumerate(m["seats"])]
+    assert client.post(f"/v1/matches/{m['id']}/result", json={"seats": seats}, headers=org).status_code == 200
+    page.wait_for_selector(f"#semifinal table[data-match='{m['id']}'] .status-confirmed")
+    context.close()
