@@ -40,7 +40,8 @@ async def home(request: Request, session: SessionDep) -> HTMLResponse:
 
 @router.get("/e/{event_id}", response_class=HTMLResponse)
 async def event(request: Request, event_id: str, session: SessionDep) -> HTMLResponse:
-    return page(request, "event.html", p=await event_page(session, event_id), live_types=LIVE_TYPES)
+    p = await event_page(session, event_id, preset_views=True)
+    return page(request, "event.html", p=p, live_types=LIVE_TYPES)
 
 
 @router.get("/e/{event_id}/projector", response_class=HTMLResponse)

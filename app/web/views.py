@@ -134,7 +134,9 @@ class EventPage:
         return sum(1 for t in self.current if t.match.status == MatchStatus.DISPUTED)
 
 
-async def event_page(session: AsyncSession, event_id: str) -> EventPage:
+async def event_page(session: AsyncSession, event_id: str, preset_views: bool = False) -> EventPage:
+    """What the event's pages show; ``preset_views`` adds a WBC event's or a BGA event's own views
+    (the event page shows them; the projector and the printed sheets keep to the current round)."""
     view = await event_svc.get_event_view(session, event_id)
     stages = await stages_of(session, event_id)
     rounds = await round_svc.event_rounds(session, event_id)
@@ -152,6 +154,8 @@ async def event_page(session: AsyncSession, event_id: str) -> EventPage:
     if rounds:
         page.current = tables_of(rounds[-1])
         page.past = [(r, tables_of(r)) for r in reversed(rounds[:-1])]
+    if not preset_views:
+        return page
     if stages and view.event.preset == titan_svc.PRESET:
         page.titan = await titan_page(session, page)
     elif view.event.preset in (bga_svc.TWO_P, bga_svc.THREE_P):

@@ -324,7 +324,9 @@ async def test_a_wbc_event_shows_its_heats_seeding_semifinal_and_final(api: Api)
         api, names, game="titan-the-arena", preset="wbc-hmwp", seed="wbc-web-2026"
     )
     ids = {n: e["id"] for n, e in entries.items()}
+    assert (await c.get(f"/e/{eid}")).status_code == 200  # in registration: the general page
     await start(api, eid, org)
+    assert words["no_heats"] in _section((await c.get(f"/e/{eid}")).text, "heats")
 
     async def score(m: dict[str, Any], table: list[str]) -> None:
         seats = [{"entry_id": s["entry_id"], "score": 20 - table.index(_name(s))} for s in m["seats"]]
@@ -408,6 +410,8 @@ async def test_a_bga_event_shows_its_plan_settings_and_final(api: Api) -> None:
         seed="bga-web-2026",
         settings={"stages": [stage], "rated": False},
     )
+    waiting = (await c.get(f"/e/{eid}")).text
+    assert i18n.EN["bga_no_plan"] in _section(waiting, "plan")
     if (await start(api, eid, org)).get("job_id"):
         await api.drain_jobs()
     summary = (await c.get(f"/v1/events/{eid}/bga")).json()
