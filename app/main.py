@@ -24,6 +24,7 @@ from app.api import (
     live,
     metrics,
     players,
+    presets,
     problems,
     ratings,
     rite_of_command,
@@ -53,6 +54,7 @@ from app.services.outbox import HUB_KEY
 from app.services.registry import Registry
 from app.settings import Settings, get_settings
 from app.version import __version__
+from app.web import assets, console, public
 from app.wiring import build_registry
 
 log = logging.getLogger("arbiter")
@@ -144,6 +146,8 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
         version=__version__,
         description=DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,  # served by app.web.assets from the Swagger UI package: no CDN
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.registry = registry or build_registry()
@@ -166,6 +170,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
         players,
         games,
         events,
+        presets,
         rounds,
         live,
         webhooks,
@@ -178,6 +183,9 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
         titan_arena,
         battlebooks_royal,
         bga,
+        public,
+        console,
     ):
         app.include_router(module.router)
+    assets.install(app)
     return app

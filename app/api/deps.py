@@ -62,7 +62,11 @@ def _same(a: str, b: str) -> bool:
 
 async def resolve_principal(request: Request, session: AsyncSession, authorization: str) -> Principal:
     """The principal a bearer token speaks for; a malformed or unknown token is a 401."""
-    token = parse_bearer(authorization)
+    return await principal_of_token(request, session, parse_bearer(authorization))
+
+
+async def principal_of_token(request: Request, session: AsyncSession, token: str) -> Principal:
+    """The principal a token speaks for (the bearer header's, or the console's sign-in); unknown: 401."""
     admin = request.app.state.settings.arbiter_admin_token
     if admin and _same(token, admin):
         return Principal(Role.ADMIN)
