@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import defer, selectinload
 
 from app.core.errors import NotFound
 from app.core.event_settings import EventSettings, StageSettings
@@ -104,12 +104,14 @@ async def stage_rounds(session: AsyncSession, stage: Stage) -> list[Round]:
 
 
 async def stage_matches(session: AsyncSession, stage: Stage) -> list[tuple[Round, Match]]:
-    """Every match of the stage with its round, in round and table order, seats loaded."""
+    """Every match of the stage with its round, in round and table order, seats loaded. The round's
+    stored ``details`` (a pairing's explanation, tens of KB) is left unloaded: it would be decoded
+    once per match row; a later read of the round (``select(Round)``) fills it in."""
     rows = await session.execute(
         select(Round, Match)
         .join(Match, Match.round_id == Round.id)
         .where(Round.stage_id == stage.id)
-        .options(selectinload(Match.seats))
+        .options(defer(Round.details), selectinload(Match.seats))
         .order_by(Round.number, Match.table)
     )
     return [(r, m) for r, m in rows.all()]
