@@ -90,7 +90,7 @@ async def _drive(port: int, requests: list[Request], conns: int) -> list[tuple[f
                 if stream is None:
                     stream = await asyncio.open_connection("127.0.0.1", port)
                 status, _ = await asyncio.wait_for(_exchange(*stream, host, req), TIMEOUT)
-            except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError):
+            except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError):
                 status = 0
                 if stream is not None:
                     stream[1].close()
@@ -191,7 +191,9 @@ def serve(argv: list[str], env: dict[str, str], log: Path) -> Iterator[int]:
         deadline = time.monotonic() + 60
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"the server ended ({proc.returncode}); see {log}: {log.read_text()[-2000:]}")
+                raise RuntimeError(
+                    f"the server ended ({proc.returncode}); see {log}: {log.read_text()[-2000:]}"
+                )
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/docs", timeout=1).status_code < 500:
                     break
@@ -292,12 +294,19 @@ class Api:
             "POST",
             "/v1/events",
             TOKEN,
-            {"name": f"Bench {entries}", "game": "generic", "settings": {"stages": [{"format": "swiss", "rounds": rounds}]}},
+            {
+                "name": f"Bench {entries}",
+                "game": "generic",
+                "settings": {"stages": [{"format": "swiss", "rounds": rounds}]},
+            },
             ok=201,
         )
         eid, org = created["id"], created["organizer_token"]
         for lo in range(0, entries, 500):
-            rows = [{"name": f"P{i}", "rating": 1000 + (i * 7919) % 1200} for i in range(lo, min(entries, lo + 500))]
+            rows = [
+                {"name": f"P{i}", "rating": 1000 + (i * 7919) % 1200}
+                for i in range(lo, min(entries, lo + 500))
+            ]
             self.call("POST", f"/v1/events/{eid}/entries", org, rows, ok=201)
         started = self.call("POST", f"/v1/events/{eid}/start", org)
         return eid, org, started["round"]["matches"]
@@ -364,7 +373,15 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
     out: list[str] = []
     with database(kind, tmp) as url:
         env = _env(url)
-        bare_argv = ["-m", "uvicorn", "bench.http_bare:create_app", "--factory", "--no-access-log", "--log-level", "warning"]
+        bare_argv = [
+            "-m",
+            "uvicorn",
+            "bench.http_bare:create_app",
+            "--factory",
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ]
         with serve(bare_argv, env, tmp / f"bare-{kind}.log") as port:
             n = 200 if args.quick else 2000
             bare_quiet = quiet(port, ("GET", "/bare/read/1", b"", None), 50)
@@ -387,7 +404,10 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
                     seconds, matches = api.pair(eid, org)
                     pairs.append(seconds)
             out.append(Line(f"POST result, {CONCURRENCY} concurrent, one event", posted, bare_write).show())
-            out.append("  POST rounds (pair the next round), rounds 2..: " + ", ".join(f"{s * 1e3:.0f} ms" for s in pairs))
+            out.append(
+                "  POST rounds (pair the next round), rounds 2..: "
+                + ", ".join(f"{s * 1e3:.0f} ms" for s in pairs)
+            )
             alone = quiet(port, standings_requests(eid, 1)[0], 10)
             out.append(Line(f"GET standings after {rounds} rounds, alone", alone, bare_quiet).show())
             many = load(port, standings_requests(eid, reads))
@@ -396,7 +416,11 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
             events = [api.event(64, 2) for _ in range(10)]
             spread = [r for e in events for r in result_requests(e[2], e[1], 1)]
             spread = [spread[i] for i in sorted(range(len(spread)), key=lambda i: (i * 7919) % len(spread))]
-            out.append(Line(f"POST result, {CONCURRENCY} concurrent, 10 events", load(port, spread), bare_write).show())
+            out.append(
+                Line(
+                    f"POST result, {CONCURRENCY} concurrent, 10 events", load(port, spread), bare_write
+                ).show()
+            )
 
             out.append(f"{kind}: Arbiter, a Swiss event of {big} entries")
             t0 = time.perf_counter()
@@ -406,7 +430,9 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
             out.append(Line(f"POST result, round 1, {CONCURRENCY} concurrent", first, bare_write).show())
             seconds, _ = api.pair(eid, org)
             out.append(f"  POST rounds (pair round 2)                     {seconds:8.2f} s")
-            out.append(Line("GET standings, alone", quiet(port, standings_requests(eid, 1)[0], 5), bare_quiet).show())
+            out.append(
+                Line("GET standings, alone", quiet(port, standings_requests(eid, 1)[0], 5), bare_quiet).show()
+            )
     return out
 
 

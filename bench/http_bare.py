@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from sqlalchemy import text
 
-from app.db.session import make_engine, make_sessionmaker
+from app.db.session import make_engine, make_sessionmaker, read_only
 from app.settings import normalize_database_url
 
 ROWS = 1000
@@ -38,6 +38,7 @@ def create_app() -> FastAPI:
     @app.get("/bare/read/{row}")
     async def read(row: int) -> dict[str, int]:
         async with sessions() as session:
+            await read_only(session)
             n = (await session.execute(text("SELECT n FROM bench_rows WHERE id = :id"), {"id": row})).scalar()
         return {"id": row, "n": int(n or 0)}
 

@@ -21,11 +21,17 @@ from app.core.access import Access, Principal, authorize
 from app.core.errors import Unauthorized
 from app.core.vocabulary import Role
 from app.db.models import Entry, Event
+from app.db.session import read_only
 from app.jobs import commit_and_dispatch, discard_pending
+
+# Requests that only read: their transaction takes no write lock on SQLite (app/db/session.py).
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
     async with request.app.state.sessionmaker() as session:
+        if request.method in READ_METHODS:
+            await read_only(session)
         try:
             yield session
         except BaseException:

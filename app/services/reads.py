@@ -8,6 +8,8 @@ round and confirming a result are serialized per event.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer, selectinload
@@ -86,6 +88,15 @@ async def entry_names(session: AsyncSession, event_id: str) -> dict[str, str]:
     return {r.id: r.name for r in rows}
 
 
+async def names_of(session: AsyncSession, entry_ids: Iterable[str]) -> dict[str, str]:
+    """The names of these entries only (a match's seats, say)."""
+    ids = list(dict.fromkeys(entry_ids))
+    if not ids:
+        return {}
+    rows = await session.execute(select(Entry.id, Entry.name).where(Entry.id.in_(ids)))
+    return {r.id: r.name for r in rows}
+
+
 async def stages_of(session: AsyncSession, event_id: str) -> list[Stage]:
     rows = await session.execute(select(Stage).where(Stage.event_id == event_id).order_by(Stage.index))
     return list(rows.scalars())
@@ -115,6 +126,19 @@ async def stage_matches(session: AsyncSession, stage: Stage) -> list[tuple[Round
         .order_by(Round.number, Match.table)
     )
     return [(r, m) for r, m in rows.all()]
+
+
+async def round_and_stage(session: AsyncSession, round_id: str) -> tuple[Round, Stage]:
+    """A round and its stage in one statement, the round's stored ``details`` left unloaded."""
+    row = (
+        await session.execute(
+            select(Round, Stage)
+            .join(Stage, Stage.id == Round.stage_id)
+            .where(Round.id == round_id)
+            .options(defer(Round.details))
+        )
+    ).one()
+    return row[0], row[1]
 
 
 async def load_match(session: AsyncSession, match_id: str, *, fresh: bool = False) -> Match:
