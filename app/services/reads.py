@@ -9,6 +9,7 @@ round and confirming a result are serialized per event.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -21,7 +22,7 @@ from app.core.stage_details import StageDetails, parse_details
 from app.core.standings import EntryInfo, StandingRow, StandingsConfig, compute_standings, standings_config
 from app.core.tiebreaks import default_chain
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome, StageStatus
-from app.db.models import Entry, Event, Game, Match, Round, Stage
+from app.db.models import Entry, Event, Game, Match, Round, Seat, Stage
 
 
 # --------------------------------------------------------------------------- typed views
@@ -188,10 +189,116 @@ def stage_config(event: Event, stage: Stage | None) -> StandingsConfig:
     return standings_config(document)
 
 
+@dataclass(frozen=True, slots=True)
+class PlayedSeat:
+    """One seat of a match, as standings and pairing read it (columns, not a loaded row)."""
+
+    entry_id: str
+    seat: int
+    place: int | None
+    score: float | None
+    differential: float | None
+    violation: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedMatch:
+    """One match of a stage, as standings and pairing read it: its seats in seat order."""
+
+    id: str
+    round: int
+    table: int
+    status: str
+    outcome: str | None
+    seats: tuple[PlayedSeat, ...]
+
+    def game(self) -> GameResult | None:
+        """The standings engine's input (as ``game_result``); None while it is not final."""
+        if self.status == MatchStatus.BYE:
+            return GameResult(
+                self.id, self.round, Outcome.BYE, (SeatResult(self.seats[0].entry_id, 1, None),)
+            )
+        if self.status != MatchStatus.CONFIRMED or self.outcome is None:
+            return None
+        seats = tuple(
+            SeatResult(s.entry_id, s.place, s.score, s.differential, s.violation) for s in self.seats
+        )
+        return GameResult(self.id, self.round, self.outcome, seats)
+
+
+async def stage_played(session: AsyncSession, stage: Stage, *, final_only: bool = False) -> list[PlayedMatch]:
+    """Every match of the stage (``final_only``: confirmed ones and byes), in round and table order,
+    read as columns in one statement: no rows are loaded into the session, so the cost is the data.
+    What the session holds unflushed is flushed first, so the read sees it."""
+    await session.flush()
+    stmt = (
+        select(
+            Round.number,
+            Match.id,
+            Match.table,
+            Match.status,
+            Match.outcome,
+            Seat.entry_id,
+            Seat.seat,
+            Seat.place,
+            Seat.score,
+            Seat.differential,
+            Seat.violation,
+        )
+        .join(Match, Match.round_id == Round.id)
+        .join(Seat, Seat.match_id == Match.id)
+        .where(Round.stage_id == stage.id)
+        .order_by(Round.number, Match.table, Seat.seat)
+    )
+    if final_only:
+        stmt = stmt.where(Match.status.in_((MatchStatus.CONFIRMED, MatchStatus.BYE)))
+    out: list[PlayedMatch] = []
+    current: str | None = None
+    seats: list[PlayedSeat] = []
+    head: tuple[int, str, int, str, str | None] | None = None
+    for (
+        number,
+        mid,
+        table,
+        status,
+        outcome,
+        entry_id,
+        seat,
+        place,
+        score,
+        diff,
+        violation,
+    ) in await session.execute(stmt):
+        if mid != current:
+            if head is not None:
+                out.append(PlayedMatch(head[1], head[0], head[2], head[3], head[4], tuple(seats)))
+            current, head, seats = mid, (number, mid, table, status, outcome), []
+        seats.append(PlayedSeat(entry_id, seat, place, score, diff, bool(violation)))
+    if head is not None:
+        out.append(PlayedMatch(head[1], head[0], head[2], head[3], head[4], tuple(seats)))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _EntryRow:
+    name: str
+    tiebreak_value: float | None
+    status: str
+    group: str | None
+
+
 async def stage_standings(
     session: AsyncSession, event: Event, stage: Stage | None, group: str | None = None
 ) -> list[StandingRow]:
-    entries = await entries_by_id(session, event.id)
+    """The stage's standings from what the database holds (the session's changes flushed first),
+    read as columns: a clean recompute every time."""
+    await session.flush()
+    rows = await session.execute(
+        select(Entry.id, Entry.name, Entry.tiebreak_value, Entry.status, Entry.group).where(
+            Entry.event_id == event.id
+        )
+    )
+    entries = {r.id: _EntryRow(r.name, r.tiebreak_value, r.status, r.group) for r in rows}
     details = details_of(stage) if stage is not None else None
     ids = list(details.entries) if details is not None else list(entries)
     if group is not None:
@@ -200,8 +307,8 @@ async def stage_standings(
     wanted = set(ids)
     games: list[GameResult] = []
     if stage is not None:
-        for rnd, match in await stage_matches(session, stage):
-            g = game_result(rnd, match)
+        for played in await stage_played(session, stage, final_only=True):
+            g = played.game()
             if g is not None and all(s.entry_id in wanted for s in g.seats):
                 games.append(g)
     infos = [EntryInfo(e, entries[e].name, entries[e].tiebreak_value, entries[e].status) for e in ids]
