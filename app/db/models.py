@@ -296,20 +296,17 @@ class Rating(Base):
 
 class RatingHistory(Base):
     """One rated seat of one game in a pool, in rating order (``seq``). Derived data, rewritten by a
-    recompute: no foreign keys (their per-row triggers doubled the rewrite; migration 0003)."""
+    recompute: no foreign keys (their per-row triggers doubled the rewrite; migration 0003), and
+    its natural key as its primary key — the one index a rewrite fills (migration 0009)."""
 
     __tablename__ = "rating_history"
 
-    id: Mapped[str] = id_column()
-    pool_key: Mapped[str] = mapped_column(String(128), nullable=False)
-    player_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    player_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    pool_key: Mapped[str] = mapped_column(String(128), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     match_id: Mapped[str | None] = mapped_column(String(36))
-    seq: Mapped[int] = mapped_column(Integer, nullable=False)
     before: Mapped[float] = mapped_column(Float, nullable=False)
     after: Mapped[float] = mapped_column(Float, nullable=False)
-    created_at: Mapped[datetime] = _created()
-
-    __table_args__ = (Index("ix_rating_history_player_id_pool_key", "player_id", "pool_key", "seq"),)
 
 
 class Job(Base):
