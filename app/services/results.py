@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import defer
+from sqlalchemy.orm import defer, joinedload
 
 from app.core.access import Access, Principal, authorize
 from app.core.concurrency import check_if_match
@@ -61,7 +61,22 @@ async def _context(
     seated = {row.entry_id for row in peek if row.entry_id is not None}
     who = authorize(principal, access, event_id=peek[0].event_id, seated=seated)
     event = await lock_event(session, peek[0].event_id)
-    match = await load_match(session, match_id, fresh=True)
+    # the match as it stands under the lock, its seats joined in the same statement
+    await session.flush()
+    match = (
+        (
+            await session.execute(
+                select(Match)
+                .where(Match.id == match_id)
+                .options(joinedload(Match.seats))
+                .execution_options(populate_existing=True)
+            )
+        )
+        .unique()
+        .scalar_one_or_none()
+    )
+    if match is None:  # removed (its round undone) while this waited for the lock
+        raise NotFound(f"match {match_id} not found")
     rnd, stage = await round_and_stage(session, match.round_id)
     return event, stage, rnd, match, who
 
