@@ -89,7 +89,8 @@ async def _swiss_tables(
         rows = await stage_standings(session, event, stage)
         rows_points = {r.entry_id: r.points for r in rows}
         rows_diff = {r.entry_id: r.differential or 0.0 for r in rows}
-        order = [r.entry_id for r in rows if r.entry_id in set(active)]
+        playing = set(active)
+        order = [r.entry_id for r in rows if r.entry_id in playing]
     met: dict[str, dict[str, int]] = {e: {} for e in active}
     byes: dict[str, int] = {e: 0 for e in active}
     seats: dict[str, list[int]] = {e: [] for e in active}
