@@ -2,7 +2,7 @@
 a stage's standings — and the typed views of the stored settings and stage details.
 
 Every change to an event happens with the event row locked (``lock_event``: ``SELECT … FOR UPDATE``
-on Postgres; SQLite transactions take the write lock up front), so starting an event, pairing a
+on Postgres; SQLite transactions that may write take the write lock up front), so starting an event, pairing a
 round and confirming a result are serialized per event.
 """
 
