@@ -141,7 +141,7 @@ class Figures:
 
 def load(port: int, requests: list[Request], concurrency: int = CONCURRENCY) -> Figures:
     """The requests sent at ``concurrency`` in flight, from several client processes."""
-    procs = max(1, min(CLIENT_PROCESSES, len(requests)))
+    procs = max(1, min(CLIENT_PROCESSES, len(requests), concurrency))
     ctx = mp.get_context("fork")
     start, results = ctx.Barrier(procs + 1), ctx.Queue()
     shares = [requests[i::procs] for i in range(procs)]
