@@ -129,19 +129,6 @@ async def stage_matches(session: AsyncSession, stage: Stage) -> list[tuple[Round
     return [(r, m) for r, m in rows.all()]
 
 
-async def round_and_stage(session: AsyncSession, round_id: str) -> tuple[Round, Stage]:
-    """A round and its stage in one statement, the round's stored ``details`` left unloaded."""
-    row = (
-        await session.execute(
-            select(Round, Stage)
-            .join(Stage, Stage.id == Round.stage_id)
-            .where(Round.id == round_id)
-            .options(defer(Round.details))
-        )
-    ).one()
-    return row[0], row[1]
-
-
 async def load_match(session: AsyncSession, match_id: str, *, fresh: bool = False) -> Match:
     """The match with its seats; ``fresh`` re-reads a match already loaded (e.g. once its event is
     locked) instead of keeping the copy loaded before."""

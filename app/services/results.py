@@ -37,7 +37,6 @@ from app.services.reads import (
     load_match,
     lock_event,
     names_of,
-    round_and_stage,
     settings_of,
     stage_settings,
 )
@@ -61,23 +60,25 @@ async def _context(
     seated = {row.entry_id for row in peek if row.entry_id is not None}
     who = authorize(principal, access, event_id=peek[0].event_id, seated=seated)
     event = await lock_event(session, peek[0].event_id)
-    # the match as it stands under the lock, its seats joined in the same statement
+    # the match as it stands under the lock, with its seats, round and stage: one statement
     await session.flush()
-    match = (
+    row = (
         (
             await session.execute(
-                select(Match)
+                select(Match, Round, Stage)
+                .join(Round, Round.id == Match.round_id)
+                .join(Stage, Stage.id == Round.stage_id)
                 .where(Match.id == match_id)
-                .options(joinedload(Match.seats))
+                .options(joinedload(Match.seats), defer(Round.details))
                 .execution_options(populate_existing=True)
             )
         )
         .unique()
-        .scalar_one_or_none()
+        .one_or_none()
     )
-    if match is None:  # removed (its round undone) while this waited for the lock
+    if row is None:  # removed (its round undone) while this waited for the lock
         raise NotFound(f"match {match_id} not found")
-    rnd, stage = await round_and_stage(session, match.round_id)
+    match, rnd, stage = row
     return event, stage, rnd, match, who
 
 
