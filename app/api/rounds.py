@@ -353,7 +353,7 @@ async def get_standings(
 ) -> StandingsRead | Response:
     """Standings computed from the stored results, with every criterion's value and `decided_by`
     (`?format=csv`: one row a line, a column per tie-break)."""
-    view = await standings_svc.event_standings(session, event_id, stage, group)
+    view = await standings_svc.cached_standings(session, event_id, stage, group)
     if format == "csv":
         header = ("rank", "entry_id", "name", "points", "games", "wins", "differential", "average")
         tail = ("decided_by", "group", "status")
@@ -377,7 +377,7 @@ async def get_standings(
         return csv_response((*header, *view.tiebreaks, *tail), lines, f"standings-{event_id}.csv")
     return StandingsRead(
         event_id=event_id,
-        stage=view.stage.index if view.stage is not None else None,
+        stage=view.stage,
         group=group,
         tiebreaks=list(view.tiebreaks),
         tiebreaks_from=view.tiebreaks_from,

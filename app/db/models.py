@@ -21,6 +21,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -35,7 +36,7 @@ from app.core.vocabulary import (
     StageStatus,
     WebhookStatus,
 )
-from app.db.base import Base, UTCDateTime, id_column, utcnow
+from app.db.base import Base, UTCDateTime, id_column, new_mark, utcnow
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 # A 64-bit counter on Postgres; on SQLite, INTEGER PRIMARY KEY is the rowid (with AUTOINCREMENT: never reused)
@@ -95,6 +96,12 @@ class Event(Base):
     # The entry that won, once the event is finished (app/services/summary.py); kept up to date by
     # corrections. No foreign key: entries already point at their event.
     winner_entry_id: Mapped[str | None] = mapped_column(String(36))
+    # Replaced by every change of the event, in the change's transaction (``reads.lock_event``): the
+    # key of the standings cache (app/services/standings.py). Random, never a counter, so an event
+    # deleted and imported again (or a database restored) can never meet a value cached before.
+    standings_mark: Mapped[int] = mapped_column(
+        BigInteger, nullable=False, default=new_mark, server_default=text("0")
+    )
     created_at: Mapped[datetime] = _created()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 

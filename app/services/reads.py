@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer, selectinload
 
@@ -22,6 +22,7 @@ from app.core.stage_details import StageDetails, parse_details
 from app.core.standings import EntryInfo, StandingRow, StandingsConfig, compute_standings, standings_config
 from app.core.tiebreaks import default_chain
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome, StageStatus
+from app.db.base import new_mark
 from app.db.models import Entry, Event, Game, Match, Round, Seat, Stage
 
 
@@ -55,8 +56,20 @@ async def get_event(session: AsyncSession, event_id: str, *, for_update: bool = 
 
 async def lock_event(session: AsyncSession, event_id: str) -> Event:
     """The event, its row locked until the transaction ends. Lock before reading anything of the
-    event that the change depends on; locking again in the same transaction is a no-op."""
-    return await get_event(session, event_id, for_update=True)
+    event that the change depends on; locking again in the same transaction is a no-op.
+
+    Every change of an event locks it first, so the lock also replaces the event's
+    ``standings_mark`` in the change's own transaction: a standings cached under the old mark is
+    never served again once the change commits (app/services/standings.py). A Core statement, so
+    neither the event's ``version`` (its ETag) nor ``updated_at`` moves."""
+    event = await get_event(session, event_id, for_update=True)
+    await session.execute(
+        update(Event)
+        .where(Event.id == event.id)
+        .values(standings_mark=new_mark(), updated_at=Event.updated_at)
+        .execution_options(synchronize_session=False)
+    )
+    return event
 
 
 async def game_of(session: AsyncSession, event: Event) -> Game:
