@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated, Literal
+from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Header, Path, Query, Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
@@ -333,6 +334,9 @@ async def advance_event(event_id: str, session: SessionDep, principal: MaybePrin
     return lifecycle_read(await lifecycle.close_stage(session, event_id))
 
 
+# Each standings answer of the service's cache rendered once, kept as long as the answer is.
+_rendered: WeakKeyDictionary[standings_svc.StandingsView, bytes] = WeakKeyDictionary()
+
 StageQuery = Annotated[
     int | None, Query(ge=0, le=1000, description="stage index; default the current (or last) stage")
 ]
@@ -375,7 +379,10 @@ async def get_standings(
             for r in view.rows
         ]
         return csv_response((*header, *view.tiebreaks, *tail), lines, f"standings-{event_id}.csv")
-    return StandingsRead(
+    rendered = _rendered.get(view)
+    if rendered is not None:
+        return Response(rendered, media_type="application/json")
+    read = StandingsRead(
         event_id=event_id,
         stage=view.stage,
         group=group,
@@ -400,6 +407,8 @@ async def get_standings(
             for r in view.rows
         ],
     )
+    rendered = _rendered[view] = read.model_dump_json().encode()
+    return Response(rendered, media_type="application/json")
 
 
 @router.get(

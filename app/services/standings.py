@@ -38,9 +38,10 @@ from app.services.summary import deciding
 CACHED = 32  # answers kept per process (the least recently served go first)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class StandingsView:
-    """The answer, holding no database rows (it outlives its session in the cache)."""
+    """The answer, holding no database rows (it outlives its session in the cache); compared and
+    hashed by identity (the API keeps each one's rendering beside it)."""
 
     stage: int | None  # the stage's index
     group: str | None
