@@ -35,7 +35,8 @@ from app.services.reads import (
 )
 from app.services.summary import deciding
 
-CACHED = 32  # answers kept per process (the least recently served go first)
+CACHED = 32  # answers kept per process (the least recently served go first) ...
+CACHED_ROWS = 40_000  # ... and rows in all of them (about 1 KB each, with its rendering)
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,6 +80,7 @@ async def event_standings(
 
 
 _cache: OrderedDict[tuple[str, int, int | None, str | None], StandingsView] = OrderedDict()
+_rows = 0  # rows in the answers of _cache
 
 
 async def standings_mark(session: AsyncSession, event_id: str) -> int:
@@ -97,18 +99,25 @@ async def cached_standings(
     """``event_standings``, from this process's cache when the event has not changed since it was
     computed. Only for a transaction that reads: in one that has changed the event, the mark read
     would name changes not yet committed."""
+    global _rows
     key = (event_id, await standings_mark(session, event_id), stage_index, group)
     view = _cache.get(key)
     if view is not None:
         _cache.move_to_end(key)
         return view
     view = await event_standings(session, event_id, stage_index, group)
+    twin = _cache.pop(key, None)  # computed meanwhile by a request beside this one
+    if twin is not None:
+        _rows -= len(twin.rows)
     _cache[key] = view
-    while len(_cache) > CACHED:
-        _cache.popitem(last=False)
+    _rows += len(view.rows)
+    while len(_cache) > CACHED or (_rows > CACHED_ROWS and len(_cache) > 1):
+        _rows -= len(_cache.popitem(last=False)[1].rows)
     return view
 
 
 def forget_cached() -> None:
     """Empty this process's standings cache."""
+    global _rows
     _cache.clear()
+    _rows = 0
