@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -92,6 +93,21 @@ async def _sweep_loop(app: FastAPI, settings: Settings) -> None:
         await asyncio.sleep(settings.arbiter_sweep_seconds)
 
 
+_frozen = False
+
+
+def _freeze_startup_objects() -> None:
+    """Move what start-up built (modules, the app, its registry and mappers) out of the garbage
+    collector's sight, once per process: every full collection would otherwise walk those hundreds
+    of thousands of objects again, and a request's own garbage triggers many (docs/operations.md
+    "Scale")."""
+    global _frozen
+    if not _frozen:
+        _frozen = True
+        gc.collect()
+        gc.freeze()
+
+
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: Settings = app.state.settings
@@ -100,6 +116,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.engine = engine
     hub = Hub(engine, live_limits(settings))
     app.state.hub = hub
+    # SQLite has one writer: this process's writing requests queue here for their turn instead of
+    # polling the file's lock (app/api/deps.py); other processes still wait on busy_timeout
+    app.state.write_gate = asyncio.Lock() if engine.dialect.name == "sqlite" else None
     app.state.sessionmaker = make_sessionmaker(
         engine, {**registry.session_info(), **session_info(settings), HUB_KEY: hub}
     )
@@ -124,6 +143,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     warn_without_webhook_key(settings)
     if not settings.redis_url:
         sweeper = asyncio.create_task(_sweep_loop(app, settings))
+    _freeze_startup_objects()
     try:
         yield
     finally:

@@ -8,6 +8,8 @@ raises changes nothing. Routes and services never commit.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import hmac
 from collections.abc import AsyncIterator
@@ -21,11 +23,24 @@ from app.core.access import Access, Principal, authorize
 from app.core.errors import Unauthorized
 from app.core.vocabulary import Role
 from app.db.models import Entry, Event
+from app.db.session import read_only
 from app.jobs import commit_and_dispatch, discard_pending
+
+# Requests that only read: their transaction takes no write lock on SQLite (app/db/session.py).
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
-    async with request.app.state.sessionmaker() as session:
+    reads = request.method in READ_METHODS
+    gate: asyncio.Lock | None = getattr(request.app.state, "write_gate", None)
+    async with contextlib.AsyncExitStack() as stack:
+        if gate is not None and not reads:
+            # SQLite: one writing transaction at a time; wait for the turn here, in order, rather
+            # than in SQLite's busy handler, which sleeps up to 100 ms between tries
+            await stack.enter_async_context(gate)
+        session = await stack.enter_async_context(request.app.state.sessionmaker())
+        if reads:
+            await read_only(session)
         try:
             yield session
         except BaseException:

@@ -144,7 +144,7 @@ async def event_page(session: AsyncSession, event_id: str, preset_views: bool = 
     if view.event.status != EventStatus.REGISTRATION:
         standings = await standings_svc.event_standings(session, event_id)
     crosstable = None
-    stage = standings.stage if standings is not None else None
+    stage = next((s for s in stages if standings is not None and s.index == standings.stage), None)
     if stage is not None and stage.format == StageFormatName.ROUND_ROBIN:
         try:
             crosstable = await export_svc.crosstable_view(session, event_id, stage.index)
