@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -24,6 +25,7 @@ from app.api import (
     live,
     metrics,
     players,
+    presets,
     problems,
     ratings,
     rite_of_command,
@@ -53,6 +55,7 @@ from app.services.outbox import HUB_KEY
 from app.services.registry import Registry
 from app.settings import Settings, get_settings
 from app.version import __version__
+from app.web import assets, console, public
 from app.wiring import build_registry
 
 log = logging.getLogger("arbiter")
@@ -90,6 +93,21 @@ async def _sweep_loop(app: FastAPI, settings: Settings) -> None:
         await asyncio.sleep(settings.arbiter_sweep_seconds)
 
 
+_frozen = False
+
+
+def _freeze_startup_objects() -> None:
+    """Move what start-up built (modules, the app, its registry and mappers) out of the garbage
+    collector's sight, once per process: every full collection would otherwise walk those hundreds
+    of thousands of objects again, and a request's own garbage triggers many (docs/operations.md
+    "Scale")."""
+    global _frozen
+    if not _frozen:
+        _frozen = True
+        gc.collect()
+        gc.freeze()
+
+
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings: Settings = app.state.settings
@@ -98,6 +116,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.engine = engine
     hub = Hub(engine, live_limits(settings))
     app.state.hub = hub
+    # SQLite has one writer: this process's writing requests queue here for their turn instead of
+    # polling the file's lock (app/api/deps.py); other processes still wait on busy_timeout
+    app.state.write_gate = asyncio.Lock() if engine.dialect.name == "sqlite" else None
     app.state.sessionmaker = make_sessionmaker(
         engine, {**registry.session_info(), **session_info(settings), HUB_KEY: hub}
     )
@@ -122,6 +143,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     warn_without_webhook_key(settings)
     if not settings.redis_url:
         sweeper = asyncio.create_task(_sweep_loop(app, settings))
+    _freeze_startup_objects()
     try:
         yield
     finally:
@@ -144,6 +166,8 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
         version=__version__,
         description=DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,  # served by app.web.assets from the Swagger UI package: no CDN
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.registry = registry or build_registry()
@@ -166,6 +190,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
         players,
         games,
         events,
+        presets,
         rounds,
         live,
         webhooks,
@@ -178,6 +203,9 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
         titan_arena,
         battlebooks_royal,
         bga,
+        public,
+        console,
     ):
         app.include_router(module.router)
+    assets.install(app)
     return app

@@ -14,6 +14,7 @@ BENCHES = [
     "bench.ratings_bench",
     "bench.observability_bench",
     "bench.live_bench",
+    "bench.http",
 ]
 
 

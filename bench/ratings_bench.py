@@ -32,6 +32,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import selectinload
 
 from app.cli import migrate
+from app.core.identity import name_key
 from app.core.ratings import PoolConfig, PoolState, expectation, rate_stream
 from app.db.models import Entry, Match, Rating, RatingHistory, RatingPool
 from app.db.session import make_engine, make_sessionmaker
@@ -75,8 +76,8 @@ async def load(url: str, games: int, players: int, events: int) -> None:
         pids = ids(players)
         await conn.copy_records_to_table(
             "players",
-            records=[(p, f"Player {i:05d}", now) for i, p in enumerate(pids)],
-            columns=["id", "name", "created_at"],
+            records=[(p, f"Player {i:05d}", name_key(f"Player {i:05d}"), now) for i, p in enumerate(pids)],
+            columns=["id", "name", "name_key", "created_at"],
         )
         ev: list[tuple[str, str, list[str]]] = []
         for e in range(events):

@@ -74,6 +74,8 @@ def test_security_and_headers_are_declared() -> None:
         "428" in by_id["correct_result"]["responses"] and "428" not in by_id["append_match_log"]["responses"]
     )
     assert "Location" in by_id["create_event"]["responses"]["201"]["headers"]
+    # a job is read by anyone holding its id (an anonymous schedule's too); a token shows more
+    assert by_id["get_job"]["security"] == [{}, {"bearer": []}]
 
 
 SCHEMAS = SPEC["components"]["schemas"]

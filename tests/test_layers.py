@@ -24,9 +24,12 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "app.services": ("app.core", "app.db", "app.jobs", "app.settings", *PLAIN),
     "app.wiring": ("app.services",),
     "app.api": ("app.core", "app.db", "app.jobs", "app.services", "app.settings", *PLAIN),
+    # the pages: routes like app.api's, reusing its session, principal and request parsing
+    "app.web": ("app.api", "app.core", "app.db", "app.jobs", "app.services", "app.settings", *PLAIN),
     "app.runtime": ("app.services", "app.settings", *PLAIN),
     "app.main": (
         "app.api",
+        "app.web",
         "app.db",
         "app.jobs",
         "app.runtime",

@@ -50,8 +50,9 @@ from app.services.formats.explanations import EXPLANATIONS
 
 # Operations that refuse a change without If-Match (428), beside the ones where it is optional.
 IF_MATCH_REQUIRED = frozenset({"update_event", "correct_result"})
-# Reads that answer without a token and show more to its holder (a sealed pack to the organizer).
-TOKEN_OPTIONAL = frozenset({"list_entries", "get_entry"})
+# Reads that answer without a token and show more to its holder (a sealed pack to the organizer,
+# a failed job's traceback to the admin).
+TOKEN_OPTIONAL = frozenset({"list_entries", "get_entry", "get_job"})
 # Path prefixes whose operations a client's rate limit covers (429); every stream is limited too.
 RATE_LIMITED = HEAVY_PREFIXES
 

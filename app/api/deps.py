@@ -8,6 +8,8 @@ raises changes nothing. Routes and services never commit.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import hmac
 from collections.abc import AsyncIterator
@@ -21,11 +23,24 @@ from app.core.access import Access, Principal, authorize
 from app.core.errors import Unauthorized
 from app.core.vocabulary import Role
 from app.db.models import Entry, Event
+from app.db.session import read_only
 from app.jobs import commit_and_dispatch, discard_pending
+
+# Requests that only read: their transaction takes no write lock on SQLite (app/db/session.py).
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
-    async with request.app.state.sessionmaker() as session:
+    reads = request.method in READ_METHODS
+    gate: asyncio.Lock | None = getattr(request.app.state, "write_gate", None)
+    async with contextlib.AsyncExitStack() as stack:
+        if gate is not None and not reads:
+            # SQLite: one writing transaction at a time; wait for the turn here, in order, rather
+            # than in SQLite's busy handler, which sleeps up to 100 ms between tries
+            await stack.enter_async_context(gate)
+        session = await stack.enter_async_context(request.app.state.sessionmaker())
+        if reads:
+            await read_only(session)
         try:
             yield session
         except BaseException:
@@ -62,7 +77,11 @@ def _same(a: str, b: str) -> bool:
 
 async def resolve_principal(request: Request, session: AsyncSession, authorization: str) -> Principal:
     """The principal a bearer token speaks for; a malformed or unknown token is a 401."""
-    token = parse_bearer(authorization)
+    return await principal_of_token(request, session, parse_bearer(authorization))
+
+
+async def principal_of_token(request: Request, session: AsyncSession, token: str) -> Principal:
+    """The principal a token speaks for (the bearer header's, or the console's sign-in); unknown: 401."""
     admin = request.app.state.settings.arbiter_admin_token
     if admin and _same(token, admin):
         return Principal(Role.ADMIN)

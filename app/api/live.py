@@ -18,24 +18,28 @@ from app.services.live import Hub, Item
 router = APIRouter(prefix="/v1/events", tags=["live"])
 
 MEDIA_TYPE = "text/event-stream"
-# one message's data, its references into the document's components (LiveEventType is there)
+# a message's data: a LiveEvent as JSON, its references into the document's components
+# (LiveEventType is there)
 _DATA = {
     k: v
     for k, v in LiveEvent.model_json_schema(ref_template="#/components/schemas/{model}").items()
     if k != "$defs"
 }
-# one message as a client's SSE parser reads it (Open API 3.2's reading of an event stream, which
-# the conformance check applies): text fields, ``data`` a LiveEvent as JSON (``frame`` below)
+# one message as a client parses the stream (the fields of text/event-stream, as OpenAPI 3.2's
+# itemSchema and schemathesis read a stream's schema): `data` is the JSON text of a LiveEvent
 _MESSAGE = {
-    "title": "LiveMessage",
     "type": "object",
-    "description": "one Server-Sent Events message (heartbeats are comments, not messages)",
+    "description": "one message of the stream; `data` is a LiveEvent as JSON",
     "required": ["id", "event", "data"],
     "properties": {
-        "id": {"type": "string", "description": "the outbox id: send it back as `Last-Event-ID`"},
-        "event": {**_DATA["properties"]["type"], "title": "Event"},
+        "id": {
+            "type": "string",
+            "pattern": "^[0-9]+$",
+            "description": "the outbox id (send it back as Last-Event-ID)",
+        },
+        "event": {"type": "string", "description": "the LiveEvent's type (a LiveEventType, or stream.reset)"},
         "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": _DATA},
-        "retry": {"type": "integer", "minimum": 0, "description": "milliseconds before a reconnection"},
+        "retry": {"type": "integer", "description": "how long a client waits before it reconnects, in ms"},
     },
 }
 

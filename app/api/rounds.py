@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from typing import Annotated, Literal
+from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Header, Path, Query, Request, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from app.api.caching import cached
+from app.api.caching import cached, cached_json
 from app.api.csv_io import CSV_CONTENT, csv_response
 from app.api.deps import MaybePrincipal, SessionDep
 from app.api.events import event_read
@@ -343,6 +344,9 @@ async def advance_event(event_id: str, session: SessionDep, principal: MaybePrin
     return lifecycle_read(await lifecycle.close_stage(session, event_id))
 
 
+# Each standings answer of the service's cache rendered once, kept as long as the answer is.
+_rendered: WeakKeyDictionary[standings_svc.StandingsView, bytes] = WeakKeyDictionary()
+
 StageQuery = Annotated[
     int | None, Query(ge=0, le=1000, description="stage index; default the current (or last) stage")
 ]
@@ -364,7 +368,7 @@ async def get_standings(
 ) -> Response:
     """Standings computed from the stored results, with every criterion's value and `decided_by`
     (`?format=csv`: one row a line, a column per tie-break)."""
-    view = await standings_svc.event_standings(session, event_id, stage, group)
+    view = await standings_svc.cached_standings(session, event_id, stage, group)
     if format == "csv":
         header = ("rank", "entry_id", "name", "points", "games", "wins", "differential", "average")
         tail = ("decided_by", "group", "status")
@@ -386,9 +390,12 @@ async def get_standings(
             for r in view.rows
         ]
         return csv_response((*header, *view.tiebreaks, *tail), lines, f"standings-{event_id}.csv")
+    rendered = _rendered.get(view)
+    if rendered is not None:
+        return cached_json(request, rendered)
     read = StandingsRead(
         event_id=event_id,
-        stage=view.stage.index if view.stage is not None else None,
+        stage=view.stage,
         group=group,
         tiebreaks=list(view.tiebreaks),
         tiebreaks_from=view.tiebreaks_from,
@@ -411,7 +418,8 @@ async def get_standings(
             for r in view.rows
         ],
     )
-    return cached(request, read)
+    rendered = _rendered[view] = read.model_dump_json().encode()
+    return cached_json(request, rendered)
 
 
 @router.get(

@@ -227,6 +227,16 @@ class EventPage(BaseModel):
     next_cursor: str | None = None
 
 
+class PresetRead(BaseModel):
+    name: str
+    settings: dict[str, Any] = Field(description="the preset's settings document, before overrides")
+
+
+class PresetPage(BaseModel):
+    items: list[PresetRead]
+    next_cursor: str | None = None
+
+
 class EventCreated(EventRead):
     organizer_token: str = Field(description="shown once; keep it")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -44,6 +45,11 @@ def utcnow() -> datetime:
 
 def new_id() -> str:
     return str(uuid.uuid4())
+
+
+def new_mark() -> int:
+    """A fresh ``events.standings_mark``: 62 random bits (positive in a signed 64-bit column)."""
+    return secrets.randbits(62)
 
 
 class Base(DeclarativeBase):

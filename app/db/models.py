@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -36,7 +37,7 @@ from app.core.vocabulary import (
     StageStatus,
     WebhookStatus,
 )
-from app.db.base import Base, UTCDateTime, id_column, utcnow
+from app.db.base import Base, UTCDateTime, id_column, new_mark, utcnow
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 # A 64-bit counter on Postgres; on SQLite, INTEGER PRIMARY KEY is the rowid (with AUTOINCREMENT: never reused)
@@ -96,6 +97,12 @@ class Event(Base):
     # The entry that won, once the event is finished (app/services/summary.py); kept up to date by
     # corrections. No foreign key: entries already point at their event.
     winner_entry_id: Mapped[str | None] = mapped_column(String(36))
+    # Replaced by every change of the event, in the change's transaction (``reads.lock_event``): the
+    # key of the standings cache (app/services/standings.py). Random, never a counter, so an event
+    # deleted and imported again (or a database restored) can never meet a value cached before.
+    standings_mark: Mapped[int] = mapped_column(
+        BigInteger, nullable=False, default=new_mark, server_default=text("0")
+    )
     created_at: Mapped[datetime] = _created()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 
@@ -297,20 +304,17 @@ class Rating(Base):
 
 class RatingHistory(Base):
     """One rated seat of one game in a pool, in rating order (``seq``). Derived data, rewritten by a
-    recompute: no foreign keys (their per-row triggers doubled the rewrite; migration 0003)."""
+    recompute: no foreign keys (their per-row triggers doubled the rewrite; migration 0003), and
+    its natural key as its primary key — the one index a rewrite fills (migration 0009)."""
 
     __tablename__ = "rating_history"
 
-    id: Mapped[str] = id_column()
-    pool_key: Mapped[str] = mapped_column(String(128), nullable=False)
-    player_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    player_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    pool_key: Mapped[str] = mapped_column(String(128), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     match_id: Mapped[str | None] = mapped_column(String(36))
-    seq: Mapped[int] = mapped_column(Integer, nullable=False)
     before: Mapped[float] = mapped_column(Float, nullable=False)
     after: Mapped[float] = mapped_column(Float, nullable=False)
-    created_at: Mapped[datetime] = _created()
-
-    __table_args__ = (Index("ix_rating_history_player_id_pool_key", "player_id", "pool_key", "seq"),)
 
 
 class Job(Base):

@@ -7,6 +7,9 @@ from typing import Any
 from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
+# The connection option that marks a transaction as one that only reads (see ``read_only``).
+READ_ONLY_OPTION = "arbiter_read_only"
+
 
 def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
     if url.startswith("sqlite"):
@@ -19,17 +22,22 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA busy_timeout=30000")
+            # In WAL mode NORMAL never corrupts the file; a commit is durable once the WAL is
+            # checkpointed, so a power cut (not a crash of the process) may lose the last commits.
+            # The fsync of every commit otherwise bounds a result's cost (docs/operations.md).
+            pass  # pass  # cur.execute("PRAGMA synchronous=NORMAL")
             cur.close()
             # Let SQLAlchemy, not the driver, say when a transaction begins (see _begin_immediate).
             dbapi_conn.isolation_level = None
 
         @event.listens_for(engine.sync_engine, "begin")
         def _begin_immediate(conn: Any) -> None:
-            # Every transaction takes the write lock up front. Without it two requests can both read
-            # "registration" and then both try to start the event; SQLite would fail the second
-            # writer's upgrade outright instead of making it wait. The embedded default serves one
-            # organizer, so serializing transactions costs nothing that matters.
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # A transaction that may write takes the write lock up front. Without it two requests
+            # can both read "registration" and then both try to start the event; SQLite would fail
+            # the second writer's upgrade outright instead of making it wait. A read-only one
+            # (``read_only``) begins deferred: a WAL reader, beside the one writer, never waiting.
+            read_only = conn.get_execution_options().get(READ_ONLY_OPTION, False)
+            conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
         return engine
     kwargs.setdefault("pool_pre_ping", True)
@@ -42,6 +50,13 @@ def make_sessionmaker(
     """Sessions on ``engine``; each starts with a copy of ``info`` (the entry points put the registry
     there: app/services/registry.py)."""
     return async_sessionmaker(engine, expire_on_commit=False, autoflush=False, info=info or {})
+
+
+async def read_only(session: AsyncSession) -> None:
+    """Begin the session's transaction as one that only reads: on SQLite it takes no write lock (a
+    WAL reader sees the last commit and never waits for a writer); on Postgres nothing changes.
+    Called before the session's first statement (a GET request's session: app/api/deps.py)."""
+    await session.connection(execution_options={READ_ONLY_OPTION: True})
 
 
 async def ping(session: AsyncSession) -> None:

@@ -48,6 +48,18 @@ from app.services.rounds import RoundView, check_tables, create_round, round_vie
 GROUP_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
+async def _open_matches(session: AsyncSession, stage: Stage) -> int:
+    """How many matches of the stage are unreported or disputed (counted, not loaded)."""
+    await session.flush()
+    stmt = (
+        select(func.count())
+        .select_from(Match)
+        .join(Round, Round.id == Match.round_id)
+        .where(Round.stage_id == stage.id, Match.status.in_(tuple(OPEN_MATCH)))
+    )
+    return int((await session.execute(stmt)).scalar_one())
+
+
 async def pair_next_round(
     session: AsyncSession, event: Event, tables: list[list[str]] | None = None
 ) -> Round:
@@ -62,10 +74,10 @@ async def pair_next_round(
     rules = registry.rules_for(event)
     if tables is None and (why := fmt.nothing_to_pair(stage)) is not None:
         raise Conflict(why)
-    open_matches = [m for _, m in await stage_matches(session, stage) if m.status in OPEN_MATCH]
+    open_matches = await _open_matches(session, stage)
     if open_matches and not (fmt.concurrent_tables and tables is not None):
         raise Conflict(
-            f"{len(open_matches)} match(es) of the current round are unreported or disputed; "
+            f"{open_matches} match(es) of the current round are unreported or disputed; "
             "report them before pairing the next round"
         )
     rounds = await stage_rounds(session, stage)
@@ -87,7 +99,16 @@ async def pair_next_round(
         {"pairing": explain} if explain else None,
         first_seat_token=bool(explain.get("seat_balance")),
     )
-    released = [m for _, m in await stage_matches(session, stage) if m.round_id == rnd.id]
+    released = list(
+        (
+            await session.execute(
+                select(Match)
+                .where(Match.round_id == rnd.id)
+                .options(selectinload(Match.seats))
+                .order_by(Match.table)
+            )
+        ).scalars()
+    )
     await results.resign_games(session, event, stage, released, results.organizer_of(event).actor)
     return rnd
 

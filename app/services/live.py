@@ -220,6 +220,12 @@ class Hub:
         self.check(client)
         return self._stream(event_id, client, position, reset)
 
+    async def _read(self, event_id: str, position: int) -> list[Any]:
+        async with self.sessionmaker() as s:
+            rows = await outbox.since(s, event_id, position, BATCH)
+            await s.commit()
+        return list(rows)
+
     async def _stream(
         self, event_id: str, client: str, position: int, reset: str | None
     ) -> AsyncIterator[Item]:
@@ -232,9 +238,9 @@ class Hub:
                 quiet_since = loop.time()
                 while True:
                     sub.woken.clear()
-                    async with self.sessionmaker() as s:
-                        rows = await outbox.since(s, sub.event_id, position, BATCH)
-                        await s.commit()
+                    # shielded: a client leaving mid-read must not cancel the read inside its
+                    # transaction (on SQLite that would keep the write lock of the whole file)
+                    rows = await asyncio.shield(self._read(sub.event_id, position))
                     for row in rows:
                         position = row.id
                         body = outbox.envelope(row)

@@ -2,15 +2,18 @@
 a stage's standings — and the typed views of the stored settings and stage details.
 
 Every change to an event happens with the event row locked (``lock_event``: ``SELECT … FOR UPDATE``
-on Postgres; SQLite transactions take the write lock up front), so starting an event, pairing a
+on Postgres; SQLite transactions that may write take the write lock up front), so starting an event, pairing a
 round and confirming a result are serialized per event.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import defer, selectinload
 
 from app.core.errors import NotFound
 from app.core.event_settings import EventSettings, StageSettings
@@ -19,7 +22,8 @@ from app.core.stage_details import StageDetails, parse_details
 from app.core.standings import EntryInfo, StandingRow, StandingsConfig, compute_standings, standings_config
 from app.core.tiebreaks import default_chain
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome, StageStatus
-from app.db.models import Entry, Event, Game, Match, Round, Stage
+from app.db.base import new_mark
+from app.db.models import Entry, Event, Game, Match, Round, Seat, Stage
 
 
 # --------------------------------------------------------------------------- typed views
@@ -52,8 +56,20 @@ async def get_event(session: AsyncSession, event_id: str, *, for_update: bool = 
 
 async def lock_event(session: AsyncSession, event_id: str) -> Event:
     """The event, its row locked until the transaction ends. Lock before reading anything of the
-    event that the change depends on; locking again in the same transaction is a no-op."""
-    return await get_event(session, event_id, for_update=True)
+    event that the change depends on; locking again in the same transaction is a no-op.
+
+    Every change of an event locks it first, so the lock also replaces the event's
+    ``standings_mark`` in the change's own transaction: a standings cached under the old mark is
+    never served again once the change commits (app/services/standings.py). A Core statement, so
+    neither the event's ``version`` (its ETag) nor ``updated_at`` moves."""
+    event = await get_event(session, event_id, for_update=True)
+    await session.execute(
+        update(Event)
+        .where(Event.id == event.id)
+        .values(standings_mark=new_mark(), updated_at=Event.updated_at)
+        .execution_options(synchronize_session=False)
+    )
+    return event
 
 
 async def game_of(session: AsyncSession, event: Event) -> Game:
@@ -86,6 +102,15 @@ async def entry_names(session: AsyncSession, event_id: str) -> dict[str, str]:
     return {r.id: r.name for r in rows}
 
 
+async def names_of(session: AsyncSession, entry_ids: Iterable[str]) -> dict[str, str]:
+    """The names of these entries only (a match's seats, say)."""
+    ids = list(dict.fromkeys(entry_ids))
+    if not ids:
+        return {}
+    rows = await session.execute(select(Entry.id, Entry.name).where(Entry.id.in_(ids)))
+    return {r.id: r.name for r in rows}
+
+
 async def stages_of(session: AsyncSession, event_id: str) -> list[Stage]:
     rows = await session.execute(select(Stage).where(Stage.event_id == event_id).order_by(Stage.index))
     return list(rows.scalars())
@@ -104,12 +129,14 @@ async def stage_rounds(session: AsyncSession, stage: Stage) -> list[Round]:
 
 
 async def stage_matches(session: AsyncSession, stage: Stage) -> list[tuple[Round, Match]]:
-    """Every match of the stage with its round, in round and table order, seats loaded."""
+    """Every match of the stage with its round, in round and table order, seats loaded. The round's
+    stored ``details`` (a pairing's explanation, tens of KB) is left unloaded: it would be decoded
+    once per match row; a later read of the round (``select(Round)``) fills it in."""
     rows = await session.execute(
         select(Round, Match)
         .join(Match, Match.round_id == Round.id)
         .where(Round.stage_id == stage.id)
-        .options(selectinload(Match.seats))
+        .options(defer(Round.details), selectinload(Match.seats))
         .order_by(Round.number, Match.table)
     )
     return [(r, m) for r, m in rows.all()]
@@ -162,10 +189,116 @@ def stage_config(event: Event, stage: Stage | None) -> StandingsConfig:
     return standings_config(document)
 
 
+@dataclass(frozen=True, slots=True)
+class PlayedSeat:
+    """One seat of a match, as standings and pairing read it (columns, not a loaded row)."""
+
+    entry_id: str
+    seat: int
+    place: int | None
+    score: float | None
+    differential: float | None
+    violation: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedMatch:
+    """One match of a stage, as standings and pairing read it: its seats in seat order."""
+
+    id: str
+    round: int
+    table: int
+    status: str
+    outcome: str | None
+    seats: tuple[PlayedSeat, ...]
+
+    def game(self) -> GameResult | None:
+        """The standings engine's input (as ``game_result``); None while it is not final."""
+        if self.status == MatchStatus.BYE:
+            return GameResult(
+                self.id, self.round, Outcome.BYE, (SeatResult(self.seats[0].entry_id, 1, None),)
+            )
+        if self.status != MatchStatus.CONFIRMED or self.outcome is None:
+            return None
+        seats = tuple(
+            SeatResult(s.entry_id, s.place, s.score, s.differential, s.violation) for s in self.seats
+        )
+        return GameResult(self.id, self.round, self.outcome, seats)
+
+
+async def stage_played(session: AsyncSession, stage: Stage, *, final_only: bool = False) -> list[PlayedMatch]:
+    """Every match of the stage (``final_only``: confirmed ones and byes), in round and table order,
+    read as columns in one statement: no rows are loaded into the session, so the cost is the data.
+    What the session holds unflushed is flushed first, so the read sees it."""
+    await session.flush()
+    stmt = (
+        select(
+            Round.number,
+            Match.id,
+            Match.table,
+            Match.status,
+            Match.outcome,
+            Seat.entry_id,
+            Seat.seat,
+            Seat.place,
+            Seat.score,
+            Seat.differential,
+            Seat.violation,
+        )
+        .join(Match, Match.round_id == Round.id)
+        .join(Seat, Seat.match_id == Match.id)
+        .where(Round.stage_id == stage.id)
+        .order_by(Round.number, Match.table, Seat.seat)
+    )
+    if final_only:
+        stmt = stmt.where(Match.status.in_((MatchStatus.CONFIRMED, MatchStatus.BYE)))
+    out: list[PlayedMatch] = []
+    current: str | None = None
+    seats: list[PlayedSeat] = []
+    head: tuple[int, str, int, str, str | None] | None = None
+    for (
+        number,
+        mid,
+        table,
+        status,
+        outcome,
+        entry_id,
+        seat,
+        place,
+        score,
+        diff,
+        violation,
+    ) in await session.execute(stmt):
+        if mid != current:
+            if head is not None:
+                out.append(PlayedMatch(head[1], head[0], head[2], head[3], head[4], tuple(seats)))
+            current, head, seats = mid, (number, mid, table, status, outcome), []
+        seats.append(PlayedSeat(entry_id, seat, place, score, diff, bool(violation)))
+    if head is not None:
+        out.append(PlayedMatch(head[1], head[0], head[2], head[3], head[4], tuple(seats)))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _EntryRow:
+    name: str
+    tiebreak_value: float | None
+    status: str
+    group: str | None
+
+
 async def stage_standings(
     session: AsyncSession, event: Event, stage: Stage | None, group: str | None = None
 ) -> list[StandingRow]:
-    entries = await entries_by_id(session, event.id)
+    """The stage's standings from what the database holds (the session's changes flushed first),
+    read as columns: a clean recompute every time."""
+    await session.flush()
+    rows = await session.execute(
+        select(Entry.id, Entry.name, Entry.tiebreak_value, Entry.status, Entry.group).where(
+            Entry.event_id == event.id
+        )
+    )
+    entries = {r.id: _EntryRow(r.name, r.tiebreak_value, r.status, r.group) for r in rows}
     details = details_of(stage) if stage is not None else None
     ids = list(details.entries) if details is not None else list(entries)
     if group is not None:
@@ -174,8 +307,8 @@ async def stage_standings(
     wanted = set(ids)
     games: list[GameResult] = []
     if stage is not None:
-        for rnd, match in await stage_matches(session, stage):
-            g = game_result(rnd, match)
+        for played in await stage_played(session, stage, final_only=True):
+            g = played.game()
             if g is not None and all(s.entry_id in wanted for s in g.seats):
                 games.append(g)
     infos = [EntryInfo(e, entries[e].name, entries[e].tiebreak_value, entries[e].status) for e in ids]

@@ -19,23 +19,24 @@ from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer, joinedload
 
 from app.core.access import Access, Principal, authorize
 from app.core.concurrency import check_if_match
-from app.core.errors import Conflict, InvalidInput, Problem
+from app.core.errors import Conflict, InvalidInput, NotFound, Problem
 from app.core.games.adjudication import SeatOutcome
 from app.core.games.registry import adjudicator_name, get_adjudicator, in_seat_order
 from app.core.results import Report, ReportedSeat, normalize
 from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, MatchStatus, Outcome, Role, StageStatus
 from app.db.base import utcnow
-from app.db.models import Event, Match, ResultHistory, ResultReport, Round, Stage
+from app.db.models import Event, Match, ResultHistory, ResultReport, Round, Seat, Stage
 from app.services import downstream, outbox, ratings, summary
 from app.services.reads import (
     entries_by_id,
-    entry_names,
     game_of,
     load_match,
     lock_event,
+    names_of,
     settings_of,
     stage_settings,
 )
@@ -47,15 +48,37 @@ async def _context(
 ) -> tuple[Event, Stage, Round, Match, Principal]:
     """Authorize the caller on the match, lock the match's event (serializing every result of the
     event), then load the match as it stands under the lock."""
-    peek = await load_match(session, match_id)
-    seated = {s.entry_id for s in peek.seats}
-    who = authorize(principal, access, event_id=peek.event_id, seated=seated)
-    event = await lock_event(session, peek.event_id)
-    match = await load_match(session, match_id, fresh=True)
-    rnd = await session.get(Round, match.round_id)
-    assert rnd is not None
-    stage = await session.get(Stage, rnd.stage_id)
-    assert stage is not None
+    peek = (
+        await session.execute(
+            select(Match.event_id, Seat.entry_id)
+            .outerjoin(Seat, Seat.match_id == Match.id)
+            .where(Match.id == match_id)
+        )
+    ).all()
+    if not peek:
+        raise NotFound(f"match {match_id} not found")
+    seated = {row.entry_id for row in peek if row.entry_id is not None}
+    who = authorize(principal, access, event_id=peek[0].event_id, seated=seated)
+    event = await lock_event(session, peek[0].event_id)
+    # the match as it stands under the lock, with its seats, round and stage: one statement
+    await session.flush()
+    row = (
+        (
+            await session.execute(
+                select(Match, Round, Stage)
+                .join(Round, Round.id == Match.round_id)
+                .join(Stage, Stage.id == Round.stage_id)
+                .where(Match.id == match_id)
+                .options(joinedload(Match.seats), defer(Round.details))
+                .execution_options(populate_existing=True)
+            )
+        )
+        .unique()
+        .one_or_none()
+    )
+    if row is None:  # removed (its round undone) while this waited for the lock
+        raise NotFound(f"match {match_id} not found")
+    match, rnd, stage = row
     return event, stage, rnd, match, who
 
 
@@ -112,7 +135,7 @@ async def _normalized(
                     [Problem(("game_log",), f"game {event.game_key!r} is not adjudicated by Arbiter")],
                 )
             adjudicate = get_adjudicator(game.adjudicator)
-        names = await entry_names(session, event.id)
+        names = await names_of(session, entry_ids)
         game_log = in_seat_order(game.adjudicator, game_log, [(e, names.get(e, "")) for e in entry_ids])
         adjudication = adjudicate(game_log, len(entry_ids), f"{event.seed}:{match.id}")
         verdict = adjudication.details
@@ -440,7 +463,9 @@ class MatchView:
 
 
 async def match_view(session: AsyncSession, match: Match) -> MatchView:
-    rnd = await session.get(Round, match.round_id)
+    """The match with what its answer names: its round and stage (read once: from the session when
+    the change loaded them), the names of its seats only, its claims and history."""
+    rnd = await session.get(Round, match.round_id, options=[defer(Round.details)])
     assert rnd is not None
     stage = await session.get(Stage, rnd.stage_id)
     assert stage is not None
@@ -453,7 +478,7 @@ async def match_view(session: AsyncSession, match: Match) -> MatchView:
         match,
         rnd,
         stage,
-        await entry_names(session, match.event_id),
+        await names_of(session, [s.entry_id for s in match.seats]),
         int(claims),
         await history(session, match.id),
     )

@@ -4,10 +4,18 @@ Ruling: without ``stage``, the standings are the active stage's; once the event 
 stage that was played (a playoff skipped for want of a tie holds no games and is passed over): the
 stage ``current_stage`` names (app/services/summary.py). They are ``final`` once their stage has
 closed or the event has ended (finished or cancelled); provisional before.
+
+The standings cache (docs/architecture.md "The standings cache"): ``GET …/standings`` is served by
+``cached_standings``, which keeps the last ``CACHED`` answers of this process keyed by (event, its
+``standings_mark``, stage, group). The mark is read first, by primary key, in the request's own
+transaction; every change of the event replaces it in the change's transaction (``lock_event``).
+So an answer is only ever served to a request that read the mark it was computed under, and what
+it was computed from is at least as new as that mark: never older than the request.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -16,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.errors import NotFound
 from app.core.lifecycle import standings_final
 from app.core.standings import StandingRow
-from app.db.models import Round, Stage
+from app.db.models import Event, Round, Stage
 from app.services.reads import (
     details_of,
     get_event,
@@ -27,12 +35,18 @@ from app.services.reads import (
 )
 from app.services.summary import deciding
 
+CACHED = 32  # answers kept per process (the least recently served go first) ...
+CACHED_ROWS = 40_000  # ... and rows in all of them (about 1 KB each, with its rendering)
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, eq=False)
 class StandingsView:
-    stage: Stage | None
+    """The answer, holding no database rows (it outlives its session in the cache); compared and
+    hashed by identity (the API keeps each one's rendering beside it)."""
+
+    stage: int | None  # the stage's index
     group: str | None
-    rows: list[StandingRow]
+    rows: tuple[StandingRow, ...]
     groups: dict[str, str]  # entry → group, when the stage is split
     tiebreaks: tuple[str, ...] = ()  # the chain applied
     tiebreaks_from: str = "settings"  # or default:<format>
@@ -61,4 +75,49 @@ async def event_standings(
     groups = dict(details_of(stage).groups) if stage is not None else {}
     chain = stage_config(event, stage).tiebreaks
     final = stage is not None and standings_final(stage.status, event.status)
-    return StandingsView(stage, group, rows, groups, chain, tiebreak_source(event, stage), final)
+    index = stage.index if stage is not None else None
+    return StandingsView(index, group, tuple(rows), groups, chain, tiebreak_source(event, stage), final)
+
+
+_cache: OrderedDict[tuple[str, int, int | None, str | None], StandingsView] = OrderedDict()
+_rows = 0  # rows in the answers of _cache
+
+
+async def standings_mark(session: AsyncSession, event_id: str) -> int:
+    """The event's ``standings_mark`` (one primary-key read); NotFound without the event."""
+    mark = (
+        await session.execute(select(Event.standings_mark).where(Event.id == event_id))
+    ).scalar_one_or_none()
+    if mark is None:
+        raise NotFound(f"event {event_id} not found")
+    return int(mark)
+
+
+async def cached_standings(
+    session: AsyncSession, event_id: str, stage_index: int | None = None, group: str | None = None
+) -> StandingsView:
+    """``event_standings``, from this process's cache when the event has not changed since it was
+    computed. Only for a transaction that reads: in one that has changed the event, the mark read
+    would name changes not yet committed."""
+    global _rows
+    key = (event_id, await standings_mark(session, event_id), stage_index, group)
+    view = _cache.get(key)
+    if view is not None:
+        _cache.move_to_end(key)
+        return view
+    view = await event_standings(session, event_id, stage_index, group)
+    twin = _cache.pop(key, None)  # computed meanwhile by a request beside this one
+    if twin is not None:
+        _rows -= len(twin.rows)
+    _cache[key] = view
+    _rows += len(view.rows)
+    while len(_cache) > CACHED or (_rows > CACHED_ROWS and len(_cache) > 1):
+        _rows -= len(_cache.popitem(last=False)[1].rows)
+    return view
+
+
+def forget_cached() -> None:
+    """Empty this process's standings cache."""
+    global _rows
+    _cache.clear()
+    _rows = 0

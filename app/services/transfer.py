@@ -12,7 +12,9 @@ Rows keep their ids, so links, tokens and idempotent clients go on working. On i
   holds, in the same transaction, so an event moved into an empty database has the same ratings as
   where it came from.
 
-The file holds the seed and the token hashes: keep it like a backup.
+The file holds the seed and the token hashes: keep it like a backup. An event's
+``standings_mark`` (the key of the standings cache) does not travel: an imported event gets a fresh
+one, so no process can serve it standings cached before it was deleted here.
 """
 
 from __future__ import annotations
@@ -65,9 +67,15 @@ def _table(model: Any) -> Table:
     return cast(Table, model.__table__)
 
 
+# Columns that stay where they are: the standings cache's key (app/services/standings.py).
+LOCAL = frozenset({"standings_mark"})
+
+
 def _row(obj: Base) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for col in _table(obj).columns:
+        if col.name in LOCAL:
+            continue
         value = getattr(obj, col.key)
         out[col.name] = value.isoformat() if isinstance(value, datetime) else value
     return out
@@ -76,7 +84,7 @@ def _row(obj: Base) -> dict[str, Any]:
 def _values(model: type[Base], raw: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for col in _table(model).columns:
-        if col.name not in raw:
+        if col.name not in raw or col.name in LOCAL:
             continue
         value = raw[col.name]
         if isinstance(col.type, UTCDateTime) and isinstance(value, str):

@@ -7,11 +7,13 @@ streams carry heartbeats; a client's streams are bounded; a stopping process end
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 from pathlib import Path
 from typing import Any
 
 import httpx
+import jsonschema_rs
 import standardwebhooks
 
 from app.cli import migrate
@@ -119,6 +121,18 @@ async def test_the_embedded_default_streams_and_delivers_live(
         async with sse(base, eid, last_event_id="999999") as ahead:
             reset = await ahead.next("stream.reset")
             assert "ahead" in reset.data["data"]["reason"] and reset.data["event_id"] == eid
+
+        # every message as a client parses it is what the document says a message is
+        spec = (await c.get("/openapi.json")).json()
+        item = spec["paths"]["/v1/events/{event_id}/stream"]["get"]["responses"]["200"]["content"]
+        item = item["text/event-stream"]["schema"]
+        parsed = jsonschema_rs.validator_for(item)
+        data = jsonschema_rs.validator_for({**item["properties"]["data"]["contentSchema"], **spec})
+        for m in [*live.seen, *again.seen, *ahead.seen]:
+            as_parsed = {"id": m.id, "event": m.event, "data": json.dumps(m.data)}
+            assert [e.message for e in parsed.iter_errors(as_parsed)] == [], m
+            assert [e.message for e in data.iter_errors(m.data)] == [], m
+        assert not parsed.is_valid(m.data)  # the envelope alone is not a parsed message
 
         # bad requests are problems, before any stream starts
         r = await c.get(f"/v1/events/{eid}/stream", headers={"Last-Event-ID": "yesterday"})

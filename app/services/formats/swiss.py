@@ -26,7 +26,7 @@ from app.services.reads import (
     details_of,
     entries_by_id,
     game_of,
-    stage_matches,
+    stage_played,
     stage_settings,
     stage_standings,
 )
@@ -90,12 +90,13 @@ async def _swiss_tables(
         rows = await stage_standings(session, event, stage)
         rows_points = {r.entry_id: r.points for r in rows}
         rows_diff = {r.entry_id: r.differential or 0.0 for r in rows}
-        order = [r.entry_id for r in rows if r.entry_id in set(active)]
+        playing = set(active)
+        order = [r.entry_id for r in rows if r.entry_id in playing]
     met: dict[str, dict[str, int]] = {e: {} for e in active}
     byes: dict[str, int] = {e: 0 for e in active}
     seats: dict[str, list[int]] = {e: [] for e in active}
-    for _, match in await stage_matches(session, stage):
-        ids = [s.entry_id for s in sorted(match.seats, key=lambda s: s.seat)]
+    for match in await stage_played(session, stage):
+        ids = [s.entry_id for s in match.seats]
         if match.status == MatchStatus.BYE:
             if ids[0] in byes:
                 byes[ids[0]] += 1

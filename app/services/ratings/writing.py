@@ -10,30 +10,19 @@ path and a recompute write identical rows.
 from __future__ import annotations
 
 import struct
-import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core import ratings as core
-from app.db.base import utcnow
 from app.db.models import RatingHistory
 
 BATCH = 5_000  # rows per executemany off Postgres
 COPY_ROWS = 20_000  # history rows packed per chunk of COPY data
 
-HISTORY_COLS = ["id", "pool_key", "player_id", "match_id", "seq", "before", "after", "created_at"]
-
-
-def _id_factory() -> Iterator[str]:
-    prefix = str(uuid.uuid4())[:24]
-    i = 0
-    while True:
-        yield f"{prefix}{i:012x}"
-        i += 1
+HISTORY_COLS = ["pool_key", "player_id", "match_id", "seq", "before", "after"]
 
 
 async def write_history(
@@ -47,8 +36,6 @@ async def write_history(
     """Write the history rows (``players`` and ``matches`` name the history's indexes) in the order of
     the player index (player id, then seq): the index then fills page after page instead of at random
     places, which makes a large rewrite much faster."""
-    now = utcnow()
-    ids = _id_factory()
     h_game, h_player, h_before, h_after = hist.game, hist.player, hist.before, hist.after
     buckets: list[list[int]] = [[] for _ in players]
     for i, p in enumerate(h_player):
@@ -60,28 +47,18 @@ async def write_history(
         # than asyncpg encoding every field of a record (or than formatting text rows)
         await apg.copy_to_table(
             "rating_history",
-            source=_binary_history(pool, players, matches, hist, order, first_seq, now),
+            source=_binary_history(pool, players, matches, hist, order, first_seq),
             columns=HISTORY_COLS,
             format="binary",
         )
         return
     records = (
-        (
-            next(ids),
-            pool,
-            players[h_player[i]],
-            matches[h_game[i]],
-            first_seq + i,
-            h_before[i],
-            h_after[i],
-            now,
-        )
+        (pool, players[h_player[i]], matches[h_game[i]], first_seq + i, h_before[i], h_after[i])
         for i in order
     )
     await bulk_insert(session, RatingHistory, HISTORY_COLS, records)
 
 
-_PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 _COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
 _TAIL = struct.Struct(">iiidid")  # seq int4, before float8, after float8, each with its length
 _LEN = struct.Struct(">i")
@@ -94,33 +71,25 @@ async def _binary_history(
     hist: core.History,
     order: Iterable[int],
     first_seq: int,
-    now: datetime,
 ) -> AsyncIterator[bytes]:
-    """rating_history rows (id, pool_key, player_id, match_id, seq, before, after, created_at) in
-    PostgreSQL's binary COPY format."""
+    """rating_history rows (pool_key, player_id, match_id, seq, before, after) in PostgreSQL's
+    binary COPY format."""
     h_game, h_player, h_before, h_after = hist.game, hist.player, hist.before, hist.after
-    count = struct.pack(">h", 8)
+    count = struct.pack(">h", len(HISTORY_COLS))
     pool_b = pool.encode()
-    pool_f = _LEN.pack(len(pool_b)) + pool_b
-    micros = (now - _PG_EPOCH) // timedelta(microseconds=1)
-    ts_f = struct.pack(">iq", 8, micros)
+    pool_f = count + _LEN.pack(len(pool_b)) + pool_b
     player_f = [_LEN.pack(len(b)) + b for b in (p.encode() for p in players)]
-    prefix = count + _LEN.pack(36) + str(uuid.uuid4())[:24].encode()
-    pack, lenpack = _TAIL.pack, _LEN.pack
+    match_f = [_LEN.pack(len(b)) + b for b in (m.encode() for m in matches)]
+    pack = _TAIL.pack
     parts: list[bytes] = [_COPY_HEADER]
-    for k, i in enumerate(order):
-        mid = matches[h_game[i]].encode()
+    for i in order:
         parts += (
-            prefix,
-            b"%012x" % k,
             pool_f,
             player_f[h_player[i]],
-            lenpack(len(mid)),
-            mid,
+            match_f[h_game[i]],
             pack(4, first_seq + i, 8, h_before[i], 8, h_after[i]),
-            ts_f,
         )
-        if len(parts) >= 8 * COPY_ROWS:
+        if len(parts) >= 4 * COPY_ROWS:
             yield b"".join(parts)
             parts = []
     parts.append(b"\xff\xff")  # trailer: field count -1

@@ -1,0 +1,26 @@
+"""The presets an event may be created from, with the settings each stands for (``GET /v1/presets``,
+the console's form)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.core import presets
+
+
+@dataclass(frozen=True)
+class PresetView:
+    name: str
+    settings: dict[str, Any]  # the preset's document, before an event's overrides
+
+
+def list_presets() -> list[PresetView]:
+    """Every preset by name, ``generic`` first."""
+    names = sorted(presets.PRESETS, key=lambda n: (n != "generic", n))
+    return [PresetView(n, presets.resolve(n, None)) for n in names]
+
+
+def get_preset(name: str) -> PresetView:
+    """One preset (an unknown name is the InvalidInput the creation of an event gives)."""
+    return PresetView(name, presets.resolve(name, None))

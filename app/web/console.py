@@ -1,0 +1,375 @@
+"""The organizer's console: signed in with the organizer token (an HttpOnly, SameSite=Strict cookie),
+every form carrying a token derived from it (CSRF), every action one call of the API's own service."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import ValidationError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.api.csv_io import read_entry_rows
+from app.api.deps import SessionDep, hash_token, principal_of_token
+from app.api.events import _spec, _validated
+from app.api.schemas import EventUpdate
+from app.core.access import Access, Principal, authorize
+from app.core.errors import DomainError, Forbidden, InvalidInput, Problem, Unauthorized
+from app.core.vocabulary import Role
+from app.jobs import discard_pending
+from app.services import events as event_svc
+from app.services import games as game_svc
+from app.services import lifecycle
+from app.services import results as result_svc
+from app.services.preset_catalog import get_preset, list_presets
+from app.services.reads import load_match
+from app.web import forms
+from app.web.render import page
+from app.web.views import LIVE_TYPES, entries_of, event_page
+
+router = APIRouter(prefix="/console", include_in_schema=False)
+
+COOKIE = "arbiter_console"
+
+
+def csrf_of(token: str) -> str:
+    """The forms' token: derived from the organizer token, which a third-party page cannot read."""
+    return hmac.new(token.encode(), b"arbiter-console-csrf", hashlib.sha256).hexdigest()[:40]
+
+
+def _same_origin(request: Request) -> None:
+    origin = request.headers.get("origin")
+    if origin and origin != "null":
+        expected = f"{request.url.scheme}://{request.headers.get('host', '')}"
+        if origin != expected:
+            raise Forbidden("the form was sent from another site")
+    elif origin == "null":
+        raise Forbidden("the form was sent from another site")
+
+
+async def _signed_in(request: Request, session: AsyncSession, event_id: str) -> tuple[Principal, str]:
+    token = request.cookies.get(COOKIE)
+    if not token:
+        raise Unauthorized("sign in with the organizer token")
+    principal = await principal_of_token(request, session, token)
+    return authorize(principal, Access.ORGANIZER, event_id=event_id), token
+
+
+async def _form(request: Request) -> dict[str, Any]:
+    return dict(await request.form())
+
+
+async def _console(
+    request: Request,
+    session: AsyncSession,
+    event_id: str,
+    principal: Principal,
+    token: str,
+    status: int = 200,
+    **extra: Any,
+) -> HTMLResponse:
+    p = await event_page(session, event_id)
+    entries = await entries_of(session, event_id, principal)
+    return page(
+        request,
+        "console.html",
+        status=status,
+        p=p,
+        entries=entries,
+        csrf=csrf_of(token),
+        live_types=LIVE_TYPES,
+        **extra,
+    )
+
+
+async def _failed(session: AsyncSession, exc: DomainError) -> dict[str, Any]:
+    """A refused action changes nothing: roll the request's transaction back, keep the message."""
+    discard_pending(session)
+    await session.rollback()
+    problems = [f"{'.'.join(str(x) for x in p.loc)}: {p.msg}" for p in getattr(exc, "problems", [])]
+    return {"error": exc.detail or exc.title, "problems": problems, "error_status": exc.status}
+
+
+async def _act(
+    request: Request,
+    session: AsyncSession,
+    event_id: str,
+    action: Callable[[Principal, dict[str, Any]], Awaitable[Any]],
+    anchor: str = "",
+) -> Response:
+    """Check the sign-in and the form's token, run one action, and show the console again."""
+    _same_origin(request)
+    principal, token = await _signed_in(request, session, event_id)
+    form = await _form(request)
+    if not hmac.compare_digest(str(form.get("csrf", "")), csrf_of(token)):
+        raise Forbidden("the form's token is missing or stale: reload the console")
+    try:
+        shown = await action(principal, form)
+    except DomainError as exc:
+        failure = await _failed(session, exc)
+        return await _console(
+            request, session, event_id, principal, token, failure["error_status"], **failure
+        )
+    if isinstance(shown, dict):  # an answer shown once (new entries' personal links)
+        return await _console(request, session, event_id, principal, token, **shown)
+    return RedirectResponse(f"/console/e/{event_id}{anchor}", status_code=303)
+
+
+# --------------------------------------------------------------------------- signing in, creating
+@router.get("", response_class=HTMLResponse)
+async def home(request: Request, session: SessionDep, preset: str = "generic") -> HTMLResponse:
+    return await _home(request, session, preset)
+
+
+async def _home(
+    request: Request, session: AsyncSession, preset: str, status: int = 200, **extra: Any
+) -> HTMLResponse:
+    names = [p.name for p in list_presets()]
+    chosen = get_preset(preset if preset in names else "generic")
+    games = await game_svc.list_games(session)
+    return page(
+        request,
+        "console_home.html",
+        status=status,
+        presets=names,
+        preset=chosen,
+        knobs=forms.knobs(chosen.settings),
+        games=games,
+        **extra,
+    )
+
+
+@router.post("/sign-in", response_class=HTMLResponse)
+async def sign_in(request: Request, session: SessionDep) -> Response:
+    _same_origin(request)
+    token = str((await _form(request)).get("token", "")).strip()
+    try:
+        principal = await principal_of_token(request, session, token) if token else None
+        if principal is None or principal.role != Role.ORGANIZER or principal.event_id is None:
+            raise Unauthorized("that is not an organizer token")
+    except DomainError as exc:
+        return await _home(request, session, "generic", exc.status, error=exc.detail)
+    response = RedirectResponse(f"/console/e/{principal.event_id}", status_code=303)
+    _set_cookie(request, response, token)
+    return response
+
+
+def _set_cookie(request: Request, response: Response, token: str) -> None:
+    response.set_cookie(
+        COOKIE, token, httponly=True, samesite="strict", secure=request.url.scheme == "https", path="/console"
+    )
+
+
+@router.post("/sign-out")
+async def sign_out(request: Request) -> Response:
+    _same_origin(request)
+    response = RedirectResponse("/console", status_code=303)
+    response.delete_cookie(COOKIE, path="/console")
+    return response
+
+
+@router.post("/events", response_class=HTMLResponse)
+async def create_event(request: Request, session: SessionDep) -> Response:
+    """Create an event from a preset and its knobs (the admin token, as the API asks)."""
+    _same_origin(request)
+    form = {k: str(v) for k, v in (await _form(request)).items()}
+    preset_name = form.get("preset", "generic")
+    try:
+        admin = await principal_of_token(request, session, form.get("admin_token", "").strip() or "-")
+        authorize(admin, Access.ADMIN)
+        preset = get_preset(preset_name)
+        name = form.get("name", "").strip()
+        if not name:
+            raise InvalidInput("the event needs a name", [Problem(("name",), "required")])
+        token = event_svc.new_token()
+        event = await event_svc.create_event(
+            session,
+            name,
+            form.get("game", "generic"),
+            preset.name,
+            forms.overrides(preset.settings, form),
+            None,
+            hash_token(token),
+        )
+    except DomainError as exc:
+        failure = await _failed(session, exc)
+        return await _home(request, session, preset_name, failure["error_status"], **failure)
+    response = page(request, "console_created.html", event=event, token=token)
+    _set_cookie(request, response, token)
+    return response
+
+
+# --------------------------------------------------------------------------- the event's console
+@router.get("/e/{event_id}", response_class=HTMLResponse)
+async def console(request: Request, event_id: str, session: SessionDep) -> HTMLResponse:
+    try:
+        principal, token = await _signed_in(request, session, event_id)
+    except DomainError as exc:
+        return await _home(request, session, "generic", exc.status, error=exc.detail)
+    return await _console(request, session, event_id, principal, token)
+
+
+@router.post("/e/{event_id}/entries", response_class=HTMLResponse)
+async def register(request: Request, event_id: str, session: SessionDep) -> Response:
+    """Paste names (one a line) or upload a CSV: all or nothing, as the API's bulk registration."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        upload = form.get("csv")
+        raw = await upload.read() if upload is not None and hasattr(upload, "read") else b""
+        if raw.strip():
+            try:
+                text = raw.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise InvalidInput(
+                    "the file is not UTF-8", [Problem(("csv",), "must be UTF-8 text")]
+                ) from None
+            kind, rows = "csv", read_entry_rows(text)
+        else:
+            kind, rows = "rows", forms.names_rows(str(form.get("names", "")))
+        if not rows:
+            raise InvalidInput(
+                "nothing to register", [Problem(("names",), "paste names or choose a CSV file")]
+            )
+        specs = _validated(rows, kind)
+        tokens = [event_svc.new_token() for _ in specs]
+        entries = await event_svc.add_entries(
+            session, event_id, [_spec(b) for b in specs], [hash_token(t) for t in tokens], kind
+        )
+        base = str(request.base_url).rstrip("/")
+        links = [(e.name, f"{base}/e/{event_id}/me#token={t}") for e, t in zip(entries, tokens, strict=True)]
+        return {"links": links}
+
+    return await _act(request, session, event_id, action, "#entries")
+
+
+@router.post("/e/{event_id}/start")
+async def start(request: Request, event_id: str, session: SessionDep) -> Response:
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        await lifecycle.start(session, event_id, principal, "drop")
+
+    return await _act(request, session, event_id, action, "#round")
+
+
+@router.post("/e/{event_id}/pair")
+async def pair(request: Request, event_id: str, session: SessionDep) -> Response:
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        await lifecycle.pair(session, event_id, None)
+
+    return await _act(request, session, event_id, action, "#round")
+
+
+@router.post("/e/{event_id}/advance")
+async def advance(request: Request, event_id: str, session: SessionDep) -> Response:
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        await lifecycle.close_stage(session, event_id)
+
+    return await _act(request, session, event_id, action)
+
+
+@router.post("/e/{event_id}/cancel")
+async def cancel(request: Request, event_id: str, session: SessionDep) -> Response:
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        if form.get("sure") != "yes":
+            raise InvalidInput("confirm the cancellation", [Problem(("sure",), "tick the box to cancel")])
+        await event_svc.cancel_event(session, event_id, principal)
+
+    return await _act(request, session, event_id, action)
+
+
+@router.post("/e/{event_id}/rounds/{number}/undo")
+async def undo(request: Request, event_id: str, number: int, session: SessionDep) -> Response:
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        await lifecycle.undo_round(session, event_id, number, principal)
+
+    return await _act(request, session, event_id, action, "#round")
+
+
+@router.post("/e/{event_id}/entries/{entry_id}/drop")
+async def drop(request: Request, event_id: str, entry_id: str, session: SessionDep) -> Response:
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        await event_svc.drop_entry(session, event_id, entry_id, principal)
+
+    return await _act(request, session, event_id, action, "#entries")
+
+
+async def _match_of(session: AsyncSession, event_id: str, match_id: str) -> Any:
+    match = await load_match(session, match_id)
+    if match.event_id != event_id:
+        raise Forbidden("the match is not of this event")
+    return match
+
+
+@router.post("/e/{event_id}/matches/{match_id}/result")
+async def report(request: Request, event_id: str, match_id: str, session: SessionDep) -> Response:
+    """One click: the organizer's report (final), or a ruling on a dispute."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        match = await _match_of(session, event_id, match_id)
+        await result_svc.report(
+            session, match_id, principal, forms.result_body(match, str(form.get("choice")))
+        )
+
+    return await _act(request, session, event_id, action, f"#m-{match_id}")
+
+
+@router.post("/e/{event_id}/matches/{match_id}/confirm")
+async def confirm(request: Request, event_id: str, match_id: str, session: SessionDep) -> Response:
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        await _match_of(session, event_id, match_id)
+        await result_svc.confirm(session, match_id, principal)
+
+    return await _act(request, session, event_id, action, f"#m-{match_id}")
+
+
+@router.post("/e/{event_id}/matches/{match_id}/correct")
+async def correct(request: Request, event_id: str, match_id: str, session: SessionDep) -> Response:
+    """A correction of a confirmed result, with the version the organizer saw (If-Match)."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        match = await _match_of(session, event_id, match_id)
+        body = forms.result_body(match, str(form.get("choice")))
+        await result_svc.correct(session, match_id, principal, str(form.get("version", "")), body)
+
+    return await _act(request, session, event_id, action, f"#m-{match_id}")
+
+
+@router.post("/e/{event_id}/entries/{entry_id}/check-in")
+async def check_in(request: Request, event_id: str, entry_id: str, session: SessionDep) -> Response:
+    """Check an entry in, or take the check-in back (``present`` left out)."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        await event_svc.check_in(session, event_id, entry_id, form.get("present") == "yes")
+
+    return await _act(request, session, event_id, action, "#entries")
+
+
+@router.post("/e/{event_id}/rounds/{number}/swap")
+async def swap(request: Request, event_id: str, number: int, session: SessionDep) -> Response:
+    """Swap two entries between unreported tables of the round (or their seats at one table)."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        await lifecycle.swap_entries(
+            session, event_id, number, str(form.get("a")), str(form.get("b")), principal
+        )
+
+    return await _act(request, session, event_id, action, "#round")
+
+
+@router.post("/e/{event_id}/rename")
+async def rename(request: Request, event_id: str, session: SessionDep) -> Response:
+    """Rename the event, with the version the page showed (If-Match), the API's own checks of a name."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        try:
+            body = EventUpdate.model_validate({"name": str(form.get("name", ""))})
+        except ValidationError as exc:
+            raise InvalidInput(
+                "the name is not valid", [Problem(("name",), e.get("msg", "invalid")) for e in exc.errors()]
+            ) from None
+        await event_svc.update_event(session, event_id, str(form.get("version", "")), body.name, None)
+
+    return await _act(request, session, event_id, action)

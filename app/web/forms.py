@@ -1,0 +1,114 @@
+"""What the console's forms send, as the bodies the services take (the API's own shapes)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.errors import InvalidInput, Problem
+from app.db.models import Match
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One scalar setting of a preset's document, at a dotted path (``stages.0.rounds``)."""
+
+    path: str
+    value: Any
+
+    @property
+    def kind(self) -> str:
+        if isinstance(self.value, bool):
+            return "bool"
+        if isinstance(self.value, int):
+            return "int"
+        if isinstance(self.value, float):
+            return "float"
+        return "str"
+
+    @property
+    def field(self) -> str:
+        return f"knob:{self.path}"
+
+
+def knobs(settings: dict[str, Any] | list[Any], prefix: str = "") -> list[Knob]:
+    """Every scalar of a settings document (lists of scalars and objects without scalars are kept
+    as they are: the API takes them)."""
+    out: list[Knob] = []
+    items: list[tuple[str, Any]] = (
+        [(str(i), v) for i, v in enumerate(settings)]
+        if isinstance(settings, list)
+        else list(settings.items())
+    )
+    for k, v in items:
+        path = f"{prefix}{k}"
+        if isinstance(v, dict | list) and not (
+            isinstance(v, list) and all(not isinstance(x, dict) for x in v)
+        ):
+            out.extend(knobs(v, f"{path}."))
+        elif isinstance(v, bool | int | float | str):
+            out.append(Knob(path, v))
+    return out
+
+
+def _parse(knob: Knob, raw: str | None) -> Any:
+    if knob.kind == "bool":
+        return raw is not None
+    text = (raw or "").strip()
+    if knob.kind == "str":
+        return text
+    try:
+        return int(text) if knob.kind == "int" else float(text)
+    except ValueError:
+        raise InvalidInput(
+            f"{knob.path} must be a number",
+            [Problem(("settings", *knob.path.split(".")), "must be a number")],
+        ) from None
+
+
+def overrides(settings: dict[str, Any], form: dict[str, str]) -> dict[str, Any]:
+    """The settings to send with the preset: each top-level key whose knobs the form changed, whole
+    (a checkbox left out is unchecked, as browsers send them)."""
+    changed: dict[str, Any] = {}
+    for knob in knobs(settings):
+        if knob.kind != "bool" and knob.field not in form:  # not on the form: the preset's value
+            continue
+        value = _parse(knob, form.get(knob.field))
+        if value == knob.value:
+            continue
+        top, *rest = knob.path.split(".")
+        doc = changed.setdefault(top, copy.deepcopy(settings[top]))
+        if not rest:
+            changed[top] = value
+            continue
+        node: Any = doc
+        for part in rest[:-1]:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        last = rest[-1]
+        if isinstance(node, list):
+            node[int(last)] = value
+        else:
+            node[last] = value
+    return changed
+
+
+def names_rows(text: str) -> list[dict[str, Any]]:
+    """A pasted list: one name a line (blank lines skipped)."""
+    return [{"name": line.strip()} for line in text.splitlines() if line.strip()]
+
+
+def result_body(match: Match, choice: str) -> dict[str, Any]:
+    """One click's result: ``draw``, or ``seat:N`` (that seat first, the others after it in seat order)."""
+    seats = sorted(match.seats, key=lambda s: s.seat)
+    if choice == "draw":
+        return {"outcome": "draw"}
+    kind, _, number = choice.partition(":")
+    if kind != "seat" or not number.isdigit() or int(number) >= len(seats):
+        raise InvalidInput("unknown result", [Problem(("choice",), "must be draw or seat:N of a seat")])
+    winner = seats[int(number)]
+    rest = [s for s in seats if s is not winner]
+    return {
+        "seats": [{"entry_id": winner.entry_id, "place": 1}]
+        + [{"entry_id": s.entry_id, "place": i + 2} for i, s in enumerate(rest)]
+    }

@@ -1,0 +1,116 @@
+"""The public pages: events, an event, its projector view, its printed sheets, and the player's page
+(whose token never reaches the server in a URL: the page's script sends it as the bearer header)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Literal
+
+import segno
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+
+from app.api.deps import MaybePrincipal, SessionDep
+from app.core.access import Access, authorize
+from app.core.errors import NotFound, Unauthorized
+from app.core.vocabulary import EventStatus, Role
+from app.services import events as event_svc
+from app.services import results as result_svc
+from app.web import forms
+from app.web.render import page
+from app.web.views import LIVE_TYPES, event_page, seated
+
+router = APIRouter(include_in_schema=False)
+
+Paper = Annotated[Literal["a4", "letter"], Query()]
+ORDER = {
+    EventStatus.RUNNING: 0,
+    EventStatus.REGISTRATION: 1,
+    EventStatus.FINISHED: 2,
+    EventStatus.CANCELLED: 3,
+}
+
+
+@router.get("/", response_class=HTMLResponse)
+async def home(request: Request, session: SessionDep) -> HTMLResponse:
+    views, _ = await event_svc.list_events(session, 200, None)
+    views.sort(key=lambda v: ORDER.get(EventStatus(v.event.status), 9))
+    return page(request, "index.html", events=views)
+
+
+@router.get("/e/{event_id}", response_class=HTMLResponse)
+async def event(request: Request, event_id: str, session: SessionDep) -> HTMLResponse:
+    p = await event_page(session, event_id, preset_views=True)
+    return page(request, "event.html", p=p, live_types=LIVE_TYPES)
+
+
+@router.get("/e/{event_id}/projector", response_class=HTMLResponse)
+async def projector(request: Request, event_id: str, session: SessionDep) -> HTMLResponse:
+    return page(request, "projector.html", p=await event_page(session, event_id), live_types=LIVE_TYPES)
+
+
+@router.get("/e/{event_id}/print/pairings", response_class=HTMLResponse)
+async def print_pairings(
+    request: Request, event_id: str, session: SessionDep, paper: Paper = "a4"
+) -> HTMLResponse:
+    return page(request, "print_pairings.html", p=await event_page(session, event_id), paper=paper)
+
+
+def _qr(url: str) -> str:
+    return str(segno.make(url, error="m").svg_inline(scale=3, border=2))
+
+
+@router.get("/e/{event_id}/print/slips", response_class=HTMLResponse)
+async def print_slips(
+    request: Request, event_id: str, session: SessionDep, paper: Paper = "a4"
+) -> HTMLResponse:
+    p = await event_page(session, event_id)
+    base = str(request.base_url).rstrip("/")
+    slips = [(t, f"{base}/e/{event_id}/m/{t.match.id}") for t in p.current if t.open]
+    return page(request, "print_slips.html", p=p, paper=paper, slips=[(t, url, _qr(url)) for t, url in slips])
+
+
+@router.get("/e/{event_id}/print/scorecards", response_class=HTMLResponse)
+async def print_scorecards(
+    request: Request, event_id: str, session: SessionDep, paper: Paper = "a4"
+) -> HTMLResponse:
+    return page(request, "print_scorecards.html", p=await event_page(session, event_id), paper=paper)
+
+
+@router.get("/e/{event_id}/me", response_class=HTMLResponse)
+async def player(request: Request, event_id: str, session: SessionDep) -> HTMLResponse:
+    """The player's page: a shell whose script reads the token from the fragment."""
+    view = await event_svc.get_event_view(session, event_id)
+    return page(request, "player.html", event=view.event, match_id="", live_types=LIVE_TYPES)
+
+
+@router.get("/e/{event_id}/m/{match_id}", response_class=HTMLResponse)
+async def match(request: Request, event_id: str, match_id: str, session: SessionDep) -> HTMLResponse:
+    """A table's report page (the slip's QR code): the match, and the player's part once signed in."""
+    view = await event_svc.get_event_view(session, event_id)
+    mv = await result_svc.get_match(session, match_id)
+    if mv.match.event_id != event_id:
+        raise NotFound(f"match {match_id} of event {event_id} not found")
+    return page(request, "player.html", event=view.event, match_id=match_id, live_types=LIVE_TYPES, mv=mv)
+
+
+@router.get("/e/{event_id}/me/view", response_class=HTMLResponse)
+async def player_view(
+    request: Request, event_id: str, session: SessionDep, principal: MaybePrincipal
+) -> HTMLResponse:
+    """The player's part, for the page's script (the entry token as the bearer header)."""
+    if principal is None or principal.role != Role.ENTRY or principal.entry_id is None:
+        raise Unauthorized("the entry's own token is required")
+    authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=principal.entry_id)
+    p = await event_page(session, event_id)
+    entry = await event_svc.get_entry_view(session, event_id, principal.entry_id, principal)
+    open_tables, played = seated(p, principal.entry_id)
+    return page(
+        request,
+        "_player.html",
+        p=p,
+        me=entry.entry,
+        open_tables=open_tables,
+        played=played,
+        body=lambda tb, choice: json.dumps(forms.result_body(tb.match, choice)),
+    )

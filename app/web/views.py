@@ -1,0 +1,217 @@
+"""What a page shows, gathered from the services the API reads through (no rule of its own)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.access import Principal
+from app.core.errors import DomainError
+from app.core.vocabulary import EventStatus, LiveEventType, MatchStatus, StageFormatName
+from app.db.models import Match, Stage
+from app.services import events as event_svc
+from app.services import exports as export_svc
+from app.services import rounds as round_svc
+from app.services import standings as standings_svc
+from app.services.events import EntryView, EventView
+from app.services.exports import CrossTableView
+from app.services.presets import bga as bga_svc
+from app.services.presets import titan_arena as titan_svc
+from app.services.reads import details_of, stages_of
+from app.services.rounds import RoundView
+from app.services.standings import StandingsView
+
+LIVE_TYPES = ",".join(t.value for t in LiveEventType)
+OPEN = (MatchStatus.PENDING, MatchStatus.REPORTED, MatchStatus.DISPUTED)
+ELIMINATION = (StageFormatName.SINGLE_ELIMINATION, StageFormatName.DOUBLE_ELIMINATION)
+
+
+@dataclass
+class Table:
+    """One match as a page shows it: its seats in order, with names and results."""
+
+    match: Match
+    round: int
+    stage: Stage
+    seats: list[dict[str, Any]]
+
+    @property
+    def open(self) -> bool:
+        return self.match.status in OPEN
+
+
+def tables_of(view: RoundView) -> list[Table]:
+    out = []
+    for m in view.matches:
+        seats = [
+            {
+                "entry_id": s.entry_id,
+                "name": view.names.get(s.entry_id, ""),
+                "seat": s.seat,
+                "character": s.character,
+                "first": s.first_token,
+                "place": s.place,
+                "score": s.score,
+            }
+            for s in sorted(m.seats, key=lambda s: s.seat)
+        ]
+        out.append(Table(m, view.round.number, view.stage, seats))
+    return out
+
+
+@dataclass
+class TitanPage:
+    """A WBC Titan: The Arena event (wbc-hmwp): its heats, the semifinal's make-up and tables, the
+    final and every place, as the preset's reads give them (titan-arena.md)."""
+
+    heats: list[Table]
+    make_up: dict[str, Any]  # titan_arena.semifinal: seeding, winners, alternates, seats, tables
+    semifinal: list[Table]
+    final: list[Table]
+    final_rules: dict[str, Any] | None
+    places: dict[str, Any]  # titan_arena.places
+    semifinal_note: str | None = None
+
+    @property
+    def roles(self) -> dict[str, str]:
+        """Each seeded entry's role: ``winner`` or ``alternate`` (seated in the semifinal)."""
+        return {r["entry_id"]: r["role"] for r in self.make_up["seeding"] if r["role"]}
+
+    @property
+    def seeds(self) -> dict[str, int]:
+        return {r["entry_id"]: r["seed"] for r in self.make_up["seeding"]}
+
+
+@dataclass
+class PlanGroup:
+    """One group of a stage's released schedule: its rounds, each with its tables."""
+
+    group: str | None
+    rounds: list[tuple[int, list[Table]]]
+
+
+@dataclass
+class BgaPage:
+    """A Board Game Arena round robin (bga-round-robin.md): the summary the API answers
+    (``GET /v1/events/{id}/bga``) and every released game by stage, group and round."""
+
+    summary: dict[str, Any]
+    plan: list[tuple[Stage, list[PlanGroup]]]
+
+    def name(self, entry_id: str) -> str:
+        return str(self.summary["names"].get(entry_id, entry_id))
+
+
+@dataclass
+class EventPage:
+    """The public event page, the projector and the printed sheets."""
+
+    view: EventView
+    stages: list[Stage]
+    rounds: list[RoundView]
+    standings: StandingsView | None
+    crosstable: CrossTableView | None = None
+    current: list[Table] = field(default_factory=list)  # the current round's tables
+    past: list[tuple[RoundView, list[Table]]] = field(default_factory=list)
+    titan: TitanPage | None = None
+    bga: BgaPage | None = None
+
+    @property
+    def event(self) -> Any:
+        return self.view.event
+
+    @property
+    def current_round(self) -> RoundView | None:
+        return self.rounds[-1] if self.rounds else None
+
+    def stage_rounds(self, stage: Stage) -> list[tuple[RoundView, list[Table]]]:
+        return [(r, tables_of(r)) for r in self.rounds if r.stage.id == stage.id]
+
+    @property
+    def disputes(self) -> int:
+        return sum(1 for t in self.current if t.match.status == MatchStatus.DISPUTED)
+
+
+async def event_page(session: AsyncSession, event_id: str, preset_views: bool = False) -> EventPage:
+    """What the event's pages show; ``preset_views`` adds a WBC event's or a BGA event's own views
+    (the event page shows them; the projector and the printed sheets keep to the current round)."""
+    view = await event_svc.get_event_view(session, event_id)
+    stages = await stages_of(session, event_id)
+    rounds = await round_svc.event_rounds(session, event_id)
+    standings = None
+    if view.event.status != EventStatus.REGISTRATION:
+        standings = await standings_svc.event_standings(session, event_id)
+    crosstable = None
+    stage = next((s for s in stages if standings is not None and s.index == standings.stage), None)
+    if stage is not None and stage.format == StageFormatName.ROUND_ROBIN:
+        try:
+            crosstable = await export_svc.crosstable_view(session, event_id, stage.index)
+        except DomainError:  # a multi-seat design has no two-seat cross-table
+            crosstable = None
+    page = EventPage(view, stages, rounds, standings, crosstable)
+    if rounds:
+        page.current = tables_of(rounds[-1])
+        page.past = [(r, tables_of(r)) for r in reversed(rounds[:-1])]
+    if not preset_views:
+        return page
+    if stages and view.event.preset == titan_svc.PRESET:
+        page.titan = await titan_page(session, page)
+    elif view.event.preset in (bga_svc.TWO_P, bga_svc.THREE_P):
+        page.bga = await bga_page(session, page)
+    return page
+
+
+def _stage_tables(page: EventPage, index: int) -> list[Table]:
+    return [t for s in page.stages if s.index == index for _, tables in page.stage_rounds(s) for t in tables]
+
+
+async def titan_page(session: AsyncSession, page: EventPage) -> TitanPage:
+    """The reads behind ``GET /v1/events/{id}/titan-arena/semifinal``, ``…/places`` and
+    ``…/titan-arena/final-rules``, with the tables of each stage."""
+    event_id = page.event.id
+    final = next((s for s in page.stages if s.index == titan_svc.FINAL), None)
+    semi = next((s for s in page.stages if s.index == titan_svc.SEMIFINAL), None)
+    return TitanPage(
+        heats=_stage_tables(page, titan_svc.HEATS),
+        make_up=await titan_svc.semifinal(session, event_id),
+        semifinal=_stage_tables(page, titan_svc.SEMIFINAL),
+        final=_stage_tables(page, titan_svc.FINAL),
+        final_rules=await titan_svc.final_rules(session, event_id) if final is not None else None,
+        places=await titan_svc.places(session, event_id),
+        semifinal_note=details_of(semi).note if semi is not None else None,
+    )
+
+
+async def bga_page(session: AsyncSession, page: EventPage) -> BgaPage:
+    """The BGA summary service and every released table, grouped by the stage's groups (the
+    entries' groups as the stage drew them) and then by round."""
+    summary = await bga_svc.summary(session, page.event.id)
+    plan: list[tuple[Stage, list[PlanGroup]]] = []
+    for stage in page.stages:
+        details = details_of(stage)
+        groups: dict[str | None, dict[int, list[Table]]] = {}
+        for rnd, tables in page.stage_rounds(stage):
+            for tb in tables:
+                group = details.group_of(tb.seats[0]["entry_id"]) if tb.seats else None
+                groups.setdefault(group, {}).setdefault(rnd.round.number, []).append(tb)
+        if groups:
+            ordered = sorted(groups.items(), key=lambda kv: kv[0] or "")
+            plan.append((stage, [PlanGroup(g, sorted(r.items())) for g, r in ordered]))
+    return BgaPage(summary, plan)
+
+
+async def entries_of(session: AsyncSession, event_id: str, principal: Principal | None) -> list[EntryView]:
+    return await event_svc.list_entries(session, event_id, principal)
+
+
+def seated(page: EventPage, entry_id: str) -> tuple[list[Table], list[Table]]:
+    """An entry's open tables and its played ones (newest first)."""
+    mine = [
+        t
+        for _, tables in [(r, tables_of(r)) for r in reversed(page.rounds)]
+        for t in tables
+        if any(s["entry_id"] == entry_id for s in t.seats)
+    ]
+    return [t for t in mine if t.open], [t for t in mine if not t.open]

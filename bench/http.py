@@ -1,0 +1,457 @@
+"""The service path through HTTP (not a test): ``python -m bench.http [--quick] [--only sqlite|postgres]``.
+
+Arbiter is served by uvicorn in a process of its own (``arbiter serve``), on Postgres and on the
+embedded SQLite default; beside it, in the same run and served the same way, a bare FastAPI app on
+the same stack (``bench/http_bare.py``: one single-query read, one single-row update). The load comes
+from several client processes, each holding keep-alive connections of a small HTTP/1.1 client of its
+own (32 requests in flight in all), so that the load generator costs a fraction of what it measures.
+
+On each database: a Swiss event of 512 entries played for 5 rounds — every result posted at 32
+concurrent, each next round paired alone — then its standings read alone and 128 times at 32
+concurrent; an event of 5,000 entries started, its first round's results posted, its second round
+paired and its standings read; ten events of 64 entries taking their results at once. Each figure
+(p50 / p99 / throughput / errors) is printed with its ratio to the bare endpoint of its kind.
+``--quick`` plays small events (the suite's smoke test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+TOKEN = "bench-admin"
+CONCURRENCY = 32
+CLIENT_PROCESSES = 4
+TIMEOUT = 30.0
+PG_ADMIN = os.environ.get("BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+Request = tuple[str, str, bytes, str | None]  # method, path, body, bearer token
+
+
+# --------------------------------------------------------------------------- the load generator
+async def _exchange(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str, req: Request
+) -> tuple[int, bytes]:
+    method, path, body, token = req
+    head = f"{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {len(body)}\r\n"
+    if body:
+        head += "Content-Type: application/json\r\n"
+    if token:
+        head += f"Authorization: Bearer {token}\r\n"
+    writer.write(head.encode() + b"\r\n" + body)
+    raw = await reader.readuntil(b"\r\n\r\n")
+    lines = raw.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ", 2)[1])
+    headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
+    if "content-length" in headers:
+        data = await reader.readexactly(int(headers["content-length"]))
+    elif headers.get("transfer-encoding") == "chunked":
+        parts = []
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).strip(), 16)
+            parts.append(await reader.readexactly(size + 2))
+            if size == 0:
+                break
+        data = b"".join(parts)
+    else:
+        data = b""
+    if headers.get("connection") == "close":
+        raise ConnectionResetError("closed by the server")
+    return status, data
+
+
+async def _drive(port: int, requests: list[Request], conns: int) -> list[tuple[float, int]]:
+    """Send ``requests`` over ``conns`` keep-alive connections; (seconds, status) of each, status 0
+    for a timeout or a broken connection."""
+    out: list[tuple[float, int]] = []
+    it = iter(requests)
+    host = f"127.0.0.1:{port}"
+
+    async def connection() -> None:
+        stream: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        for req in it:
+            t0 = time.perf_counter()
+            try:
+                if stream is None:
+                    stream = await asyncio.open_connection("127.0.0.1", port)
+                status, _ = await asyncio.wait_for(_exchange(*stream, host, req), TIMEOUT)
+            except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError):
+                status = 0
+                if stream is not None:
+                    stream[1].close()
+                stream = None
+            out.append((time.perf_counter() - t0, status))
+        if stream is not None:
+            stream[1].close()
+
+    await asyncio.gather(*(connection() for _ in range(conns)))
+    return out
+
+
+def _client(port: int, requests: list[Request], conns: int, start: Any, results: Any) -> None:
+    start.wait()
+    t0 = time.time()
+    got = asyncio.run(_drive(port, requests, conns))
+    results.put((t0, time.time(), got))
+
+
+@dataclass
+class Figures:
+    latencies: list[float] = field(default_factory=list)
+    statuses: dict[int, int] = field(default_factory=dict)
+    wall: float = 0.0
+
+    def add(self, other: Figures) -> None:
+        self.latencies += other.latencies
+        for k, v in other.statuses.items():
+            self.statuses[k] = self.statuses.get(k, 0) + v
+        self.wall += other.wall
+
+    @property
+    def n(self) -> int:
+        return len(self.latencies)
+
+    @property
+    def errors(self) -> int:
+        return sum(v for k, v in self.statuses.items() if not 200 <= k < 300)
+
+    def pct(self, q: float) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+    @property
+    def rate(self) -> float:
+        return self.n / self.wall if self.wall else float("nan")
+
+
+def load(port: int, requests: list[Request], concurrency: int = CONCURRENCY) -> Figures:
+    """The requests sent at ``concurrency`` in flight, from several client processes."""
+    procs = max(1, min(CLIENT_PROCESSES, len(requests), concurrency))
+    ctx = mp.get_context("fork")
+    start, results = ctx.Barrier(procs + 1), ctx.Queue()
+    shares = [requests[i::procs] for i in range(procs)]
+    conns = [concurrency // procs + (1 if i < concurrency % procs else 0) for i in range(procs)]
+    workers = [
+        ctx.Process(target=_client, args=(port, share, max(1, c), start, results))
+        for share, c in zip(shares, conns, strict=True)
+    ]
+    for w in workers:
+        w.start()
+    start.wait()
+    got = [results.get() for _ in workers]
+    for w in workers:
+        w.join()
+    fig = Figures(wall=max(g[1] for g in got) - min(g[0] for g in got))
+    for _, _, rows in got:
+        for seconds, status in rows:
+            fig.latencies.append(seconds)
+            fig.statuses[status] = fig.statuses.get(status, 0) + 1
+    return fig
+
+
+# --------------------------------------------------------------------------- the servers
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serve(argv: list[str], env: dict[str, str], log: Path) -> Iterator[int]:
+    """A uvicorn process answering on a free port, stopped at the end."""
+    import httpx
+
+    port = _free_port()
+    with log.open("a") as err:
+        proc = subprocess.Popen(
+            [sys.executable, *argv, "--host", "127.0.0.1", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(
+                    f"the server ended ({proc.returncode}); see {log}: {log.read_text()[-2000:]}"
+                )
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/docs", timeout=1).status_code < 500:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not answer; see {log}")
+            time.sleep(0.2)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _env(url: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "REDIS_URL", "ARBITER_METRICS_TOKEN", "PROMETHEUS_MULTIPROC_DIR")
+    }
+    env.update(
+        DATABASE_URL=url,
+        ARBITER_ADMIN_TOKEN=TOKEN,
+        ARBITER_LOG_LEVEL="WARNING",
+        ARBITER_SWEEP_SECONDS="3600",
+        PYTHONPATH=str(ROOT),
+    )
+    return env
+
+
+@contextmanager
+def database(kind: str, tmp: Path) -> Iterator[str]:
+    """A fresh database of ``kind``, migrated; dropped afterwards."""
+    from app.cli import migrate
+
+    if kind == "sqlite":
+        url = f"sqlite+aiosqlite:///{tmp}/bench-{uuid.uuid4().hex[:8]}.db"
+        migrate(url)
+        yield url
+        return
+    import asyncpg
+
+    name = f"arbiter_bench_{uuid.uuid4().hex[:10]}"
+
+    async def admin(sql: str) -> None:
+        conn = await asyncpg.connect(PG_ADMIN)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    parts = urlsplit(PG_ADMIN)
+    url = f"postgresql+asyncpg://{parts.netloc}/{name}"
+    try:
+        migrate(url)
+        yield url
+    finally:
+        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def postgres_reachable() -> bool:
+    try:
+        import asyncpg
+
+        async def ping() -> None:
+            conn = await asyncpg.connect(PG_ADMIN, timeout=3)
+            await conn.close()
+
+        asyncio.run(ping())
+        return True
+    except Exception:  # noqa: BLE001 - any failure means: no Postgres to measure on
+        return False
+
+
+# --------------------------------------------------------------------------- the event
+class Api:
+    """The organizer's calls that build an event, one at a time (timed where a figure needs it)."""
+
+    def __init__(self, port: int) -> None:
+        import httpx
+
+        self.http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600)
+        self.port = port
+
+    def call(self, method: str, path: str, token: str, body: Any = None, ok: int = 200) -> Any:
+        r = self.http.request(method, path, json=body, headers={"Authorization": f"Bearer {token}"})
+        if r.status_code != ok:
+            raise RuntimeError(f"{method} {path}: {r.status_code} {r.text[:500]}")
+        return r.json()
+
+    def event(self, entries: int, rounds: int) -> tuple[str, str, list[dict[str, Any]]]:
+        created = self.call(
+            "POST",
+            "/v1/events",
+            TOKEN,
+            {
+                "name": f"Bench {entries}",
+                "game": "generic",
+                "settings": {"stages": [{"format": "swiss", "rounds": rounds}]},
+            },
+            ok=201,
+        )
+        eid, org = created["id"], created["organizer_token"]
+        for lo in range(0, entries, 500):
+            rows = [
+                {"name": f"P{i}", "rating": 1000 + (i * 7919) % 1200}
+                for i in range(lo, min(entries, lo + 500))
+            ]
+            self.call("POST", f"/v1/events/{eid}/entries", org, rows, ok=201)
+        started = self.call("POST", f"/v1/events/{eid}/start", org)
+        return eid, org, started["round"]["matches"]
+
+    def pair(self, eid: str, org: str) -> tuple[float, list[dict[str, Any]]]:
+        t0 = time.perf_counter()
+        rnd = self.call("POST", f"/v1/events/{eid}/rounds", org, ok=201)
+        return time.perf_counter() - t0, rnd["matches"]
+
+
+def result_requests(matches: list[dict[str, Any]], org: str, number: int) -> list[Request]:
+    """The organizer's report of every open match: the higher seat wins, every third game a draw."""
+    out: list[Request] = []
+    for i, m in enumerate(matches):
+        if m["status"] != "pending":
+            continue
+        seats = [s["entry_id"] for s in m["seats"]]
+        if (i + number) % 3 == 0:
+            body = {"outcome": "draw", "seats": [{"entry_id": e, "place": 1} for e in seats]}
+        else:
+            order = seats if (i + number) % 2 else seats[::-1]
+            body = {"seats": [{"entry_id": e, "place": p + 1} for p, e in enumerate(order)]}
+        out.append(("POST", f"/v1/matches/{m['id']}/result", json.dumps(body).encode(), org))
+    return out
+
+
+def standings_requests(eid: str, count: int) -> list[Request]:
+    return [("GET", f"/v1/events/{eid}/standings", b"", None)] * count
+
+
+def quiet(port: int, req: Request, count: int) -> Figures:
+    """``count`` requests one after the other (one client, nothing else in flight)."""
+    return load(port, [req] * count, concurrency=1)
+
+
+# --------------------------------------------------------------------------- one database
+@dataclass
+class Line:
+    label: str
+    fig: Figures
+    base: Figures | None
+
+    def show(self) -> str:
+        f = self.fig
+        text = (
+            f"  {self.label:<44} n={f.n:<5} p50 {f.pct(0.5) * 1e3:8.1f} ms  p99 {f.pct(0.99) * 1e3:8.1f} ms  "
+            f"{f.rate:8.1f}/s  errors {f.errors}"
+        )
+        if f.errors:
+            text += f" {dict(sorted(f.statuses.items()))}"
+        if self.base is not None and self.base.n:
+            text += (
+                f"   x{f.pct(0.5) / self.base.pct(0.5):.1f} p50, "
+                f"x{f.pct(0.99) / self.base.pct(0.99):.1f} p99, "
+                f"{f.rate / self.base.rate:.2f} of the bare rate"
+            )
+        return text
+
+
+def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
+    big, big_rounds = (64, 2) if args.quick else (5000, 2)
+    small, rounds = (64, 3) if args.quick else (512, 5)
+    reads = 32 if args.quick else 128
+    out: list[str] = []
+    with database(kind, tmp) as url:
+        env = _env(url)
+        bare_argv = [
+            "-m",
+            "uvicorn",
+            "bench.http_bare:create_app",
+            "--factory",
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ]
+        with serve(bare_argv, env, tmp / f"bare-{kind}.log") as port:
+            n = 200 if args.quick else 2000
+            bare_quiet = quiet(port, ("GET", "/bare/read/1", b"", None), 50)
+            bare_read = load(port, [("GET", f"/bare/read/{i % 1000}", b"", None) for i in range(n)])
+            bare_write = load(port, [("POST", f"/bare/write/{i % 1000}", b"", None) for i in range(n)])
+        out.append(f"{kind}: the bare FastAPI app, same stack")
+        out.append(Line("GET one-row read, alone", bare_quiet, None).show())
+        out.append(Line(f"GET one-row read, {CONCURRENCY} concurrent", bare_read, None).show())
+        out.append(Line(f"POST one-row update, {CONCURRENCY} concurrent", bare_write, None).show())
+
+        with serve(["-m", "app.cli", "serve"], env, tmp / f"arbiter-{kind}.log") as port:
+            api = Api(port)
+            out.append(f"{kind}: Arbiter, a Swiss event of {small} entries, {rounds} rounds")
+            eid, org, matches = api.event(small, rounds)
+            posted = Figures()
+            pairs: list[float] = []
+            for number in range(1, rounds + 1):
+                posted.add(load(port, result_requests(matches, org, number)))
+                if number < rounds:
+                    seconds, matches = api.pair(eid, org)
+                    pairs.append(seconds)
+            out.append(Line(f"POST result, {CONCURRENCY} concurrent, one event", posted, bare_write).show())
+            out.append(
+                "  POST rounds (pair the next round), rounds 2..: "
+                + ", ".join(f"{s * 1e3:.0f} ms" for s in pairs)
+            )
+            alone = quiet(port, standings_requests(eid, 1)[0], 10)
+            out.append(Line(f"GET standings after {rounds} rounds, alone", alone, bare_quiet).show())
+            many = load(port, standings_requests(eid, reads))
+            out.append(Line(f"GET standings, {reads} at {CONCURRENCY} concurrent", many, bare_read).show())
+
+            events = [api.event(64, 2) for _ in range(10)]
+            spread = [r for e in events for r in result_requests(e[2], e[1], 1)]
+            spread = [spread[i] for i in sorted(range(len(spread)), key=lambda i: (i * 7919) % len(spread))]
+            out.append(
+                Line(
+                    f"POST result, {CONCURRENCY} concurrent, 10 events", load(port, spread), bare_write
+                ).show()
+            )
+
+            out.append(f"{kind}: Arbiter, a Swiss event of {big} entries")
+            t0 = time.perf_counter()
+            eid, org, matches = api.event(big, big_rounds)
+            out.append(f"  register and start (pairs round 1)            {time.perf_counter() - t0:8.2f} s")
+            first = load(port, result_requests(matches, org, 1))
+            out.append(Line(f"POST result, round 1, {CONCURRENCY} concurrent", first, bare_write).show())
+            seconds, _ = api.pair(eid, org)
+            out.append(f"  POST rounds (pair round 2)                     {seconds:8.2f} s")
+            out.append(
+                Line("GET standings, alone", quiet(port, standings_requests(eid, 1)[0], 5), bare_quiet).show()
+            )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small events: a smoke run")
+    parser.add_argument("--only", choices=("sqlite", "postgres"), help="one database")
+    args = parser.parse_args()
+    kinds = [args.only] if args.only else ["postgres", "sqlite"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in kinds:
+            if kind == "postgres" and not postgres_reachable():
+                print(f"postgres: not reachable at {PG_ADMIN} (BENCH_POSTGRES_URL): skipped")
+                continue
+            t0 = time.perf_counter()
+            for line in run_database(kind, args, Path(tmp)):
+                print(line, flush=True)
+            print(f"  ({time.perf_counter() - t0:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""The browser tests: one real server on the embedded default (SQLite, jobs in-process) and one
+Chromium per module — Debian's, launched from its executable (tests/services.sh installs it), never
+a browser Playwright downloads. Screenshots go to screenshots/ (not committed) for a reviewer."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import sync_playwright
+
+from tests.support.processes import ROOT, arbiter, env, finish, free_port, spawn, wait_http
+
+ADMIN = "web-admin-token"
+SHOTS = ROOT / "screenshots"
+CHROMIUM = os.environ.get("ARBITER_TEST_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of ``arbiter serve`` on a SQLite file of its own."""
+    where = tmp_path_factory.mktemp("web")
+    environ = env(
+        DATABASE_URL=f"sqlite+aiosqlite:///{where / 'arbiter.db'}",
+        ARBITER_ADMIN_TOKEN=ADMIN,
+        ARBITER_LOG_FORMAT="json",
+        ARBITER_SSE_POLL_SECONDS="0.2",
+        ARBITER_API_SHUTDOWN_WAIT="2",  # a page left open holds a stream: the server stops anyway
+    )
+    done = arbiter("migrate", environ=environ)
+    assert done.returncode == 0, done.stderr
+    port = free_port()
+    log = where / "serve.log"
+    proc = spawn("serve", "--host", "127.0.0.1", "--port", str(port), environ=environ, log=log)
+    base = f"http://127.0.0.1:{port}"
+    wait_http(f"{base}/readyz", proc)
+    yield base
+    finish(proc, log)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    assert Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM}: run tests/services.sh (it installs it)"
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"])
+        yield b
+        b.close()
+
+
+@pytest.fixture(autouse=True)
+def _quick_timeouts(browser: Any) -> None:
+    """A page that does not show what a test waits for fails in seconds, not Playwright's 30."""
+    for context in browser.contexts:
+        context.set_default_timeout(10_000)
+
+
+def shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def api(base: str) -> httpx.Client:
+    return httpx.Client(base_url=base, timeout=30)
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def items(body: Any) -> list[Any]:
+    """A list answer, as a bare list or as a page (``{items, next_cursor}``)."""
+    return list(body["items"]) if isinstance(body, dict) else list(body)
