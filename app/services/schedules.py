@@ -45,61 +45,38 @@ async def run_search(
     budget: float,
 ) -> Design:
     async with cpu_slot():  # searches of this process take turns on its cores
-        return await _search(
-            ctx,
-            players=players,
-            table_size=table_size,
-            mode=mode,
-            games_per_player=games_per_player,
-            rounds=rounds,
-            seed=seed,
-            budget=budget,
+        latest = [0.0]
+        deadline = time.monotonic() + budget
+        cancelled = [False]
+
+        def stop() -> bool:
+            return cancelled[0] or time.monotonic() > deadline
+
+        def progress(p: float) -> None:
+            latest[0] = p
+
+        task = asyncio.ensure_future(
+            asyncio.to_thread(
+                search_design,
+                players,
+                table_size,
+                mode,
+                games_per_player,
+                rounds,
+                seed,
+                should_stop=stop,
+                progress=progress,
+            )
         )
-
-
-async def _search(
-    ctx: JobContext | None,
-    *,
-    players: int,
-    table_size: int,
-    mode: str,
-    games_per_player: int | None,
-    rounds: bool,
-    seed: str,
-    budget: float,
-) -> Design:
-    latest = [0.0]
-    deadline = time.monotonic() + budget
-    cancelled = [False]
-
-    def stop() -> bool:
-        return cancelled[0] or time.monotonic() > deadline
-
-    def progress(p: float) -> None:
-        latest[0] = p
-
-    task = asyncio.ensure_future(
-        asyncio.to_thread(
-            search_design,
-            players,
-            table_size,
-            mode,
-            games_per_player,
-            rounds,
-            seed,
-            should_stop=stop,
-            progress=progress,
-        )
-    )
-    try:
-        while not task.done():
-            await asyncio.wait({task}, timeout=0.5)
-            if ctx is not None and not task.done():
-                await ctx.progress(min(latest[0], 0.99))
-    except asyncio.CancelledError:
-        cancelled[0] = True  # a stopping worker: the search thread ends at its next check
-        raise
-    return task.result()
+        try:
+            while not task.done():
+                await asyncio.wait({task}, timeout=0.5)
+                if ctx is not None and not task.done():
+                    await ctx.progress(min(latest[0], 0.99))
+        except asyncio.CancelledError:
+            cancelled[0] = True  # a stopping worker: the search thread ends at its next check
+            raise
+        return task.result()
 
 
 async def request_search(session: AsyncSession, request: dict[str, Any]) -> Job:
