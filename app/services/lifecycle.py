@@ -19,7 +19,7 @@ from sqlalchemy.orm import selectinload
 
 from app.core import lifecycle as core
 from app.core.access import Principal
-from app.core.errors import Conflict, InvalidInput, NotFound, Problem
+from app.core.errors import Conflict, InvalidInput, Problem
 from app.core.pairing.groups import split_groups
 from app.core.stage_details import parse_details
 from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, MatchStatus, Outcome, StageStatus
@@ -43,7 +43,7 @@ from app.services.reads import (
     stages_of,
 )
 from app.services.registry import registry_of
-from app.services.rounds import RoundView, check_tables, create_round, round_view
+from app.services.rounds import RoundView, check_tables, create_round, numbered_round, round_view
 
 GROUP_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -353,11 +353,7 @@ async def undo_round(
     event = await lock_event(session, event_id)
     if event.status != EventStatus.RUNNING:
         raise Conflict(f"rounds are undone while the event runs; it is {event.status}")
-    rnd = (
-        await session.execute(select(Round).where(Round.event_id == event.id, Round.number == number))
-    ).scalar_one_or_none()
-    if rnd is None:
-        raise NotFound(f"round {number} of event {event_id} not found")
+    rnd = await numbered_round(session, event.id, number)
     last = (
         await session.execute(select(func.max(Round.number)).where(Round.event_id == event.id))
     ).scalar_one()
@@ -396,11 +392,7 @@ async def swap_entries(
     event = await lock_event(session, event_id)
     if event.status != EventStatus.RUNNING:
         raise Conflict(f"the event is {event.status}")
-    rnd = (
-        await session.execute(select(Round).where(Round.event_id == event.id, Round.number == number))
-    ).scalar_one_or_none()
-    if rnd is None:
-        raise NotFound(f"round {number} of event {event_id} not found")
+    rnd = await numbered_round(session, event.id, number)
     if a == b:
         raise InvalidInput(
             "swap two different entries", [Problem(("entries",), "the two entries are the same")]

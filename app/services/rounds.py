@@ -146,10 +146,15 @@ async def event_rounds(session: AsyncSession, event_id: str) -> list[RoundView]:
     return [await round_view(session, r) for r in rows.scalars()]
 
 
-async def round_by_number(session: AsyncSession, event_id: str, number: int) -> RoundView:
+async def numbered_round(session: AsyncSession, event_id: str, number: int) -> Round:
+    """Round ``number`` of the event (404 when it has none)."""
     rnd = (
         await session.execute(select(Round).where(Round.event_id == event_id, Round.number == number))
     ).scalar_one_or_none()
     if rnd is None:
         raise NotFound(f"round {number} of event {event_id} not found")
-    return await round_view(session, rnd)
+    return rnd
+
+
+async def round_by_number(session: AsyncSession, event_id: str, number: int) -> RoundView:
+    return await round_view(session, await numbered_round(session, event_id, number))
