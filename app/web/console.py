@@ -72,7 +72,7 @@ async def _console(
     status: int = 200,
     **extra: Any,
 ) -> HTMLResponse:
-    p = await event_page(session, event_id)
+    p = await event_page(session, event_id, fresh=True)
     entries = await entries_of(session, event_id, principal)
     return page(
         request,

@@ -134,15 +134,20 @@ class EventPage:
         return sum(1 for t in self.current if t.match.status == MatchStatus.DISPUTED)
 
 
-async def event_page(session: AsyncSession, event_id: str, preset_views: bool = False) -> EventPage:
+async def event_page(
+    session: AsyncSession, event_id: str, preset_views: bool = False, fresh: bool = False
+) -> EventPage:
     """What the event's pages show; ``preset_views`` adds a WBC event's or a BGA event's own views
-    (the event page shows them; the projector and the printed sheets keep to the current round)."""
+    (the event page shows them; the projector and the printed sheets keep to the current round).
+    The standings come from the process's cache, as the API's read takes them, unless ``fresh``
+    (a page shown in a transaction that has changed the event: the cache is for reads only)."""
     view = await event_svc.get_event_view(session, event_id)
     stages = await stages_of(session, event_id)
     rounds = await round_svc.event_rounds(session, event_id)
     standings = None
     if view.event.status != EventStatus.REGISTRATION:
-        standings = await standings_svc.event_standings(session, event_id)
+        read = standings_svc.event_standings if fresh else standings_svc.cached_standings
+        standings = await read(session, event_id)
     crosstable = None
     stage = next((s for s in stages if standings is not None and s.index == standings.stage), None)
     if stage is not None and stage.format == StageFormatName.ROUND_ROBIN:
