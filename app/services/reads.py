@@ -8,7 +8,7 @@ whole event to itself: it holds the event (``hold_match_event``: ``FOR KEY SHARE
 ``lock_event`` waits for and which waits for every ``lock_event``), locks its own match, and takes
 the event's row for update only for the few statements at its end (``mark_changed``) — so results
 of different matches of one event are written side by side, while no round is paired, undone or
-swapped under them (docs/architecture.md "Locks").
+swapped under them (docs/architecture.md "The flow of one request").
 """
 
 from __future__ import annotations
