@@ -124,18 +124,22 @@ async def _held(session: AsyncSession, match_id: str, principal: Principal | Non
         raise NotFound(f"match {match_id} not found")
     await session.flush()  # the re-read below must not overwrite what the caller changed
     rows = (
-        await session.execute(
-            select(Match, Round, Stage, _count(ResultReport), _count(ResultHistory), Entry.id, Entry.name)
-            .join(Round, Round.id == Match.round_id)
-            .join(Stage, Stage.id == Round.stage_id)
-            .outerjoin(Seat, Seat.match_id == Match.id)
-            .outerjoin(Entry, Entry.id == Seat.entry_id)
-            .where(Match.id == match_id)
-            .options(contains_eager(Match.seats), defer(Round.details))
-            .with_for_update(of=Match)
-            .execution_options(populate_existing=True)
+        (
+            await session.execute(
+                select(Match, Round, Stage, _count(ResultReport), _count(ResultHistory), Entry.id, Entry.name)
+                .join(Round, Round.id == Match.round_id)
+                .join(Stage, Stage.id == Round.stage_id)
+                .outerjoin(Seat, Seat.match_id == Match.id)
+                .outerjoin(Entry, Entry.id == Seat.entry_id)
+                .where(Match.id == match_id)
+                .options(contains_eager(Match.seats), defer(Round.details))
+                .with_for_update(of=Match)
+                .execution_options(populate_existing=True)
+            )
         )
-    ).unique().all()  # a row per seat: each row differs by its entry's id and name
+        .unique()
+        .all()
+    )  # a row per seat: each row differs by its entry's id and name
     if not rows:
         raise NotFound(f"match {match_id} not found")
     match, rnd, stage, filed, kept = rows[0][:5]
