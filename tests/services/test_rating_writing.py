@@ -31,7 +31,7 @@ def _ids(n: int, widths: str, seed: int) -> list[str]:
     rnd = random.Random(seed)
     if widths == "one":  # UUIDs, as Arbiter makes them
         return [f"{rnd.getrandbits(128):032x}"[:8] + f"-0000-4000-8000-{i:012x}" for i in range(n)]
-    return [f"id-{rnd.randrange(10**rnd.randrange(1, 9))}-é{i}" for i in range(n)]  # any width, non-ASCII
+    return [f"id-{rnd.randrange(10 ** rnd.randrange(1, 9))}-é{i}" for i in range(n)]  # any width, non-ASCII
 
 
 @pytest.mark.parametrize("backend", ["postgres", "sqlite"])
@@ -48,7 +48,7 @@ async def test_history_rows_read_back_in_rating_order(
     try:
         async with sm() as s:
             await s.execute(RatingHistory.__table__.delete().where(RatingHistory.pool_key == "w"))
-            await writing.write_history(s, "w", players, matches, hist, 5)
+            await writing.write_history(s, "w", players, matches, hist, 5, 3)
             rows = (
                 await s.execute(
                     select(
@@ -57,6 +57,7 @@ async def test_history_rows_read_back_in_rating_order(
                         RatingHistory.match_id,
                         RatingHistory.before,
                         RatingHistory.after,
+                        RatingHistory.gen,
                     )
                     .where(RatingHistory.pool_key == "w")
                     .order_by(RatingHistory.seq)
@@ -66,7 +67,7 @@ async def test_history_rows_read_back_in_rating_order(
     finally:
         await engine.dispose()
     expected = [
-        (5 + i, players[hist.player[i]], matches[hist.game[i]], hist.before[i], hist.after[i])
+        (5 + i, players[hist.player[i]], matches[hist.game[i]], hist.before[i], hist.after[i], 3)
         for i in range(len(hist))
     ]
     assert [tuple(r) for r in rows] == expected

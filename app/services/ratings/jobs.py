@@ -259,6 +259,9 @@ async def _recompute(session: AsyncSession, pool: str, ctx: JobContext | None, t
         took.rate += clock() - t3
     t = clock()
     await _progress(ctx, 0.8)
+    # the new rows go under a generation above every pool's: at the end of the history's index,
+    # not beside the rows they replace (migration 0011); two pools may share a generation
+    gen = 1 + int((await session.execute(select(func.max(RatingPool.history_gen)))).scalar() or 0)
     await session.execute(delete(RatingHistory).where(RatingHistory.pool_key == pool))
     await session.execute(delete(Rating).where(Rating.pool_key == pool))
     now = utcnow()
@@ -271,7 +274,8 @@ async def _recompute(session: AsyncSession, pool: str, ctx: JobContext | None, t
     ] + [(pool, pid, r, 0, r, now) for pid, r in starts.items() if pid not in rated]
     await bulk_insert(session, Rating, RATING_COLS, rating_rows)
     await _progress(ctx, 0.85)
-    await write_history(session, pool, b.players, b.match_ids, hist, 0)
+    await write_history(session, pool, b.players, b.match_ids, hist, 0, gen)
+    row.history_gen = gen
     _set_mark(row, b, hist, -1)
     await session.flush()
     took.write += clock() - t
@@ -329,6 +333,7 @@ async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None =
             .where(
                 RatingHistory.player_id.in_(pids),
                 RatingHistory.pool_key == pool,
+                RatingHistory.gen == row.history_gen,
                 RatingHistory.match_id.in_(candidates),
             )
             .limit(1)
@@ -366,7 +371,7 @@ async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None =
             new.append((pool, pid, state.ratings[i], state.games[i], None, now))
     if new:
         await bulk_insert(session, Rating, RATING_COLS, new)
-    await write_history(session, pool, b.players, b.match_ids, hist, last_seq + 1)
+    await write_history(session, pool, b.players, b.match_ids, hist, last_seq + 1, row.history_gen)
     _set_mark(row, b, hist, last_seq)
     await session.flush()
     return {"pool": pool, "mode": "incremental", "games": len(b.match_ids), "players": len(b.players)}

@@ -23,7 +23,7 @@ from app.db.models import RatingHistory
 BATCH = 5_000  # rows per executemany off Postgres
 COPY_ROWS = 50_000  # history rows packed per chunk of COPY data
 
-HISTORY_COLS = ["pool_key", "player_id", "match_id", "seq", "before", "after"]
+HISTORY_COLS = ["pool_key", "player_id", "match_id", "seq", "before", "after", "gen"]
 
 
 async def write_history(
@@ -33,10 +33,11 @@ async def write_history(
     matches: list[str],
     hist: core.History,
     first_seq: int,
+    gen: int,
 ) -> None:
-    """Write the history rows (``players`` and ``matches`` name the history's indexes) in the order of
-    the player index (player id, then seq): the index then fills page after page instead of at random
-    places, which makes a large rewrite much faster."""
+    """Write the history rows (``players`` and ``matches`` name the history's indexes) of generation
+    ``gen`` in the order of the index (player id, then seq): it then fills page after page instead of
+    at random places, which makes a large rewrite much faster."""
     order = player_order(players, hist)
     apg = await _asyncpg(session)
     if apg is not None:
@@ -44,14 +45,14 @@ async def write_history(
         # asyncpg encoding every field of a record (or than formatting text rows)
         await apg.copy_to_table(
             "rating_history",
-            source=_binary_history(pool, players, matches, hist, order, first_seq),
+            source=_binary_history(pool, players, matches, hist, order, first_seq, gen),
             columns=HISTORY_COLS,
             format="binary",
         )
         return
     h_game, h_player, h_before, h_after = hist.game, hist.player, hist.before, hist.after
     records = (
-        (pool, players[h_player[i]], matches[h_game[i]], first_seq + i, h_before[i], h_after[i])
+        (pool, players[h_player[i]], matches[h_game[i]], first_seq + i, h_before[i], h_after[i], gen)
         for i in order.tolist()
     )
     await bulk_insert(session, RatingHistory, HISTORY_COLS, records)
@@ -65,7 +66,7 @@ def player_order(players: list[str], hist: core.History) -> np.ndarray[Any, Any]
 
 
 _COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
-_TAIL = struct.Struct(">iiidid")  # seq int4, before float8, after float8, each with its length
+_TAIL = struct.Struct(">iiididii")  # seq int4, before, after float8, gen int4, each with its length
 _LEN = struct.Struct(">i")
 
 
@@ -85,13 +86,13 @@ async def _binary_history(
     hist: core.History,
     order: np.ndarray[Any, Any],
     first_seq: int,
+    gen: int,
 ) -> AsyncIterator[bytes]:
-    """rating_history rows (pool_key, player_id, match_id, seq, before, after) in PostgreSQL's
-    binary COPY format."""
+    """rating_history rows (``HISTORY_COLS``) in PostgreSQL's binary COPY format."""
     yield _COPY_HEADER
     player_b, match_b = _fixed(players), _fixed(matches)
     if player_b is None or match_b is None:
-        async for part in _binary_history_rows(pool, players, matches, hist, order, first_seq):
+        async for part in _binary_history_rows(pool, players, matches, hist, order, first_seq, gen):
             yield part
     else:
         # ids of one width (the usual case: UUIDs): every row has the same layout, packed as a
@@ -112,6 +113,8 @@ async def _binary_history(
                 ("before", ">f8"),
                 ("after_len", ">i4"),
                 ("after", ">f8"),
+                ("gen_len", ">i4"),
+                ("gen", ">i4"),
             ]
         )
         h_game = np.frombuffer(hist.game, dtype=np.int64)
@@ -135,6 +138,8 @@ async def _binary_history(
             rec["before"] = h_before[rows]
             rec["after_len"] = 8
             rec["after"] = h_after[rows]
+            rec["gen_len"] = 4
+            rec["gen"] = gen
             yield rec.tobytes()
     yield b"\xff\xff"  # trailer: field count -1
 
@@ -146,6 +151,7 @@ async def _binary_history_rows(
     hist: core.History,
     order: np.ndarray[Any, Any],
     first_seq: int,
+    gen: int,
 ) -> AsyncIterator[bytes]:
     """The rows of ``_binary_history`` packed one at a time (ids of differing widths)."""
     h_game, h_player, h_before, h_after = hist.game, hist.player, hist.before, hist.after
@@ -161,7 +167,7 @@ async def _binary_history_rows(
             pool_f,
             player_f[h_player[i]],
             match_f[h_game[i]],
-            pack(4, first_seq + i, 8, h_before[i], 8, h_after[i]),
+            pack(4, first_seq + i, 8, h_before[i], 8, h_after[i], 4, gen),
         )
         if len(parts) >= 4 * COPY_ROWS:
             yield b"".join(parts)
