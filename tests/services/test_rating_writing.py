@@ -1,6 +1,7 @@
-"""The rating history writer on its own: the rows it writes read back as the history says, on
-Postgres (binary COPY: packed a chunk at a time when the ids share one width, row by row when they
-do not) and on SQLite (batched inserts)."""
+"""The rating recompute's reading and writing on their own: the history rows it writes read back as
+the history says, on Postgres (binary COPY: packed a chunk at a time when the ids share one width,
+row by row when they do not) and on SQLite (batched inserts); the streamed read lets go of its
+connection when its caller stops early."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import random
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.core import ratings as core
 from app.db.models import RatingHistory
 from app.db.session import make_engine, make_sessionmaker
-from app.services.ratings import writing
+from app.services.ratings import games, writing
 
 
 def _history(players: int, matches: int, rows: int, seed: int) -> core.History:
@@ -80,3 +81,26 @@ def test_player_order_is_by_player_id_then_rating_order() -> None:
         hist.player.append(p)
     assert writing.player_order(players, hist).tolist() == [1, 4, 0, 2, 3]
     assert writing.player_order(players, core.History()).tolist() == []
+
+
+async def test_a_reader_stopping_early_leaves_the_connection_usable(
+    pg_sessionmaker: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows come through a cursor with the next chunk already asked for; a caller that stops
+    (an error while rating) must find the connection free for its rollback and what follows."""
+    monkeypatch.setattr(games, "CHUNK", 10)
+    stmt = select(func.generate_series(1, 1000).label("n"))
+    async with pg_sessionmaker() as s:
+        await s.execute(select(1))  # the transaction begins, as the recompute's lock begins it
+        stream = games.stream_rows(s, stmt)
+        got = [r[0] async for chunk in _first(stream, 3) for r in chunk]
+        await stream.aclose()
+        assert got == list(range(1, 31))
+        assert (await s.execute(select(func.count()).select_from(RatingHistory))).scalar_one() == 0
+        everything = [r[0] async for chunk in games.stream_rows(s, stmt) for r in chunk]
+        assert everything == list(range(1, 1001))
+
+
+async def _first(stream: Any, n: int) -> Any:
+    for _ in range(n):
+        yield await anext(stream)

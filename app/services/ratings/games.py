@@ -15,6 +15,7 @@ reported.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from itertools import groupby
@@ -125,11 +126,19 @@ async def stream_rows(session: AsyncSession, stmt: Any) -> AsyncIterator[Sequenc
         # asyncpg wants positional $n parameters in the order the compiler lists them
         args = [params[name] for name in compiled.positiontup or []]
         cursor = await apg.cursor(str(compiled), *args)
-        while True:
-            chunk = await cursor.fetch(CHUNK)
-            if not chunk:
-                break
-            yield chunk
+        # the next chunk is asked for before this one is handed over: the server reads and sends it
+        # while the caller builds and rates this one
+        pending = asyncio.ensure_future(cursor.fetch(CHUNK))
+        try:
+            while chunk := await pending:
+                pending = asyncio.ensure_future(cursor.fetch(CHUNK))
+                await asyncio.sleep(0)  # the request goes out
+                yield chunk
+        finally:  # the caller stopped early (an error): the fetch in flight ends before the rollback
+            pending.cancel()
+            await asyncio.wait([pending])
+            if not pending.cancelled():
+                pending.exception()  # retrieved: it is not this error
         return
     result = await session.stream(stmt.execution_options(yield_per=CHUNK))
     async for part in result.partitions(CHUNK):

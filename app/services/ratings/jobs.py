@@ -16,9 +16,11 @@ up front), so running twice, or after being killed midway, leaves exactly a clea
   already in the history, there is no history yet, or the pool rates by ``period: "event"`` (ruling:
   an event's snapshot lives in the history, and rebuilding it is what the recompute does anyway).
 * ``ratings_recompute``: deletes the pool's history and ratings and rates every game again from the
-  players' starting ratings (``Rating.start_rating``, else the pool's start). Streams the rows through
-  a server-side cursor and writes with COPY on Postgres (history in player-index order), executemany
-  on SQLite.
+  players' starting ratings (``Rating.start_rating``, else the pool's start). Streams the rows (only
+  the columns it uses) through a server-side cursor and writes with binary COPY on Postgres (history
+  in key order, under a new generation: migration 0011), executemany on SQLite; the garbage
+  collector is paused meanwhile, and on Postgres the commit does not wait for its WAL's flush.
+  Its phases (read, build, rate, write) are timed and logged (docs/operations.md "Scale").
 
 Rulings where the spec is silent:
 * ``enqueue_rating_update`` sends a match that is already in a pool's history (a correction or a
@@ -48,6 +50,7 @@ from app.core.errors import NotFound
 from app.db.base import utcnow
 from app.db.models import Event, Job, Match, Rating, RatingHistory, RatingPool, Seat
 from app.jobs import JobContext, create_job
+from app.observability.logs import event
 from app.services.ratings.games import GameBuilder, games_stmt, order_key, stream_rows
 from app.services.ratings.pools import ensure_pool, get_pool, history_pools_stmt, pool_sources, watermark
 from app.services.ratings.writing import bulk_insert, write_history
@@ -279,16 +282,18 @@ async def _recompute(session: AsyncSession, pool: str, ctx: JobContext | None, t
     _set_mark(row, b, hist, -1)
     await session.flush()
     took.write += clock() - t
-    log.info(
-        "rating recompute of pool %s: %d games, %d history rows; read %.2f s, build %.2f s, "
-        "rate %.2f s, write %.2f s",
-        pool,
-        len(b.match_ids),
-        len(hist),
-        took.read,
-        took.build,
-        took.rate,
-        took.write,
+    event(
+        log,
+        logging.INFO,
+        f"rating recompute of {pool}: {len(b.match_ids)} games, {len(hist)} history rows; read "
+        f"{took.read:.2f} s, build {took.build:.2f} s, rate {took.rate:.2f} s, write {took.write:.2f} s",
+        pool=pool,
+        games=len(b.match_ids),
+        history_rows=len(hist),
+        read_ms=round(took.read * 1000, 1),
+        build_ms=round(took.build * 1000, 1),
+        rate_ms=round(took.rate * 1000, 1),
+        write_ms=round(took.write * 1000, 1),
     )
     return {"pool": pool, "mode": "recompute", "games": len(b.match_ids), "players": len(b.players)}
 

@@ -1,5 +1,6 @@
-"""Bulk writing of ratings and rating history: binary COPY on Postgres (asyncpg), batched
-``executemany`` inserts elsewhere (SQLite). Serves the rows api.md "Resources" reads back
+"""Bulk writing of ratings and rating history: binary COPY on Postgres (asyncpg; the history packed
+a chunk at a time with numpy when its ids share one width, as UUIDs do), batched ``executemany``
+inserts elsewhere (SQLite). Serves the rows api.md "Resources" reads back
 (``GET /v1/players/{id}/ratings`` history).
 
 ``rating_history`` is derived data without foreign keys (migration 0003). Ruling where the spec is
