@@ -167,9 +167,10 @@ class PoolResult(TypedDict):
 
 @dataclass
 class Phases:
-    """Where a recompute's time goes, in seconds (``perf_counter``): reading the rows (the query and
-    decoding), building the games, the Elo arithmetic, writing ratings and history. Logged with the
-    recompute; the ratings benchmark prints them."""
+    """Where a recompute's time goes, in seconds (``perf_counter``): reading (the pool's lock and
+    sources, the query, waiting for and decoding its rows), building the games, the Elo arithmetic,
+    writing (deleting and writing ratings and history). Logged with the recompute; the ratings
+    benchmark prints them."""
 
     read: float = 0.0
     build: float = 0.0
