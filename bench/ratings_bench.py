@@ -320,7 +320,7 @@ async def run(args: argparse.Namespace) -> None:
         tracemalloc.stop()
         print(
             f"peak memory of the recompute: tracemalloc {peak / 2**20:.0f} MiB (a third, traced run: "
-            f"{traced:.1f} s); ru_maxrss after the first run {rss_mib:.0f} MiB (target < 1 GiB)"
+            f"{traced:.1f} s); ru_maxrss after the two untraced runs {rss_mib:.0f} MiB (target < 1 GiB)"
         )
 
         times = []

@@ -19,7 +19,7 @@ up front), so running twice, or after being killed midway, leaves exactly a clea
   players' starting ratings (``Rating.start_rating``, else the pool's start). Streams the rows (only
   the columns it uses) through a server-side cursor and writes with binary COPY on Postgres (history
   in key order, under a new generation: migration 0011), executemany on SQLite; the garbage
-  collector is paused meanwhile, and on Postgres the commit does not wait for its WAL's flush.
+  collector is paused meanwhile, and on Postgres the job's commit does not wait for its WAL's flush.
   Its phases (read, build, rate, write) are timed and logged (docs/operations.md "Scale").
 
 Rulings where the spec is silent:
@@ -215,7 +215,6 @@ async def _recompute(session: AsyncSession, pool: str, ctx: JobContext | None, t
     row = await _lock_pool(session, pool)
     if row is None:
         raise NotFound(f"rating pool {pool!r} not found")
-    await _fast_commit(session)
     cfg = core.pool_config(row.settings)
     starts: dict[str, float] = {
         pid: float(r or 0.0)
@@ -300,9 +299,10 @@ async def _recompute(session: AsyncSession, pool: str, ctx: JobContext | None, t
 
 
 async def _fast_commit(session: AsyncSession) -> None:
-    """Let this transaction's commit return before its WAL reaches the disk (Postgres). A recompute
-    rewrites derived data only: a crash that loses its commit leaves the job unfinished, and the
-    job runs again (the sweep gives it back) to the same state."""
+    """Let this transaction's commit return before its WAL reaches the disk (Postgres). For the
+    recompute job's own transaction only, which writes derived data and the job's end: a crash that
+    loses its commit leaves the job unfinished, and the job runs again (the sweep gives it back) to
+    the same state. (An import recomputes inside its own transaction, which must stay durable.)"""
     if session.bind is not None and session.bind.dialect.name == "postgresql":
         await session.execute(text("SET LOCAL synchronous_commit = off"))
 
@@ -389,4 +389,5 @@ async def update_job(session: AsyncSession, ctx: JobContext) -> PoolResult:
 
 
 async def recompute_job(session: AsyncSession, ctx: JobContext) -> PoolResult:
+    await _fast_commit(session)
     return await recompute_pool(session, ctx.args["pool"], ctx)
