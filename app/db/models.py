@@ -19,6 +19,7 @@ from sqlalchemy import (
     Index,
     Integer,
     LargeBinary,
+    PrimaryKeyConstraint,
     String,
     Text,
     UniqueConstraint,
@@ -284,6 +285,9 @@ class RatingPool(Base):
     # the high-water mark of the pool's history: its last row's seq and match (ratings jobs)
     last_seq: Mapped[int | None] = mapped_column(Integer)
     last_match_id: Mapped[str | None] = mapped_column(String(36))
+    # the generation of the pool's history rows (``RatingHistory.gen``): a recompute moves it above
+    # every pool's
+    history_gen: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     created_at: Mapped[datetime] = _created()
 
 
@@ -305,16 +309,22 @@ class Rating(Base):
 class RatingHistory(Base):
     """One rated seat of one game in a pool, in rating order (``seq``). Derived data, rewritten by a
     recompute: no foreign keys (their per-row triggers doubled the rewrite; migration 0003), and
-    its natural key as its primary key — the one index a rewrite fills (migration 0009)."""
+    its natural key as its primary key — the one index a rewrite fills (migration 0009). ``gen`` is
+    the pool's history generation (``RatingPool.history_gen``), the key's first column: a recompute
+    writes its rows under a generation above every pool's, so they fill the index at its end
+    instead of beside the rows they replace (migration 0011)."""
 
     __tablename__ = "rating_history"
 
-    player_id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    pool_key: Mapped[str] = mapped_column(String(128), primary_key=True)
-    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    player_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    pool_key: Mapped[str] = mapped_column(String(128), nullable=False)
+    seq: Mapped[int] = mapped_column(Integer, nullable=False, autoincrement=False)
     match_id: Mapped[str | None] = mapped_column(String(36))
     before: Mapped[float] = mapped_column(Float, nullable=False)
     after: Mapped[float] = mapped_column(Float, nullable=False)
+    gen: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+
+    __table_args__ = (PrimaryKeyConstraint("gen", "player_id", "pool_key", "seq"),)
 
 
 class Job(Base):

@@ -67,8 +67,9 @@ def _table(model: Any) -> Table:
     return cast(Table, model.__table__)
 
 
-# Columns that stay where they are: the standings cache's key (app/services/standings.py).
-LOCAL = frozenset({"standings_mark"})
+# Columns that stay where they are: the standings cache's key (app/services/standings.py), a rating
+# pool's history generation (the recompute of the import writes the pool's history afresh).
+LOCAL = frozenset({"standings_mark", "history_gen"})
 
 
 def _row(obj: Base) -> dict[str, Any]:

@@ -15,13 +15,14 @@ reported.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from itertools import groupby
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, null, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core import ratings as core
@@ -73,16 +74,24 @@ def order_key(m: Match) -> OrderKey:
     return OrderKey(m.reported_at or m.created_at, m.id)
 
 
-def games_stmt(sources: Sources, after: datetime | None = None) -> Any:
+def games_stmt(
+    sources: Sources, after: datetime | None = None, *, by_event: bool = True, ordered_at: bool = True
+) -> Any:
+    """The pool's rows in the ``GameRow`` layout. A full recompute reads two million rows for a pool
+    of a million games, and every column costs in the sort and in decoding: it asks for what it uses
+    only, the others come as NULL. ``event_id`` is needed for character events and rating periods
+    (``by_event``), ``character`` for character events, ``order_at`` by the incremental update
+    (``ordered_at``)."""
+    char_events = bool(sources.by_character)
     stmt = (
         select(  # the columns of GameRow, in its order
             Match.id.label("match_id"),
-            Match.event_id,
+            Match.event_id if by_event or char_events else null().label("event_id"),
             Match.outcome,
             Entry.player_id,
             Seat.place,
-            Seat.character,
-            order_col().label("order_at"),
+            Seat.character if char_events else null().label("character"),
+            order_col().label("order_at") if ordered_at else null().label("order_at"),
             Seat.violation,
         )
         .join(Seat, Seat.match_id == Match.id)
@@ -110,16 +119,26 @@ async def stream_rows(session: AsyncSession, stmt: Any) -> AsyncIterator[Sequenc
         # SET LOCAL lasts until this transaction ends.
         await apg.execute("SET LOCAL work_mem = '256MB'")
         await apg.execute("SET LOCAL cursor_tuple_fraction = 1.0")
+        # compiling the plan to machine code costs a second and gains nothing on a sort and two joins
+        await apg.execute("SET LOCAL jit = off")
         compiled = stmt.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
         params = compiled.construct_params()
         # asyncpg wants positional $n parameters in the order the compiler lists them
         args = [params[name] for name in compiled.positiontup or []]
         cursor = await apg.cursor(str(compiled), *args)
-        while True:
-            chunk = await cursor.fetch(CHUNK)
-            if not chunk:
-                break
-            yield chunk
+        # the next chunk is asked for before this one is handed over: the server reads and sends it
+        # while the caller builds and rates this one
+        pending = asyncio.ensure_future(cursor.fetch(CHUNK))
+        try:
+            while chunk := await pending:
+                pending = asyncio.ensure_future(cursor.fetch(CHUNK))
+                await asyncio.sleep(0)  # the request goes out
+                yield chunk
+        finally:  # the caller stopped early (an error): the fetch in flight ends before the rollback
+            pending.cancel()
+            await asyncio.wait([pending])
+            if not pending.cancelled():
+                pending.exception()  # retrieved: it is not this error
         return
     result = await session.stream(stmt.execution_options(yield_per=CHUNK))
     async for part in result.partitions(CHUNK):
@@ -180,6 +199,7 @@ class GameBuilder:
         plain = not self.cfg.rate_forfeits
         draws = core.DRAW_OUTCOMES
         player = self.player
+        index = self.index
         match_ids = self.match_ids
         seen = 0
         for match_id, group in groupby(rows, _match_id):
@@ -197,11 +217,17 @@ class GameBuilder:
                     ):
                         gi = len(match_ids)
                         match_ids.append(match_id)
+                        a = index.get(player_a)
+                        if a is None:
+                            a = player(player_a)
+                        b = index.get(player_b)
+                        if b is None:
+                            b = player(player_b)
                         append(
                             (
                                 gi,
                                 event_id,
-                                (player(player_a), player(player_b)),
+                                (a, b),
                                 (place_a, place_b),
                                 None,
                                 outcome in draws,

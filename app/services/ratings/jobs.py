@@ -16,9 +16,11 @@ up front), so running twice, or after being killed midway, leaves exactly a clea
   already in the history, there is no history yet, or the pool rates by ``period: "event"`` (ruling:
   an event's snapshot lives in the history, and rebuilding it is what the recompute does anyway).
 * ``ratings_recompute``: deletes the pool's history and ratings and rates every game again from the
-  players' starting ratings (``Rating.start_rating``, else the pool's start). Streams the rows through
-  a server-side cursor and writes with COPY on Postgres (history in player-index order), executemany
-  on SQLite.
+  players' starting ratings (``Rating.start_rating``, else the pool's start). Streams the rows (only
+  the columns it uses) through a server-side cursor and writes with binary COPY on Postgres (history
+  in key order, under a new generation: migration 0011), executemany on SQLite; the garbage
+  collector is paused meanwhile, and on Postgres the job's commit does not wait for its WAL's flush.
+  Its phases (read, build, rate, write) are timed and logged (docs/operations.md "Scale").
 
 Rulings where the spec is silent:
 * ``enqueue_rating_update`` sends a match that is already in a pool's history (a correction or a
@@ -31,10 +33,15 @@ Rulings where the spec is silent:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+import logging
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from typing_extensions import TypedDict
 
@@ -43,12 +50,15 @@ from app.core.errors import NotFound
 from app.db.base import utcnow
 from app.db.models import Event, Job, Match, Rating, RatingHistory, RatingPool, Seat
 from app.jobs import JobContext, create_job
+from app.observability.logs import event
 from app.services.ratings.games import GameBuilder, games_stmt, order_key, stream_rows
 from app.services.ratings.pools import ensure_pool, get_pool, history_pools_stmt, pool_sources, watermark
 from app.services.ratings.writing import bulk_insert, write_history
 
 UPDATE_KIND = "ratings_update"
 RECOMPUTE_KIND = "ratings_recompute"
+
+log = logging.getLogger("arbiter.ratings")
 
 RATING_COLS = ["pool_key", "player_id", "rating", "games", "start_rating", "updated_at"]
 
@@ -155,8 +165,53 @@ class PoolResult(TypedDict):
     players: int
 
 
-async def recompute_pool(session: AsyncSession, pool: str, ctx: JobContext | None = None) -> PoolResult:
-    """Rate every game of the pool again from the starting ratings; one transaction, not committed."""
+@dataclass
+class Phases:
+    """Where a recompute's time goes, in seconds (``perf_counter``): reading (the pool's lock and
+    sources, the query, waiting for and decoding its rows), building the games, the Elo arithmetic,
+    writing (deleting and writing ratings and history). Logged with the recompute; the ratings
+    benchmark prints them."""
+
+    read: float = 0.0
+    build: float = 0.0
+    rate: float = 0.0
+    write: float = 0.0
+
+
+async def recompute_pool(
+    session: AsyncSession, pool: str, ctx: JobContext | None = None, phases: Phases | None = None
+) -> PoolResult:
+    """Rate every game of the pool again from the starting ratings; one transaction, not committed.
+    ``phases``, when given, receives the time each phase took."""
+    # A recompute holds millions of small objects (rows, games, history) at once, none of them in a
+    # cycle: the cyclic garbage collector would rescan that growing heap again and again (a third of
+    # the run time), so it is paused for the recompute and restored afterwards.
+    with _gc_paused():
+        return await _recompute(session, pool, ctx, phases if phases is not None else Phases())
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    global _gc_pauses
+    if _gc_pauses == 0 and not gc.isenabled():
+        yield  # paused by someone else: theirs to restore
+        return
+    _gc_pauses += 1
+    gc.disable()
+    try:
+        yield
+    finally:
+        _gc_pauses -= 1
+        if _gc_pauses == 0:
+            gc.enable()
+
+
+_gc_pauses = 0  # recomputes running in this process with the collector paused
+
+
+async def _recompute(session: AsyncSession, pool: str, ctx: JobContext | None, took: Phases) -> PoolResult:
+    clock = time.perf_counter
+    t = clock()
     row = await _lock_pool(session, pool)
     if row is None:
         raise NotFound(f"rating pool {pool!r} not found")
@@ -184,11 +239,32 @@ async def recompute_pool(session: AsyncSession, pool: str, ctx: JobContext | Non
             ).scalar_one()
         )
         await _progress(ctx, 0.0)
-        async for chunk in stream_rows(session, games_stmt(sources)):
-            core.rate_stream(b.feed(chunk), cfg, state, hist)
+        t1 = clock()
+        took.read += t1 - t
+        stmt = games_stmt(sources, by_event=cfg.period == "event", ordered_at=False)
+        async for chunk in stream_rows(session, stmt):
+            t2 = clock()
+            games = b.feed(chunk)
+            t3 = clock()
+            core.rate_stream(games, cfg, state, hist)
+            t4 = clock()
+            took.read += t2 - t1
+            took.build += t3 - t2
+            took.rate += t4 - t3
             await _progress(ctx, 0.8 * b.matches_seen / max(total, 1))
-        core.rate_stream(b.feed([], final=True), cfg, state, hist)
+            t1 = clock()
+        took.read += clock() - t1
+        t2 = clock()
+        games = b.feed([], final=True)
+        t3 = clock()
+        core.rate_stream(games, cfg, state, hist)
+        took.build += t3 - t2
+        took.rate += clock() - t3
+    t = clock()
     await _progress(ctx, 0.8)
+    # the new rows go under a generation above every pool's: at the end of the history's index,
+    # not beside the rows they replace (migration 0011); two pools may share a generation
+    gen = 1 + int((await session.execute(select(func.max(RatingPool.history_gen)))).scalar() or 0)
     await session.execute(delete(RatingHistory).where(RatingHistory.pool_key == pool))
     await session.execute(delete(Rating).where(Rating.pool_key == pool))
     now = utcnow()
@@ -201,10 +277,34 @@ async def recompute_pool(session: AsyncSession, pool: str, ctx: JobContext | Non
     ] + [(pool, pid, r, 0, r, now) for pid, r in starts.items() if pid not in rated]
     await bulk_insert(session, Rating, RATING_COLS, rating_rows)
     await _progress(ctx, 0.85)
-    await write_history(session, pool, b.players, b.match_ids, hist, 0)
+    await write_history(session, pool, b.players, b.match_ids, hist, 0, gen)
+    row.history_gen = gen
     _set_mark(row, b, hist, -1)
     await session.flush()
+    took.write += clock() - t
+    event(
+        log,
+        logging.INFO,
+        f"rating recompute of {pool}: {len(b.match_ids)} games, {len(hist)} history rows; read "
+        f"{took.read:.2f} s, build {took.build:.2f} s, rate {took.rate:.2f} s, write {took.write:.2f} s",
+        pool=pool,
+        games=len(b.match_ids),
+        history_rows=len(hist),
+        read_ms=round(took.read * 1000, 1),
+        build_ms=round(took.build * 1000, 1),
+        rate_ms=round(took.rate * 1000, 1),
+        write_ms=round(took.write * 1000, 1),
+    )
     return {"pool": pool, "mode": "recompute", "games": len(b.match_ids), "players": len(b.players)}
+
+
+async def _fast_commit(session: AsyncSession) -> None:
+    """Let this transaction's commit return before its WAL reaches the disk (Postgres). For the
+    recompute job's own transaction only, which writes derived data and the job's end: a crash that
+    loses its commit leaves the job unfinished, and the job runs again (the sweep gives it back) to
+    the same state. (An import recomputes inside its own transaction, which must stay durable.)"""
+    if session.bind is not None and session.bind.dialect.name == "postgresql":
+        await session.execute(text("SET LOCAL synchronous_commit = off"))
 
 
 async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None = None) -> PoolResult:
@@ -239,6 +339,7 @@ async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None =
             .where(
                 RatingHistory.player_id.in_(pids),
                 RatingHistory.pool_key == pool,
+                RatingHistory.gen == row.history_gen,
                 RatingHistory.match_id.in_(candidates),
             )
             .limit(1)
@@ -276,7 +377,7 @@ async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None =
             new.append((pool, pid, state.ratings[i], state.games[i], None, now))
     if new:
         await bulk_insert(session, Rating, RATING_COLS, new)
-    await write_history(session, pool, b.players, b.match_ids, hist, last_seq + 1)
+    await write_history(session, pool, b.players, b.match_ids, hist, last_seq + 1, row.history_gen)
     _set_mark(row, b, hist, last_seq)
     await session.flush()
     return {"pool": pool, "mode": "incremental", "games": len(b.match_ids), "players": len(b.players)}
@@ -288,4 +389,5 @@ async def update_job(session: AsyncSession, ctx: JobContext) -> PoolResult:
 
 
 async def recompute_job(session: AsyncSession, ctx: JobContext) -> PoolResult:
+    await _fast_commit(session)
     return await recompute_pool(session, ctx.args["pool"], ctx)

@@ -119,11 +119,20 @@ async def watermark(session: AsyncSession, pool: str) -> Mark | None:
     return Mark(row.last_seq, match)
 
 
+def current_history() -> Any:
+    """Joins a pool to its history rows: their key begins with the pool's generation (migration
+    0011), so a read by player finds them through the key once the generation is known. Only the
+    current generation's rows exist (a recompute deletes those it replaces), so this joins nothing
+    away; it lets the key be used."""
+    return (RatingPool.key == RatingHistory.pool_key) & (RatingPool.history_gen == RatingHistory.gen)
+
+
 def history_pools_stmt(match_id: str) -> Any:
     """The pools holding a match's history, found through its players' rows (indexed by player)."""
     players = select(Entry.player_id).join(Seat, Seat.entry_id == Entry.id).where(Seat.match_id == match_id)
     return (
         select(RatingHistory.pool_key)
+        .join(RatingPool, current_history())
         .where(RatingHistory.player_id.in_(players), RatingHistory.match_id == match_id)
         .distinct()
     )

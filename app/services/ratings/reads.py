@@ -12,8 +12,8 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.errors import InvalidInput, NotFound, Problem
-from app.db.models import Player, Rating, RatingHistory
-from app.services.ratings.pools import get_pool
+from app.db.models import Player, Rating, RatingHistory, RatingPool
+from app.services.ratings.pools import current_history, get_pool
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,7 @@ async def player_ratings(session: AsyncSession, player_id: str) -> list[PlayerPo
     hist: dict[str, list[tuple[str | None, float, float]]] = {}
     for pool, mid, bf, af in await session.execute(
         select(RatingHistory.pool_key, RatingHistory.match_id, RatingHistory.before, RatingHistory.after)
+        .join(RatingPool, current_history())
         .where(RatingHistory.player_id == player_id)
         .order_by(RatingHistory.pool_key, RatingHistory.seq)
     ):

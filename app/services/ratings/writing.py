@@ -1,5 +1,6 @@
-"""Bulk writing of ratings and rating history: binary COPY on Postgres (asyncpg), batched
-``executemany`` inserts elsewhere (SQLite). Serves the rows api.md "Resources" reads back
+"""Bulk writing of ratings and rating history: binary COPY on Postgres (asyncpg; the history packed
+a chunk at a time with numpy when its ids share one width, as UUIDs do), batched ``executemany``
+inserts elsewhere (SQLite). Serves the rows api.md "Resources" reads back
 (``GET /v1/players/{id}/ratings`` history).
 
 ``rating_history`` is derived data without foreign keys (migration 0003). Ruling where the spec is
@@ -13,6 +14,7 @@ import struct
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
+import numpy as np
 from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -20,9 +22,9 @@ from app.core import ratings as core
 from app.db.models import RatingHistory
 
 BATCH = 5_000  # rows per executemany off Postgres
-COPY_ROWS = 20_000  # history rows packed per chunk of COPY data
+COPY_ROWS = 50_000  # history rows packed per chunk of COPY data
 
-HISTORY_COLS = ["pool_key", "player_id", "match_id", "seq", "before", "after"]
+HISTORY_COLS = ["pool_key", "player_id", "match_id", "seq", "before", "after", "gen"]
 
 
 async def write_history(
@@ -32,36 +34,50 @@ async def write_history(
     matches: list[str],
     hist: core.History,
     first_seq: int,
+    gen: int,
 ) -> None:
-    """Write the history rows (``players`` and ``matches`` name the history's indexes) in the order of
-    the player index (player id, then seq): the index then fills page after page instead of at random
-    places, which makes a large rewrite much faster."""
-    h_game, h_player, h_before, h_after = hist.game, hist.player, hist.before, hist.after
-    buckets: list[list[int]] = [[] for _ in players]
-    for i, p in enumerate(h_player):
-        buckets[p].append(i)
-    order = (i for p in sorted(range(len(players)), key=players.__getitem__) for i in buckets[p])
+    """Write the history rows (``players`` and ``matches`` name the history's indexes) of generation
+    ``gen`` in the order of the index (player id, then seq): it then fills page after page instead of
+    at random places, which makes a large rewrite much faster."""
+    order = player_order(players, hist)
     apg = await _asyncpg(session)
     if apg is not None:
-        # COPY in binary format, each row packed here from pre-encoded parts: several times cheaper
-        # than asyncpg encoding every field of a record (or than formatting text rows)
+        # COPY in binary format, the rows packed here a chunk at a time: several times cheaper than
+        # asyncpg encoding every field of a record (or than formatting text rows)
         await apg.copy_to_table(
             "rating_history",
-            source=_binary_history(pool, players, matches, hist, order, first_seq),
+            source=_binary_history(pool, players, matches, hist, order, first_seq, gen),
             columns=HISTORY_COLS,
             format="binary",
         )
         return
+    h_game, h_player, h_before, h_after = hist.game, hist.player, hist.before, hist.after
     records = (
-        (pool, players[h_player[i]], matches[h_game[i]], first_seq + i, h_before[i], h_after[i])
-        for i in order
+        (pool, players[h_player[i]], matches[h_game[i]], first_seq + i, h_before[i], h_after[i], gen)
+        for i in order.tolist()
     )
     await bulk_insert(session, RatingHistory, HISTORY_COLS, records)
 
 
+def player_order(players: list[str], hist: core.History) -> np.ndarray[Any, Any]:
+    """The history's row numbers ordered by player id, then seq (a stable sort keeps rating order)."""
+    rank = np.empty(len(players), dtype=np.int64)
+    rank[sorted(range(len(players)), key=players.__getitem__)] = np.arange(len(players))
+    return np.argsort(rank[np.frombuffer(hist.player, dtype=np.int64)], kind="stable")
+
+
 _COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
-_TAIL = struct.Struct(">iiidid")  # seq int4, before float8, after float8, each with its length
+_TAIL = struct.Struct(">iiididii")  # seq int4, before, after float8, gen int4, each with its length
 _LEN = struct.Struct(">i")
+
+
+def _fixed(values: list[str]) -> np.ndarray[Any, Any] | None:
+    """``values`` UTF-8 encoded as one fixed-width byte-string array, or None when their lengths
+    differ (or there are none)."""
+    encoded = [v.encode() for v in values]
+    if not encoded or len({len(b) for b in encoded}) != 1 or not encoded[0]:
+        return None
+    return np.array(encoded, dtype=f"S{len(encoded[0])}")
 
 
 async def _binary_history(
@@ -69,11 +85,76 @@ async def _binary_history(
     players: list[str],
     matches: list[str],
     hist: core.History,
-    order: Iterable[int],
+    order: np.ndarray[Any, Any],
     first_seq: int,
+    gen: int,
 ) -> AsyncIterator[bytes]:
-    """rating_history rows (pool_key, player_id, match_id, seq, before, after) in PostgreSQL's
-    binary COPY format."""
+    """rating_history rows (``HISTORY_COLS``) in PostgreSQL's binary COPY format."""
+    yield _COPY_HEADER
+    player_b, match_b = _fixed(players), _fixed(matches)
+    if player_b is None or match_b is None:
+        async for part in _binary_history_rows(pool, players, matches, hist, order, first_seq, gen):
+            yield part
+    else:
+        # ids of one width (the usual case: UUIDs): every row has the same layout, packed as a
+        # numpy record per row, a whole chunk at once
+        pool_b = pool.encode()
+        layout = np.dtype(
+            [
+                ("fields", ">i2"),
+                ("pool_len", ">i4"),
+                ("pool", f"S{len(pool_b)}" if pool_b else "V0"),
+                ("player_len", ">i4"),
+                ("player", player_b.dtype),
+                ("match_len", ">i4"),
+                ("match", match_b.dtype),
+                ("seq_len", ">i4"),
+                ("seq", ">i4"),
+                ("before_len", ">i4"),
+                ("before", ">f8"),
+                ("after_len", ">i4"),
+                ("after", ">f8"),
+                ("gen_len", ">i4"),
+                ("gen", ">i4"),
+            ]
+        )
+        h_game = np.frombuffer(hist.game, dtype=np.int64)
+        h_player = np.frombuffer(hist.player, dtype=np.int64)
+        h_before = np.frombuffer(hist.before, dtype=np.float64)
+        h_after = np.frombuffer(hist.after, dtype=np.float64)
+        for start in range(0, len(order), COPY_ROWS):
+            rows = order[start : start + COPY_ROWS]
+            rec = np.empty(len(rows), dtype=layout)
+            rec["fields"] = len(HISTORY_COLS)
+            rec["pool_len"] = len(pool_b)
+            if pool_b:
+                rec["pool"] = pool_b
+            rec["player_len"] = player_b.itemsize
+            rec["player"] = player_b[h_player[rows]]
+            rec["match_len"] = match_b.itemsize
+            rec["match"] = match_b[h_game[rows]]
+            rec["seq_len"] = 4
+            rec["seq"] = rows + first_seq
+            rec["before_len"] = 8
+            rec["before"] = h_before[rows]
+            rec["after_len"] = 8
+            rec["after"] = h_after[rows]
+            rec["gen_len"] = 4
+            rec["gen"] = gen
+            yield rec.tobytes()
+    yield b"\xff\xff"  # trailer: field count -1
+
+
+async def _binary_history_rows(
+    pool: str,
+    players: list[str],
+    matches: list[str],
+    hist: core.History,
+    order: np.ndarray[Any, Any],
+    first_seq: int,
+    gen: int,
+) -> AsyncIterator[bytes]:
+    """The rows of ``_binary_history`` packed one at a time (ids of differing widths)."""
     h_game, h_player, h_before, h_after = hist.game, hist.player, hist.before, hist.after
     count = struct.pack(">h", len(HISTORY_COLS))
     pool_b = pool.encode()
@@ -81,19 +162,19 @@ async def _binary_history(
     player_f = [_LEN.pack(len(b)) + b for b in (p.encode() for p in players)]
     match_f = [_LEN.pack(len(b)) + b for b in (m.encode() for m in matches)]
     pack = _TAIL.pack
-    parts: list[bytes] = [_COPY_HEADER]
-    for i in order:
+    parts: list[bytes] = []
+    for i in order.tolist():
         parts += (
             pool_f,
             player_f[h_player[i]],
             match_f[h_game[i]],
-            pack(4, first_seq + i, 8, h_before[i], 8, h_after[i]),
+            pack(4, first_seq + i, 8, h_before[i], 8, h_after[i], 4, gen),
         )
         if len(parts) >= 4 * COPY_ROWS:
             yield b"".join(parts)
             parts = []
-    parts.append(b"\xff\xff")  # trailer: field count -1
-    yield b"".join(parts)
+    if parts:
+        yield b"".join(parts)
 
 
 async def _asyncpg(session: AsyncSession) -> Any:
