@@ -15,6 +15,7 @@ it was computed from is at least as new as that mark: never older than the reque
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -79,8 +80,12 @@ async def event_standings(
     return StandingsView(index, group, tuple(rows), groups, chain, tiebreak_source(event, stage), final)
 
 
-_cache: OrderedDict[tuple[str, int, int | None, str | None], StandingsView] = OrderedDict()
+_Key = tuple[str, int, int | None, str | None]
+_cache: OrderedDict[_Key, StandingsView] = OrderedDict()
 _rows = 0  # rows in the answers of _cache
+# answers being computed: requests that miss the cache at once wait for the one computation (a
+# round's last result makes every projector, phone and league site ask at the same moment)
+_flights: dict[_Key, asyncio.Future[StandingsView]] = {}
 
 
 async def standings_mark(session: AsyncSession, event_id: str) -> int:
@@ -105,7 +110,15 @@ async def cached_standings(
     if view is not None:
         _cache.move_to_end(key)
         return view
-    view = await event_standings(session, event_id, stage_index, group)
+    flight = _flights.get(key)
+    if flight is not None:
+        try:
+            return await asyncio.shield(flight)
+        except asyncio.CancelledError:
+            if not flight.cancelled():
+                raise  # this request was cancelled
+            # the request computing it was (its client left): compute it here
+    view = await _computed(session, key)
     twin = _cache.pop(key, None)  # computed meanwhile by a request beside this one
     if twin is not None:
         _rows -= len(twin.rows)
@@ -113,6 +126,26 @@ async def cached_standings(
     _rows += len(view.rows)
     while len(_cache) > CACHED or (_rows > CACHED_ROWS and len(_cache) > 1):
         _rows -= len(_cache.popitem(last=False)[1].rows)
+    return view
+
+
+async def _computed(session: AsyncSession, key: _Key) -> StandingsView:
+    """``event_standings`` for ``key``, shared with the requests that miss it meanwhile."""
+    flight: asyncio.Future[StandingsView] = asyncio.get_running_loop().create_future()
+    flight.add_done_callback(lambda f: f.cancelled() or f.exception())  # read even if none waits
+    _flights[key] = flight
+    try:
+        view = await event_standings(session, key[0], key[2], key[3])
+    except asyncio.CancelledError:
+        flight.cancel()
+        raise
+    except BaseException as exc:
+        flight.set_exception(exc)
+        raise
+    finally:
+        if _flights.get(key) is flight:
+            del _flights[key]
+    flight.set_result(view)
     return view
 
 

@@ -5,10 +5,12 @@ the cache keeps at most ``CACHED`` answers; the key does not travel with an expo
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
+from app.db.session import read_only
 from app.services import standings as standings_svc
 from app.services.standings import event_standings as uncached
 from app.services.transfer import export_event
@@ -183,3 +185,57 @@ async def test_the_cache_is_bounded_by_rows(
     assert standings_svc._rows == sum(len(v.rows) for v in standings_svc._cache.values()) <= 5
     await _read(api, events[2], computed, fresh=False)
     await _read(api, events[0], computed, fresh=True)  # the least recently served went first
+
+
+async def test_requests_that_miss_at_once_share_one_computation(api: Api, computed: list[Any]) -> None:
+    """A round's last result makes every screen ask at once: one computation answers them all, the
+    same as an uncached read; a request left by its client does not fail the others waiting."""
+    names = [f"P{i:02d}" for i in range(24)]
+    eid, token, _ = await setup_event(api, names, settings={"stages": [{"format": "swiss", "rounds": 3}]})
+    rnd = (await start(api, eid, token))["round"]
+    await post_result(api, token, rnd["matches"][0], _winner_first(rnd["matches"][0]))
+    before = len(computed)
+    answers = await asyncio.gather(*[api.client.get(f"/v1/events/{eid}/standings") for _ in range(12)])
+    assert [r.status_code for r in answers] == [200] * 12
+    assert len(computed) - before == 1
+    assert all(r.json() == answers[0].json() for r in answers)
+    async with api.app.state.sessionmaker() as session:
+        view = await uncached(session, eid)
+    assert [x["entry_id"] for x in answers[0].json()["rows"]] == [v.entry_id for v in view.rows]
+
+
+async def test_a_computation_whose_request_is_cancelled_leaves_the_waiting_one_to_compute(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    eid, token, _ = await setup_event(api, ["Ada", "Barbara", "Claude", "Dijkstra"])
+    await start(api, eid, token)
+    gate, started, calls = asyncio.Event(), asyncio.Event(), []
+
+    async def slow_first(
+        session: Any, event_id: str, stage: int | None = None, group: str | None = None
+    ) -> Any:
+        calls.append(event_id)
+        started.set()
+        if len(calls) == 1:
+            await gate.wait()  # the first computation hangs until its request is cancelled
+        return await uncached(session, event_id, stage, group)
+
+    monkeypatch.setattr(standings_svc, "event_standings", slow_first)
+    sessions = api.app.state.sessionmaker
+
+    async def read() -> Any:
+        async with sessions() as session:
+            await read_only(session)  # as a GET's
+            return await standings_svc.cached_standings(session, eid)
+
+    first = asyncio.ensure_future(read())
+    await started.wait()
+    second = asyncio.ensure_future(read())
+    for _ in range(100):  # time for the second to read the mark and wait for the first
+        await asyncio.sleep(0.01)
+    assert not second.done() and len(calls) == 1  # it waits for the one computation
+    first.cancel()
+    view = await asyncio.wait_for(second, 10)
+    assert len(calls) == 2 and [r.entry_id for r in view.rows]
+    async with sessions() as session:
+        assert [r.entry_id for r in view.rows] == [r.entry_id for r in (await uncached(session, eid)).rows]
