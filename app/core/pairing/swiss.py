@@ -437,36 +437,87 @@ def _window(
 
     Each entry is joined to every eligible entry (not ``barred``) from its rank down to its k-th
     eligible partner that *counts* — of another club when clubs are avoided, not needing the same
-    seat — and likewise up; an edge is in the graph when either end's scan reaches the other."""
+    seat — and likewise up; an edge is in the graph when either end's scan reaches the other. An
+    entry's scan is its reach (the last rank it looks at): the edges are the eligible ranks within."""
     n = len(barred)
-    down = list(range(n))  # the last rank each entry's downward scan looks at
-    up = list(range(n))  # and its upward scan
-    for a in range(n):
-        bar, club, need = barred[a], clubs[a], needs[a]
-        found, b = 0, a
-        while found < k and b < n - 1:
-            b += 1
-            if b not in bar and (club is None or clubs[b] != club) and (need is None or needs[b] != need):
-                found += 1
-        down[a] = b
-        found, b = 0, a
-        while found < k and b > 0:
-            b -= 1
-            if b not in bar and (club is None or clubs[b] != club) and (need is None or needs[b] != need):
-                found += 1
-        up[a] = b
+    down, up = _reaches(barred, clubs, needs, k)
     adjacency = [
         [b for b in range(a + 1, down[a] + 1) if b not in barred[a]]
         if barred[a]
         else list(range(a + 1, down[a] + 1))
         for a in range(n)
     ]
-    for b in range(n):  # the partners only the upward scans reach, in rank order
-        bar = barred[b]
-        for a in range(up[b], b):
-            if down[a] < b and a not in bar:
+    # the partners below ``a`` that only their own upward scan reaches: past a's reach, while some
+    # rank at or after b still reaches up to a
+    lowest_up = up[:]
+    for b in range(n - 2, -1, -1):
+        lowest_up[b] = min(lowest_up[b], lowest_up[b + 1])
+    for a in range(n):
+        bar, b = barred[a], down[a] + 1
+        while b < n and lowest_up[b] <= a:
+            if up[b] <= a and b not in bar:
                 adjacency[a].append(b)
+            b += 1
     return adjacency
+
+
+def _reaches(
+    barred: list[set[int]], clubs: list[str | None], needs: list[int | None], k: int
+) -> tuple[list[int], list[int]]:
+    """How far each rank's downward and upward scans go: to its k-th counting partner that way, or
+    to the end of the block. Without clubs, the ranks needing one's own seat (which never count) are
+    stepped over at once."""
+    n = len(barred)
+    down = list(range(n))
+    up = list(range(n))
+    if any(c is not None for c in clubs):
+        for a in range(n):
+            bar, club, need = barred[a], clubs[a], needs[a]
+            found, b = 0, a
+            while found < k and b < n - 1:
+                b += 1
+                if b not in bar and (club is None or clubs[b] != club) and (need is None or needs[b] != need):
+                    found += 1
+            down[a] = b
+            found, b = 0, a
+            while found < k and b > 0:
+                b -= 1
+                if b not in bar and (club is None or clubs[b] != club) and (need is None or needs[b] != need):
+                    found += 1
+            up[a] = b
+        return down, up
+    # after[v][i]: the first rank from i on not needing seat v (n if none); before[v][i]: the last
+    # rank up to i not needing it (-1 if none); without a need, every rank counts
+    after: dict[int | None, list[int]] = {None: list(range(n + 1))}
+    before: dict[int | None, list[int]] = {None: list(range(-1, n))}
+    for v in {x for x in needs if x is not None}:
+        nxt = [n] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            nxt[i] = i if needs[i] != v else nxt[i + 1]
+        prv = [-1] * (n + 1)  # prv[i + 1]: the last rank up to i
+        for i in range(n):
+            prv[i + 1] = i if needs[i] != v else prv[i]
+        after[v], before[v] = nxt, prv
+    for a in range(n):
+        bar, need = barred[a], needs[a]
+        nxt, prv = after[need], before[need]
+        found, b = 0, nxt[a + 1]  # the first counting rank from a + 1 on
+        while b < n:
+            if b not in bar:
+                found += 1
+                if found == k:
+                    break
+            b = nxt[b + 1]
+        down[a] = min(b, n - 1) if k > 0 else a
+        found, b = 0, prv[a]  # the last counting rank up to a - 1
+        while b >= 0:
+            if b not in bar:
+                found += 1
+                if found == k:
+                    break
+            b = prv[b]
+        up[a] = max(b, 0) if k > 0 else a
+    return down, up
 
 
 def _edge_costs(
