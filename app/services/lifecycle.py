@@ -15,7 +15,6 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import selectinload
 
 from app.core import lifecycle as core
 from app.core.access import Principal
@@ -43,7 +42,14 @@ from app.services.reads import (
     stages_of,
 )
 from app.services.registry import registry_of
-from app.services.rounds import RoundView, check_tables, create_round, numbered_round, round_view
+from app.services.rounds import (
+    RoundView,
+    check_tables,
+    create_round,
+    numbered_round,
+    round_matches,
+    round_view,
+)
 
 GROUP_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -99,16 +105,7 @@ async def pair_next_round(
         {"pairing": explain} if explain else None,
         first_seat_token=bool(explain.get("seat_balance")),
     )
-    released = list(
-        (
-            await session.execute(
-                select(Match)
-                .where(Match.round_id == rnd.id)
-                .options(selectinload(Match.seats))
-                .order_by(Match.table)
-            )
-        ).scalars()
-    )
+    released = await round_matches(session, rnd)
     await results.resign_games(session, event, stage, released, results.organizer_of(event).actor)
     return rnd
 
@@ -338,13 +335,6 @@ def _unreported(matches: list[Match]) -> list[Match]:
     return [m for m in matches if m.status not in (MatchStatus.PENDING, MatchStatus.BYE)]
 
 
-async def _round_matches(session: AsyncSession, rnd: Round) -> list[Match]:
-    rows = await session.execute(
-        select(Match).where(Match.round_id == rnd.id).options(selectinload(Match.seats)).order_by(Match.table)
-    )
-    return list(rows.scalars())
-
-
 async def undo_round(
     session: AsyncSession, event_id: str, number: int, principal: Principal
 ) -> dict[str, Any]:
@@ -362,7 +352,7 @@ async def undo_round(
     stage = await active_stage(session, event.id)
     if stage is None or stage.id != rnd.stage_id:
         raise Conflict(f"round {number} belongs to a closed stage")
-    matches = await _round_matches(session, rnd)
+    matches = await round_matches(session, rnd)
     reported = _unreported(matches)
     if reported:
         names = "; ".join(f"table {m.table} (match {m.id}) is {m.status}" for m in reported)
@@ -397,7 +387,7 @@ async def swap_entries(
         raise InvalidInput(
             "swap two different entries", [Problem(("entries",), "the two entries are the same")]
         )
-    matches = await _round_matches(session, rnd)
+    matches = await round_matches(session, rnd)
     seat_of = {s.entry_id: (m, s) for m in matches for s in m.seats}
     problems = [
         Problem(("entries", i), f"entry {e} does not play in round {number}")

@@ -8,7 +8,7 @@ round and confirming a result are serialized per event.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func, select, update
@@ -288,10 +288,17 @@ class _EntryRow:
 
 
 async def stage_standings(
-    session: AsyncSession, event: Event, stage: Stage | None, group: str | None = None
+    session: AsyncSession,
+    event: Event,
+    stage: Stage | None,
+    group: str | None = None,
+    *,
+    played: Sequence[PlayedMatch] | None = None,
 ) -> list[StandingRow]:
     """The stage's standings from what the database holds (the session's changes flushed first),
-    read as columns: a clean recompute every time."""
+    read as columns: a clean recompute every time. ``played``: the stage's matches as
+    ``stage_played`` just read them, for a caller that needs them too (a pairing), so that they are
+    read once."""
     await session.flush()
     rows = await session.execute(
         select(Entry.id, Entry.name, Entry.tiebreak_value, Entry.status, Entry.group).where(
@@ -307,8 +314,8 @@ async def stage_standings(
     wanted = set(ids)
     games: list[GameResult] = []
     if stage is not None:
-        for played in await stage_played(session, stage, final_only=True):
-            g = played.game()
+        for match in played if played is not None else await stage_played(session, stage, final_only=True):
+            g = match.game()  # None while not final
             if g is not None and all(s.entry_id in wanted for s in g.seats):
                 games.append(g)
     infos = [EntryInfo(e, entries[e].name, entries[e].tiebreak_value, entries[e].status) for e in ids]

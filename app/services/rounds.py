@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from app.core import rng
 from app.core.errors import InvalidInput, NotFound, Problem
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome
-from app.db.base import utcnow
+from app.db.base import new_id, utcnow
 from app.db.models import Event, Match, Round, Seat, Stage
 from app.services import outbox
 from app.services.reads import details_of, entries_by_id, entry_names, game_of, get_event, stage_settings
@@ -38,14 +38,16 @@ async def create_round(
 ) -> Round:
     """One round of exactly these tables; a table of one entry is a bye. The first token is drawn
     per table from the event seed, or (``first_seat_token``: seats allocated by history) held by
-    seat 0."""
+    seat 0. The matches and seats are written with one INSERT each (many rows, no objects tracked
+    row by row), then read back once, seats loaded."""
     number = await _next_round_number(session, event.id)
     rnd = Round(event_id=event.id, stage_id=stage.id, number=number, details=details or {})
     session.add(rnd)
     await session.flush()
     best_of = stage_settings(stage).games_per_match
     now = utcnow()
-    made: list[Match] = []
+    match_rows: list[dict[str, Any]] = []
+    seat_rows: list[dict[str, Any]] = []
     for t, table in enumerate(tables, start=1):
         bye = len(table) == 1
         first = (
@@ -53,24 +55,38 @@ async def create_round(
             if bye or first_seat_token
             else rng.stream(event.seed, f"round:{number}:table:{t}:first_token").randrange(len(table))
         )
-        match = Match(
-            event_id=event.id,
-            round_id=rnd.id,
-            table=t,
-            status=MatchStatus.BYE if bye else MatchStatus.PENDING,
-            outcome=Outcome.BYE if bye else None,
-            best_of=best_of,
-            reported_at=now if bye else None,
-            details={},
+        match_id = new_id()
+        match_rows.append(
+            {
+                "id": match_id,
+                "event_id": event.id,
+                "round_id": rnd.id,
+                "table": t,
+                "status": MatchStatus.BYE if bye else MatchStatus.PENDING,
+                "outcome": Outcome.BYE if bye else None,
+                "best_of": best_of,
+                "version": 1,
+                "reported_at": now if bye else None,
+                "details": {},
+                "created_at": now,
+            }
         )
-        match.seats = [
-            Seat(entry_id=e, seat=i, first_token=(i == first), place=1 if bye else None)
+        seat_rows.extend(
+            {
+                "id": new_id(),
+                "match_id": match_id,
+                "entry_id": e,
+                "seat": i,
+                "first_token": i == first,
+                "place": 1 if bye else None,
+                "violation": False,
+            }
             for i, e in enumerate(table)
-        ]
-        session.add(match)
-        made.append(match)
-    await session.flush()
-    await outbox.round_paired(session, event, stage, rnd, made)
+        )
+    if match_rows:
+        await session.execute(insert(Match), match_rows)
+        await session.execute(insert(Seat), seat_rows)
+    await outbox.round_paired(session, event, stage, rnd, await round_matches(session, rnd))
     return rnd
 
 
@@ -131,13 +147,18 @@ class RoundView:
     names: dict[str, str]
 
 
-async def round_view(session: AsyncSession, rnd: Round) -> RoundView:
-    stage = await session.get(Stage, rnd.stage_id)
-    assert stage is not None
+async def round_matches(session: AsyncSession, rnd: Round) -> list[Match]:
+    """The round's matches in table order, seats loaded."""
     rows = await session.execute(
         select(Match).where(Match.round_id == rnd.id).options(selectinload(Match.seats)).order_by(Match.table)
     )
-    return RoundView(rnd, stage, list(rows.scalars()), await entry_names(session, rnd.event_id))
+    return list(rows.scalars())
+
+
+async def round_view(session: AsyncSession, rnd: Round) -> RoundView:
+    stage = await session.get(Stage, rnd.stage_id)
+    assert stage is not None
+    return RoundView(rnd, stage, await round_matches(session, rnd), await entry_names(session, rnd.event_id))
 
 
 async def event_rounds(session: AsyncSession, event_id: str) -> list[RoundView]:

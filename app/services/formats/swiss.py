@@ -79,6 +79,7 @@ async def _swiss_tables(
     settings = stage_settings(stage)
     entries = await entries_by_id(session, event.id)
     active = _active_ids(stage, entries)
+    history = await stage_played(session, stage)  # read once: the standings and the pairing's history
     if played == 0:
         if settings.first_round == "rating":
             order = sorted(active, key=lambda e: (-(entries[e].rating_at_entry or 0.0), e))
@@ -87,7 +88,7 @@ async def _swiss_tables(
         rows_points = {e: 0.0 for e in order}
         rows_diff: dict[str, float] = {}
     else:
-        rows = await stage_standings(session, event, stage)
+        rows = await stage_standings(session, event, stage, played=history)
         rows_points = {r.entry_id: r.points for r in rows}
         rows_diff = {r.entry_id: r.differential or 0.0 for r in rows}
         playing = set(active)
@@ -95,7 +96,7 @@ async def _swiss_tables(
     met: dict[str, dict[str, int]] = {e: {} for e in active}
     byes: dict[str, int] = {e: 0 for e in active}
     seats: dict[str, list[int]] = {e: [] for e in active}
-    for match in await stage_played(session, stage):
+    for match in history:
         ids = [s.entry_id for s in match.seats]
         if match.status == MatchStatus.BYE:
             if ids[0] in byes:
