@@ -119,12 +119,19 @@ class Figures:
     latencies: list[float] = field(default_factory=list)
     statuses: dict[int, int] = field(default_factory=dict)
     wall: float = 0.0
+    cpu: float = 0.0  # the server's CPU seconds while these requests ran
 
     def add(self, other: Figures) -> None:
         self.latencies += other.latencies
         for k, v in other.statuses.items():
             self.statuses[k] = self.statuses.get(k, 0) + v
         self.wall += other.wall
+        self.cpu += other.cpu
+
+    @property
+    def cpu_ms(self) -> float:
+        """The server's CPU per request, ms: what a request costs, however loaded the machine."""
+        return self.cpu / self.n * 1e3 if self.n else float("nan")
 
     @property
     def n(self) -> int:
@@ -143,8 +150,10 @@ class Figures:
         return self.n / self.wall if self.wall else float("nan")
 
 
-def load(port: int, requests: list[Request], concurrency: int = CONCURRENCY) -> Figures:
+def load(server: Server, requests: list[Request], concurrency: int = CONCURRENCY) -> Figures:
     """The requests sent at ``concurrency`` in flight, from several client processes."""
+    port = server.port
+    cpu0 = server.cpu()
     procs = max(1, min(CLIENT_PROCESSES, len(requests), concurrency))
     ctx = mp.get_context("fork")
     start, results = ctx.Barrier(procs + 1), ctx.Queue()
@@ -160,7 +169,7 @@ def load(port: int, requests: list[Request], concurrency: int = CONCURRENCY) -> 
     got = [results.get() for _ in workers]
     for w in workers:
         w.join()
-    fig = Figures(wall=max(g[1] for g in got) - min(g[0] for g in got))
+    fig = Figures(wall=max(g[1] for g in got) - min(g[0] for g in got), cpu=server.cpu() - cpu0)
     for _, _, rows in got:
         for seconds, status in rows:
             fig.latencies.append(seconds)
@@ -177,15 +186,41 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process and its children (uvicorn's workers), from /proc."""
+    total = 0.0
+    pids = [pid]
+    while pids:
+        p = pids.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            children = Path(f"/proc/{p}/task/{p}/children").read_text().split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        pids += [int(c) for c in children]
+    return total
+
+
+@dataclass
+class Server:
+    port: int
+    pid: int
+
+    def cpu(self) -> float:
+        return _cpu_seconds(self.pid)
+
+
 @contextmanager
-def serve(argv: list[str], env: dict[str, str], log: Path) -> Iterator[int]:
-    """A uvicorn process answering on a free port, stopped at the end."""
+def serve(argv: list[str], env: dict[str, str], log: Path, workers: int = 1) -> Iterator[Server]:
+    """A uvicorn process (``workers`` processes sharing the port) answering on a free port, stopped
+    at the end."""
     import httpx
 
     port = _free_port()
     with log.open("a") as err:
         proc = subprocess.Popen(
-            [sys.executable, *argv, "--host", "127.0.0.1", "--port", str(port)],
+            [sys.executable, *argv, "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -206,7 +241,7 @@ def serve(argv: list[str], env: dict[str, str], log: Path) -> Iterator[int]:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the server did not answer; see {log}")
             time.sleep(0.2)
-        yield port
+        yield Server(port, proc.pid)
     finally:
         proc.terminate()
         try:
@@ -341,9 +376,9 @@ def standings_requests(eid: str, count: int) -> list[Request]:
     return [("GET", f"/v1/events/{eid}/standings", b"", None)] * count
 
 
-def quiet(port: int, req: Request, count: int) -> Figures:
+def quiet(server: Server, req: Request, count: int) -> Figures:
     """``count`` requests one after the other (one client, nothing else in flight)."""
-    return load(port, [req] * count, concurrency=1)
+    return load(server, [req] * count, concurrency=1)
 
 
 # --------------------------------------------------------------------------- one database
@@ -357,7 +392,7 @@ class Line:
         f = self.fig
         text = (
             f"  {self.label:<44} n={f.n:<5} p50 {f.pct(0.5) * 1e3:8.1f} ms  p99 {f.pct(0.99) * 1e3:8.1f} ms  "
-            f"{f.rate:8.1f}/s  errors {f.errors}"
+            f"{f.rate:8.1f}/s  cpu {f.cpu_ms:6.2f} ms/req  errors {f.errors}"
         )
         if f.errors:
             text += f" {dict(sorted(f.statuses.items()))}"
@@ -365,7 +400,8 @@ class Line:
             text += (
                 f"   x{f.pct(0.5) / self.base.pct(0.5):.1f} p50, "
                 f"x{f.pct(0.99) / self.base.pct(0.99):.1f} p99, "
-                f"{f.rate / self.base.rate:.2f} of the bare rate"
+                f"{f.rate / self.base.rate:.2f} of the bare rate, "
+                f"x{f.cpu_ms / self.base.cpu_ms:.1f} its cpu"
             )
         return text
 
@@ -380,6 +416,8 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
     small, rounds = (64, 3) if args.quick else (512, 5)
     reads = 32 if args.quick else 128
     out: list[str] = []
+    # served as docker-compose serves it: two API processes on Postgres; the embedded default is one
+    workers = args.workers if args.workers else (2 if kind == "postgres" else 1)
     with database(kind, tmp) as url:
         env = _env(url)
         bare_argv = [
@@ -391,24 +429,24 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
             "--log-level",
             "warning",
         ]
-        with serve(bare_argv, env, tmp / f"bare-{kind}.log") as port:
+        with serve(bare_argv, env, tmp / f"bare-{kind}.log", workers) as bare:
             n = 200 if args.quick else 2000
-            bare_quiet = quiet(port, ("GET", "/bare/read/1", b"", None), 50)
-            bare_read = load(port, [("GET", f"/bare/read/{i % 1000}", b"", None) for i in range(n)])
-            bare_write = load(port, [("POST", f"/bare/write/{i % 1000}", b"", None) for i in range(n)])
-        out.append(f"{kind}: the bare FastAPI app, same stack")
+            bare_quiet = quiet(bare, ("GET", "/bare/read/1", b"", None), 50)
+            bare_read = load(bare, [("GET", f"/bare/read/{i % 1000}", b"", None) for i in range(n)])
+            bare_write = load(bare, [("POST", f"/bare/write/{i % 1000}", b"", None) for i in range(n)])
+        out.append(f"{kind}: the bare FastAPI app, same stack, {workers} process(es)")
         out.append(Line("GET one-row read, alone", bare_quiet, None).show())
         out.append(Line(f"GET one-row read, {CONCURRENCY} concurrent", bare_read, None).show())
         out.append(Line(f"POST one-row update, {CONCURRENCY} concurrent", bare_write, None).show())
 
-        with serve(["-m", "app.cli", "serve"], env, tmp / f"arbiter-{kind}.log") as port:
-            api = Api(port)
+        with serve(["-m", "app.cli", "serve"], env, tmp / f"arbiter-{kind}.log", workers) as server:
+            api = Api(server.port)
             out.append(f"{kind}: Arbiter, a Swiss event of {small} entries, {rounds} rounds")
             eid, org, matches = api.event(small, rounds)
             posted = Figures()
             pairs: list[float] = []
             for number in range(1, rounds + 1):
-                posted.add(load(port, result_requests(matches, org, number)))
+                posted.add(load(server, result_requests(matches, org, number)))
                 if number < rounds:
                     seconds, matches = api.pair(eid, org)
                     pairs.append(seconds)
@@ -418,9 +456,9 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
                 + ", ".join(f"{s * 1e3:.0f} ms" for s in pairs)
                 + f"   (target < {PAIR_TARGET * 1e3:.0f} ms: {_within(pairs, PAIR_TARGET)})"
             )
-            alone = quiet(port, standings_requests(eid, 1)[0], 10)
+            alone = quiet(server, standings_requests(eid, 1)[0], 10)
             out.append(Line(f"GET standings after {rounds} rounds, alone", alone, bare_quiet).show())
-            many = load(port, standings_requests(eid, reads))
+            many = load(server, standings_requests(eid, reads))
             out.append(Line(f"GET standings, {reads} at {CONCURRENCY} concurrent", many, bare_read).show())
 
             events = [api.event(64, 2) for _ in range(10)]
@@ -428,7 +466,7 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
             spread = [spread[i] for i in sorted(range(len(spread)), key=lambda i: (i * 7919) % len(spread))]
             out.append(
                 Line(
-                    f"POST result, {CONCURRENCY} concurrent, 10 events", load(port, spread), bare_write
+                    f"POST result, {CONCURRENCY} concurrent, 10 events", load(server, spread), bare_write
                 ).show()
             )
 
@@ -436,7 +474,7 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
             t0 = time.perf_counter()
             eid, org, matches = api.event(big, big_rounds)
             out.append(f"  register and start (pairs round 1)            {time.perf_counter() - t0:8.2f} s")
-            first = load(port, result_requests(matches, org, 1))
+            first = load(server, result_requests(matches, org, 1))
             out.append(Line(f"POST result, round 1, {CONCURRENCY} concurrent", first, bare_write).show())
             seconds, _ = api.pair(eid, org)
             out.append(
@@ -444,7 +482,9 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
                 f"   (target < {BIG_PAIR_TARGET:.0f} s: {_within([seconds], BIG_PAIR_TARGET)})"
             )
             out.append(
-                Line("GET standings, alone", quiet(port, standings_requests(eid, 1)[0], 5), bare_quiet).show()
+                Line(
+                    "GET standings, alone", quiet(server, standings_requests(eid, 1)[0], 5), bare_quiet
+                ).show()
             )
     return out
 
@@ -453,6 +493,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small events: a smoke run")
     parser.add_argument("--only", choices=("sqlite", "postgres"), help="one database")
+    parser.add_argument(
+        "--workers", type=int, default=0, help="API processes (default: 2 on Postgres, 1 on SQLite)"
+    )
     args = parser.parse_args()
     kinds = [args.only] if args.only else ["postgres", "sqlite"]
     with tempfile.TemporaryDirectory() as tmp:

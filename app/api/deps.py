@@ -13,11 +13,11 @@ import contextlib
 import hashlib
 import hmac
 from collections.abc import AsyncIterator
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import literal, null, select, union_all
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.core.access import Access, Principal, authorize
 from app.core.errors import Unauthorized
@@ -75,12 +75,27 @@ def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
 
-async def resolve_principal(request: Request, session: AsyncSession, authorization: str) -> Principal:
+async def resolve_principal(
+    request: Request, session: AsyncSession | AsyncConnection, authorization: str
+) -> Principal:
     """The principal a bearer token speaks for; a malformed or unknown token is a 401."""
     return await principal_of_token(request, session, parse_bearer(authorization))
 
 
-async def principal_of_token(request: Request, session: AsyncSession, token: str) -> Principal:
+def _token_lookup(digest: str) -> Any:
+    """The event a token organizes, or the entry (and its event) it speaks for: one statement."""
+    organizer = select(
+        literal(Role.ORGANIZER.value).label("role"), Event.id.label("event_id"), null().label("entry_id")
+    ).where(Event.organizer_token_hash == digest)
+    entry = select(
+        literal(Role.ENTRY.value).label("role"), Entry.event_id.label("event_id"), Entry.id.label("entry_id")
+    ).where(Entry.token_hash == digest)
+    return union_all(organizer, entry)
+
+
+async def principal_of_token(
+    request: Request, session: AsyncSession | AsyncConnection, token: str
+) -> Principal:
     """The principal a token speaks for (the bearer header's, or the console's sign-in); unknown: 401."""
     admin = request.app.state.settings.arbiter_admin_token
     if admin and _same(token, admin):
@@ -88,18 +103,12 @@ async def principal_of_token(request: Request, session: AsyncSession, token: str
     monitor = request.app.state.settings.arbiter_metrics_token
     if monitor and _same(token, monitor):
         return Principal(Role.MONITOR)
-    digest = hash_token(token)
-    event_id = (
-        await session.execute(select(Event.id).where(Event.organizer_token_hash == digest))
-    ).scalar_one_or_none()
-    if event_id is not None:
-        return Principal(Role.ORGANIZER, event_id=event_id)
-    row = (
-        await session.execute(select(Entry.id, Entry.event_id).where(Entry.token_hash == digest))
-    ).one_or_none()
-    if row is not None:
-        return Principal(Role.ENTRY, event_id=row.event_id, entry_id=row.id)
-    raise Unauthorized("unknown token")
+    row = (await session.execute(_token_lookup(hash_token(token)))).first()
+    if row is None:
+        raise Unauthorized("unknown token")
+    if row.role == Role.ORGANIZER.value:
+        return Principal(Role.ORGANIZER, event_id=row.event_id)
+    return Principal(Role.ENTRY, event_id=row.event_id, entry_id=row.entry_id)
 
 
 async def get_principal(

@@ -33,6 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.api.deps import PRINCIPAL_STATE, parse_bearer, resolve_principal
 from app.api.problems import database_unavailable, is_database_outage, problem
 from app.core.errors import Unauthorized
+from app.db.session import READ_ONLY_OPTION
 
 HEAVY_PREFIXES = ("/v1/schedules/round-robin", "/v1/adjudicate/")
 _BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -228,9 +229,16 @@ class RequestGuardMiddleware:
         await self.app(scope, replay, send)
 
     async def _principal(self, scope: Scope, authorization: str) -> Any:
+        """The token's principal, on a connection of its own that opens no transaction: one
+        statement, before the request's own session exists (which may wait for SQLite's writer)."""
         request = Request(scope)
-        async with scope["app"].state.sessionmaker() as session:
-            return await resolve_principal(request, session, authorization)
+        engine = scope["app"].state.engine
+        async with engine.connect() as conn:
+            if engine.dialect.name == "postgresql":
+                conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+            else:  # SQLite: a WAL reader's deferred transaction (app/db/session.py)
+                conn = await conn.execution_options(**{READ_ONLY_OPTION: True})
+            return await resolve_principal(request, conn, authorization)
 
     async def _too_large(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         await problem(

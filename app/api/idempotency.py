@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from fastapi import Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -121,6 +122,13 @@ async def _stored(
     return JSONResponse(answer["body"], status_code=int(answer["status"]), headers=headers)
 
 
+def _encoded(payload: Any) -> Any:
+    """The answer as JSON values: a response model dumps itself (one pass, no second walk)."""
+    if isinstance(payload, BaseModel):
+        return payload.model_dump(mode="json")
+    return jsonable_encoder(payload)
+
+
 async def run_idempotent(
     request: Request,
     session: AsyncSession,
@@ -135,7 +143,7 @@ async def run_idempotent(
     key = request.headers.get(HEADER)
     if not key:
         status, payload, headers = await handler()
-        return JSONResponse(jsonable_encoder(payload), status_code=status, headers=headers)
+        return JSONResponse(_encoded(payload), status_code=status, headers=headers)
     check_key(key)
     scope = f"{principal.scope if principal else 'anonymous'}|{request.method} {request.url.path}"
     keys = _Keys(scope, key)
@@ -157,7 +165,7 @@ async def run_idempotent(
             raise Conflict(f"a request with this {HEADER} is still running; retry it") from None
         return replay
     status, payload, headers = await handler()
-    encoded = jsonable_encoder(payload)
+    encoded = _encoded(payload)
     claim.sealed = keys.seal(status, encoded, headers)
     await session.flush()
     return JSONResponse(encoded, status_code=status, headers=headers)

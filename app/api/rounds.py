@@ -290,9 +290,8 @@ async def report_result(
     who = principal
 
     async def handler() -> tuple[int, object, dict[str, str]]:
-        match = await result_svc.report(session, match_id, who, body.model_dump(exclude_unset=True))
-        view = await result_svc.match_view(session, match)
-        return 200, full_match_read(view), {"ETag": f'"{match.version}"'}
+        view = await result_svc.report(session, match_id, who, body.model_dump(exclude_unset=True))
+        return 200, full_match_read(view), {"ETag": f'"{view.match.version}"'}
 
     return await run_idempotent(request, session, principal, body, handler)
 
@@ -309,9 +308,8 @@ async def confirm_result(
     who = principal
 
     async def handler() -> tuple[int, object, dict[str, str]]:
-        match = await result_svc.confirm(session, match_id, who)
-        view = await result_svc.match_view(session, match)
-        return 200, full_match_read(view), {"ETag": f'"{match.version}"'}
+        view = await result_svc.confirm(session, match_id, who)
+        return 200, full_match_read(view), {"ETag": f'"{view.match.version}"'}
 
     return await run_idempotent(request, session, principal, {}, handler)
 

@@ -25,7 +25,7 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
             # In WAL mode NORMAL never corrupts the file; a commit is durable once the WAL is
             # checkpointed, so a power cut (not a crash of the process) may lose the last commits.
             # The fsync of every commit otherwise bounds a result's cost (docs/operations.md).
-            pass  # pass  # cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
             cur.close()
             # Let SQLAlchemy, not the driver, say when a transaction begins (see _begin_immediate).
             dbapi_conn.isolation_level = None

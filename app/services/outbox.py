@@ -3,9 +3,10 @@ as the change (api.md "Live updates"). The live stream (``app/services/live.py``
 (``app/services/webhooks.py``) read it; the table is the truth, and a wake-up only says "look".
 
 - The use cases call one function here per change (``match_confirmed``, ``round_paired``, …), with
-  the event row locked, as every change of an event is made (``reads.lock_event``). So an event's
-  rows are numbered in the order their transactions commit, and a reader that has seen row ``n``
-  of an event has seen every row of that event before it: ``Last-Event-ID`` is exact.
+  the event row locked for update from the first row on (``reads.lock_event``, or for a result,
+  which holds the event until its end, ``reads.mark_changed`` here). So an event's rows are
+  numbered in the order their transactions commit, and a reader that has seen row ``n`` of an
+  event has seen every row of that event before it: ``Last-Event-ID`` is exact.
 - The wake-up is part of the same transaction: on Postgres a ``NOTIFY`` (delivered at commit,
   dropped by a rollback) reaches every API process; in the process itself, the commit wakes the
   local streams (``after_commit``, below), which is all the embedded default needs.
@@ -21,8 +22,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy import event as sa_event
-from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
@@ -40,6 +41,7 @@ from app.core.webhooks import LEASE_SECONDS
 from app.db.base import new_id, utcnow
 from app.db.models import Entry, Event, Match, OutboxEvent, Round, Stage, Webhook, WebhookDelivery
 from app.jobs import create_job
+from app.services.reads import mark_changed
 
 CHANNEL = "arbiter_outbox"  # the Postgres NOTIFY channel; the payload is the event's id
 HUB_KEY = "live_hub"  # session info: this process's streams (app/services/live.py), woken at commit
@@ -91,13 +93,14 @@ async def emit(
         if key in pending.once:
             return None
         pending.once.add(key)
-    row = OutboxEvent(event_id=event_id, type=str(type), data={"event_id": event_id, **data})
-    session.add(row)
     if event_id not in pending.events:
         pending.events.add(event_id)
-        if session.get_bind().dialect.name == "postgresql":
-            await session.execute(select(func.pg_notify(CHANNEL, event_id)))
         pending.hooks[event_id] = await _hooks(session, event_id)
+        # the row is written with the event marked (its row locked for update), so that an event's
+        # rows are numbered in commit order even for results, which only hold the event until here
+        await mark_changed(session, event_id)
+    row = OutboxEvent(event_id=event_id, type=str(type), data={"event_id": event_id, **data})
+    session.add(row)
     wanting = [h for h in pending.hooks[event_id] if h.types is None or str(type) in h.types]
     if wanting:
         await session.flush()  # the row's id, which the deliveries name
@@ -119,13 +122,17 @@ async def emit(
 
 
 async def _hooks(session: AsyncSession, event_id: str) -> list[Webhook]:
-    rows = await session.execute(
-        select(Webhook).where(
-            Webhook.status == WebhookStatus.ACTIVE,
-            or_(Webhook.event_id == event_id, Webhook.event_id.is_(None)),
-        )
+    """The active webhooks that may want the event's rows; on Postgres the statement also sends the
+    event's wake-up (a ``NOTIFY``, delivered at commit), evaluated once whatever the rows."""
+    wanted = and_(
+        Webhook.status == WebhookStatus.ACTIVE,
+        or_(Webhook.event_id == event_id, Webhook.event_id.is_(None)),
     )
-    return list(rows.scalars())
+    if session.get_bind().dialect.name != "postgresql":
+        return list((await session.execute(select(Webhook).where(wanted))).scalars())
+    wake = select(func.pg_notify(CHANNEL, event_id).label("woken")).subquery()
+    rows = await session.execute(select(wake.c.woken, Webhook).select_from(wake).outerjoin(Webhook, wanted))
+    return [hook for _, hook in rows if hook is not None]
 
 
 # --------------------------------------------------------------------------- reads

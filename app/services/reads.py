@@ -3,7 +3,12 @@ a stage's standings — and the typed views of the stored settings and stage det
 
 Every change to an event happens with the event row locked (``lock_event``: ``SELECT … FOR UPDATE``
 on Postgres; SQLite transactions that may write take the write lock up front), so starting an event, pairing a
-round and confirming a result are serialized per event.
+round and undoing one are serialized per event. A result is the one change that does not need the
+whole event to itself: it holds the event (``hold_match_event``: ``FOR KEY SHARE``, which every
+``lock_event`` waits for and which waits for every ``lock_event``), locks its own match, and takes
+the event's row for update only for the few statements at its end (``mark_changed``) — so results
+of different matches of one event are written side by side, while no round is paired, undone or
+swapped under them (docs/architecture.md "The flow of one request").
 """
 
 from __future__ import annotations
@@ -11,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from sqlalchemy import event as sa_event
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import defer, selectinload
+from sqlalchemy.orm import Session, defer, selectinload
 
 from app.core.errors import NotFound
 from app.core.event_settings import EventSettings, StageSettings
@@ -58,18 +64,57 @@ async def lock_event(session: AsyncSession, event_id: str) -> Event:
     """The event, its row locked until the transaction ends. Lock before reading anything of the
     event that the change depends on; locking again in the same transaction is a no-op.
 
-    Every change of an event locks it first, so the lock also replaces the event's
-    ``standings_mark`` in the change's own transaction: a standings cached under the old mark is
-    never served again once the change commits (app/services/standings.py). A Core statement, so
-    neither the event's ``version`` (its ETag) nor ``updated_at`` moves."""
+    Every change of an event locks it first (or, a result, holds it and marks it: ``mark_changed``),
+    so the lock also replaces the event's ``standings_mark`` in the change's own transaction: a
+    standings cached under the old mark is never served again once the change commits
+    (app/services/standings.py). A Core statement, so neither the event's ``version`` (its ETag)
+    nor ``updated_at`` moves."""
     event = await get_event(session, event_id, for_update=True)
+    await mark_changed(session, event.id)
+    return event
+
+
+_MARKED = "arbiter_marked_events"
+
+
+def _marked(session: AsyncSession) -> set[str]:
+    marked = session.info.get(_MARKED)
+    if marked is None:
+        marked = session.info[_MARKED] = set()
+    assert isinstance(marked, set)
+    return marked
+
+
+@sa_event.listens_for(Session, "after_transaction_end")
+def _forget_marks(session: Session, transaction: object) -> None:
+    if getattr(transaction, "parent", None) is None:  # the outermost transaction ended
+        session.info.pop(_MARKED, None)
+
+
+async def mark_changed(session: AsyncSession, event_id: str) -> None:
+    """Replace the event's ``standings_mark`` (once per transaction). On Postgres the update takes
+    the event row's update lock until the transaction ends: changes that mark the event are
+    serialized from here on (an event's outbox rows are numbered in commit order because each is
+    written after this: app/services/outbox.py)."""
+    marked = _marked(session)
+    if event_id in marked:
+        return
     await session.execute(
         update(Event)
-        .where(Event.id == event.id)
+        .where(Event.id == event_id)
         .values(standings_mark=new_mark(), updated_at=Event.updated_at)
         .execution_options(synchronize_session=False)
     )
-    return event
+    marked.add(event_id)
+
+
+async def hold_match_event(session: AsyncSession, match_id: str) -> Event | None:
+    """The event of a match (None: no such match), held until the transaction ends against every
+    change that locks it (``lock_event``), beside other holders: ``FOR KEY SHARE`` on Postgres; on
+    SQLite the writing transaction holds the whole database already."""
+    of_match = select(Match.event_id).where(Match.id == match_id).scalar_subquery()
+    stmt = select(Event).where(Event.id == of_match).with_for_update(read=True, key_share=True)
+    return (await session.execute(stmt)).scalar_one_or_none()
 
 
 async def game_of(session: AsyncSession, event: Event) -> Game:

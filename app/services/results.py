@@ -8,18 +8,20 @@
 - A confirmed result changes only by the organizer's correction (``PUT`` with ``If-Match``), which
   may also record violations after the fact; every report, claim, confirmation, ruling and
   correction is kept in the match's audit history.
-- All of it happens with the event row locked, so a result posted twice at once is stored once.
+- A report or a confirmation holds its event (nothing of its structure changes meanwhile) and locks
+  its match, so a result posted twice at once is stored once, while results of other matches of
+  the event are written beside it; corrections and a preset's actions on a match lock the event.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import defer, joinedload
+from sqlalchemy.orm import contains_eager, defer, joinedload
 
 from app.core.access import Access, Principal, authorize
 from app.core.concurrency import check_if_match
@@ -29,13 +31,15 @@ from app.core.games.registry import adjudicator_name, get_adjudicator, in_seat_o
 from app.core.results import Report, ReportedSeat, normalize
 from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, MatchStatus, Outcome, Role, StageStatus
 from app.db.base import utcnow
-from app.db.models import Event, Match, ResultHistory, ResultReport, Round, Seat, Stage
+from app.db.models import Entry, Event, Match, ResultHistory, ResultReport, Round, Seat, Stage
 from app.services import downstream, outbox, ratings, summary
 from app.services.reads import (
     entries_by_id,
     game_of,
+    hold_match_event,
     load_match,
     lock_event,
+    mark_changed,
     names_of,
     settings_of,
     stage_settings,
@@ -80,6 +84,85 @@ async def _context(
         raise NotFound(f"match {match_id} not found")
     match, rnd, stage = row
     return event, stage, rnd, match, who
+
+
+@dataclass
+class _Held:
+    """A report's or a confirmation's match as it stands under its lock, with what its answer names:
+    the seats' names, the claims filed and how many history rows it had (``written``: the rows this
+    change adds)."""
+
+    event: Event
+    stage: Stage
+    round: Round
+    match: Match
+    principal: Principal
+    names: dict[str, str]
+    claims: int
+    history_before: int
+    written: list[ResultHistory] = field(default_factory=list)
+
+
+def _count(model: type[ResultReport] | type[ResultHistory]) -> Any:
+    return (
+        select(func.count())
+        .select_from(model)
+        .where(model.match_id == Match.id)
+        .correlate(Match)
+        .scalar_subquery()
+    )
+
+
+async def _held(session: AsyncSession, match_id: str, principal: Principal | None, access: Access) -> _Held:
+    """A result's context: the match's event held (app/services/reads.py: changes of the event's
+    structure wait, other results go on), then in one statement the match locked with its seats,
+    their names, its round, stage, the claims filed and the length of its history; the caller
+    authorized on it. A preset whose checks of a report read other matches (``parallel_results``
+    false) has the event to itself from there on."""
+    event = await hold_match_event(session, match_id)
+    if event is None:
+        raise NotFound(f"match {match_id} not found")
+    await session.flush()  # the re-read below must not overwrite what the caller changed
+    rows = (
+        (
+            await session.execute(
+                select(Match, Round, Stage, _count(ResultReport), _count(ResultHistory), Entry.id, Entry.name)
+                .join(Round, Round.id == Match.round_id)
+                .join(Stage, Stage.id == Round.stage_id)
+                .outerjoin(Seat, Seat.match_id == Match.id)
+                .outerjoin(Entry, Entry.id == Seat.entry_id)
+                .where(Match.id == match_id)
+                .options(contains_eager(Match.seats), defer(Round.details))
+                .with_for_update(of=Match)
+                .execution_options(populate_existing=True)
+            )
+        )
+        .unique()
+        .all()
+    )  # a row per seat: each row differs by its entry's id and name
+    if not rows:
+        raise NotFound(f"match {match_id} not found")
+    match, rnd, stage, filed, kept = rows[0][:5]
+    names = {r[5]: r[6] for r in rows if r[5] is not None}
+    who = authorize(principal, access, event_id=event.id, seated=set(names))
+    if not registry_of(session).rules_for(event).parallel_results:
+        await mark_changed(session, event.id)
+    return _Held(event, stage, rnd, match, who, names, int(filed or 0), int(kept or 0))
+
+
+async def _kept(session: AsyncSession, held: _Held, action: str, actor: str, payload: dict[str, Any]) -> None:
+    held.written.append(await _history(session, held.match, action, actor, payload))
+
+
+async def _answer(session: AsyncSession, held: _Held, claims: int) -> MatchView:
+    """The match as its answer shows it, read before the change is published (the event's row is
+    locked for update only for the statements that publish it): its history is read back unless
+    the rows this change wrote are all of it."""
+    if held.history_before:
+        kept = await history(session, held.match.id)
+    else:
+        kept = sorted(held.written, key=lambda h: (h.created_at, h.match_version))
+    return MatchView(held.match, held.round, held.stage, held.names, claims, kept)
 
 
 def _seats_in(body: dict[str, Any]) -> list[ReportedSeat]:
@@ -214,14 +297,14 @@ def _apply(
 
 async def _history(
     session: AsyncSession, match: Match, action: str, actor: str, payload: dict[str, Any]
-) -> None:
+) -> ResultHistory:
     await session.flush()  # bumps match.version when the match changed
-    session.add(
-        ResultHistory(
-            match_id=match.id, match_version=match.version, action=action, actor=actor, payload=payload
-        )
+    row = ResultHistory(
+        match_id=match.id, match_version=match.version, action=action, actor=actor, payload=payload
     )
+    session.add(row)
     await session.flush()
+    return row
 
 
 async def _after_confirm(
@@ -241,11 +324,10 @@ async def _after_confirm(
 
 async def report(
     session: AsyncSession, match_id: str, principal: Principal | None, body: dict[str, Any]
-) -> Match:
-    """A result from the organizer (final) or from a seated entry (a claim)."""
-    event, stage, _, match, principal = await _context(
-        session, match_id, principal, Access.ORGANIZER_OR_SEATED
-    )
+) -> MatchView:
+    """A result from the organizer (final) or from a seated entry (a claim); the match as answered."""
+    held = await _held(session, match_id, principal, Access.ORGANIZER_OR_SEATED)
+    event, stage, match, principal = held.event, held.stage, held.match, held.principal
     seated = {s.entry_id for s in match.seats}
     organizer = principal.organizes(event.id)
     if event.status != EventStatus.RUNNING or stage.status != StageStatus.ACTIVE:
@@ -265,9 +347,10 @@ async def report(
     if organizer:
         action = "ruling" if match.status == MatchStatus.DISPUTED else "report"
         _apply(match, normalized, judged.game_log if posted else None, verdict, adjudicator)
-        await _history(session, match, action, principal.actor, payload)
+        await _kept(session, held, action, principal.actor, payload)
+        view = await _answer(session, held, held.claims)
         await _after_confirm(session, event, stage, match, correction=False)
-        return match
+        return view
 
     actor_entry = principal.entry_id
     assert actor_entry is not None
@@ -284,7 +367,7 @@ async def report(
         claims[actor_entry] = mine
     else:
         mine.payload = payload
-    await _history(session, match, "claim", principal.actor, payload)
+    await _kept(session, held, "claim", principal.actor, payload)
     results = [Report.from_dict(c.payload).as_dict() for c in claims.values()]
     agree = all(r == results[0] for r in results)
     if not agree:
@@ -292,18 +375,22 @@ async def report(
     elif set(claims) >= seated and not registry_of(session).rules_for(event).organizer_confirms(event):
         first = claims[actor_entry].payload
         _apply(match, Report.from_dict(first), first.get("game_log"), verdict, adjudicator)
-        await _history(session, match, "confirm", "players", payload)
+        await _kept(session, held, "confirm", "players", payload)
+        view = await _answer(session, held, len(claims))
         await _after_confirm(session, event, stage, match, correction=False)
+        return view
     else:
         match.status = MatchStatus.REPORTED
     await session.flush()
+    view = await _answer(session, held, len(claims))
     await outbox.claim_filed(session, event, stage, match)
-    return match
+    return view
 
 
-async def confirm(session: AsyncSession, match_id: str, principal: Principal | None) -> Match:
+async def confirm(session: AsyncSession, match_id: str, principal: Principal | None) -> MatchView:
     """The organizer confirms the players' claims, which must agree (at least one filed)."""
-    event, stage, _, match, organizer = await _context(session, match_id, principal, Access.ORGANIZER)
+    held = await _held(session, match_id, principal, Access.ORGANIZER)
+    event, stage, match, organizer = held.event, held.stage, held.match, held.principal
     if event.status != EventStatus.RUNNING or stage.status != StageStatus.ACTIVE:
         raise Conflict("this match's stage is closed: results can no longer be confirmed")
     if match.status == MatchStatus.CONFIRMED:
@@ -321,9 +408,10 @@ async def confirm(session: AsyncSession, match_id: str, principal: Principal | N
         judged = await _normalized(session, event, stage, match, {"game_log": agreed["game_log"]})
         verdict, adjudicator = judged.verdict, judged.adjudicator
     _apply(match, Report.from_dict(agreed), agreed.get("game_log"), verdict, adjudicator)
-    await _history(session, match, "confirm", organizer.actor, agreed)
+    await _kept(session, held, "confirm", organizer.actor, agreed)
+    view = await _answer(session, held, len(claims))
     await _after_confirm(session, event, stage, match, correction=False)
-    return match
+    return view
 
 
 @dataclass(frozen=True)

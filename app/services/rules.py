@@ -46,6 +46,11 @@ class EventRules:
         """Check (RuleViolation) or complete a normalized report before it is stored."""
         return report
 
+    # Whether results of different matches of an event may be written side by side: true when the
+    # preset's checks of a report (``check_report``) read nothing but the match itself. False, a
+    # report has the event to itself from the moment its match is locked (app/services/results.py).
+    parallel_results: bool = True
+
     def organizer_confirms(self, event: Event) -> bool:
         """Whether players' claims that agree wait for the organizer's confirmation (``POST
         /v1/matches/{id}/confirm``) instead of confirming the match by themselves."""

@@ -109,6 +109,9 @@ class BattlebooksSwiss(EventRules):
         await session.flush()  # the packs of entries added in this transaction count too
         return bb.next_pack(settings_of(event).catalog, event.seed, await self._packs(session, event))
 
+    # a report's heroes are checked against the entries' other games of the game round
+    parallel_results = False
+
     def organizer_confirms(self, event: Event) -> bool:
         return True  # the organizer records the results; the card is signed by player and organizer
 
