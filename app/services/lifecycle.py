@@ -49,6 +49,7 @@ from app.services.rounds import (
     numbered_round,
     round_matches,
     round_view,
+    write_round,
 )
 
 GROUP_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -68,7 +69,7 @@ async def _open_matches(session: AsyncSession, stage: Stage) -> int:
 
 async def pair_next_round(
     session: AsyncSession, event: Event, tables: list[list[str]] | None = None
-) -> Round:
+) -> RoundView:
     """The next round of the active stage: the organizer's ``tables``, the preset's, or the format's."""
     if event.status != EventStatus.RUNNING:
         raise Conflict(f"rounds are paired while the event runs; it is {event.status}")
@@ -91,13 +92,13 @@ async def pair_next_round(
         duel = fmt.sized_tables and stage_settings(stage).table_size == 2
         checked = await check_tables(session, event, stage, tables, duel=duel)
         await rules.check_tables(session, event, stage, checked)
-        return await create_round(session, event, stage, checked, {"manual": True})
+        return await round_view(session, *await write_round(session, event, stage, checked, {"manual": True}))
     custom = await rules.stage_tables(session, event, stage, rounds)
     if custom is not None:
-        return await create_round(session, event, stage, custom)
+        return await round_view(session, *await write_round(session, event, stage, custom))
     explain: dict[str, Any] = {}
     generated = await fmt.next_tables(session, event, stage, rounds, explain)
-    rnd = await create_round(
+    rnd, released = await write_round(
         session,
         event,
         stage,
@@ -105,9 +106,8 @@ async def pair_next_round(
         {"pairing": explain} if explain else None,
         first_seat_token=bool(explain.get("seat_balance")),
     )
-    released = await round_matches(session, rnd)
     await results.resign_games(session, event, stage, released, results.organizer_of(event).actor)
-    return rnd
+    return await round_view(session, rnd, released)
 
 
 async def activate_stage(
@@ -318,7 +318,7 @@ async def start(
 async def pair(session: AsyncSession, event_id: str, tables: list[list[str]] | None) -> RoundView:
     """Pair the next round of the active stage (or create exactly ``tables``)."""
     event = await lock_event(session, event_id)
-    return await round_view(session, await pair_next_round(session, event, tables))
+    return await pair_next_round(session, event, tables)
 
 
 async def close_stage(session: AsyncSession, event_id: str) -> Progress:

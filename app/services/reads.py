@@ -325,11 +325,34 @@ async def stage_played(session: AsyncSession, stage: Stage, *, final_only: bool 
 
 
 @dataclass(frozen=True, slots=True)
-class _EntryRow:
+class EntryRow:
+    """One entry as standings and pairing read it (columns, not a loaded row)."""
+
     name: str
     tiebreak_value: float | None
     status: str
     group: str | None
+    club: str | None
+    rating_at_entry: float | None
+
+
+async def entry_rows(session: AsyncSession, event_id: str) -> dict[str, EntryRow]:
+    """Every entry of the event by id, read as columns in one statement (the session flushed first)."""
+    await session.flush()
+    rows = await session.execute(
+        select(
+            Entry.id,
+            Entry.name,
+            Entry.tiebreak_value,
+            Entry.status,
+            Entry.group,
+            Entry.club,
+            Entry.rating_at_entry,
+        ).where(Entry.event_id == event_id)
+    )
+    return {
+        r.id: EntryRow(r.name, r.tiebreak_value, r.status, r.group, r.club, r.rating_at_entry) for r in rows
+    }
 
 
 async def stage_standings(
@@ -339,18 +362,14 @@ async def stage_standings(
     group: str | None = None,
     *,
     played: Sequence[PlayedMatch] | None = None,
+    entries: dict[str, EntryRow] | None = None,
 ) -> list[StandingRow]:
     """The stage's standings from what the database holds (the session's changes flushed first),
-    read as columns: a clean recompute every time. ``played``: the stage's matches as
-    ``stage_played`` just read them, for a caller that needs them too (a pairing), so that they are
-    read once."""
-    await session.flush()
-    rows = await session.execute(
-        select(Entry.id, Entry.name, Entry.tiebreak_value, Entry.status, Entry.group).where(
-            Entry.event_id == event.id
-        )
-    )
-    entries = {r.id: _EntryRow(r.name, r.tiebreak_value, r.status, r.group) for r in rows}
+    read as columns: a clean recompute every time. ``played`` and ``entries``: the stage's matches
+    and the event's entries as ``stage_played`` and ``entry_rows`` just read them, for a caller that
+    needs them too (a pairing), so that they are read once."""
+    if entries is None:
+        entries = await entry_rows(session, event.id)
     details = details_of(stage) if stage is not None else None
     ids = list(details.entries) if details is not None else list(entries)
     if group is not None:

@@ -38,8 +38,23 @@ async def create_round(
 ) -> Round:
     """One round of exactly these tables; a table of one entry is a bye. The first token is drawn
     per table from the event seed, or (``first_seat_token``: seats allocated by history) held by
-    seat 0. The matches and seats are written with one INSERT each (many rows, no objects tracked
-    row by row), then read back once, seats loaded."""
+    seat 0."""
+    rnd, _ = await write_round(session, event, stage, tables, details, first_seat_token=first_seat_token)
+    return rnd
+
+
+async def write_round(
+    session: AsyncSession,
+    event: Event,
+    stage: Stage,
+    tables: list[list[str]],
+    details: dict[str, Any] | None = None,
+    *,
+    first_seat_token: bool = False,
+) -> tuple[Round, list[Match]]:
+    """``create_round``, with the round's matches (table order, seats loaded) for a caller that goes
+    on with them. The matches and seats are written with one INSERT each (many rows, no objects
+    tracked row by row), then read back once."""
     number = await _next_round_number(session, event.id)
     rnd = Round(event_id=event.id, stage_id=stage.id, number=number, details=details or {})
     session.add(rnd)
@@ -86,8 +101,9 @@ async def create_round(
     if match_rows:
         await session.execute(insert(Match), match_rows)
         await session.execute(insert(Seat), seat_rows)
-    await outbox.round_paired(session, event, stage, rnd, await round_matches(session, rnd))
-    return rnd
+    made = await round_matches(session, rnd)
+    await outbox.round_paired(session, event, stage, rnd, made)
+    return rnd, made
 
 
 async def check_tables(
@@ -155,10 +171,13 @@ async def round_matches(session: AsyncSession, rnd: Round) -> list[Match]:
     return list(rows.scalars())
 
 
-async def round_view(session: AsyncSession, rnd: Round) -> RoundView:
+async def round_view(session: AsyncSession, rnd: Round, matches: list[Match] | None = None) -> RoundView:
+    """The round as clients read it; ``matches``: its matches already loaded (``write_round``)."""
     stage = await session.get(Stage, rnd.stage_id)
     assert stage is not None
-    return RoundView(rnd, stage, await round_matches(session, rnd), await entry_names(session, rnd.event_id))
+    if matches is None:
+        matches = await round_matches(session, rnd)
+    return RoundView(rnd, stage, matches, await entry_names(session, rnd.event_id))
 
 
 async def event_rounds(session: AsyncSession, event_id: str) -> list[RoundView]:
