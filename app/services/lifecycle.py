@@ -70,7 +70,8 @@ async def _open_matches(session: AsyncSession, stage: Stage) -> int:
 async def pair_next_round(
     session: AsyncSession, event: Event, tables: list[list[str]] | None = None
 ) -> RoundView:
-    """The next round of the active stage: the organizer's ``tables``, the preset's, or the format's."""
+    """The next round of the active stage — the organizer's ``tables``, the preset's, or the
+    format's — as clients read it, from the matches it wrote."""
     if event.status != EventStatus.RUNNING:
         raise Conflict(f"rounds are paired while the event runs; it is {event.status}")
     stage = await active_stage(session, event.id)
