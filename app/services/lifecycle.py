@@ -15,7 +15,6 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import selectinload
 
 from app.core import lifecycle as core
 from app.core.access import Principal
@@ -43,7 +42,15 @@ from app.services.reads import (
     stages_of,
 )
 from app.services.registry import registry_of
-from app.services.rounds import RoundView, check_tables, create_round, numbered_round, round_view
+from app.services.rounds import (
+    RoundView,
+    check_tables,
+    create_round,
+    numbered_round,
+    round_matches,
+    round_view,
+    write_round,
+)
 
 GROUP_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -62,8 +69,9 @@ async def _open_matches(session: AsyncSession, stage: Stage) -> int:
 
 async def pair_next_round(
     session: AsyncSession, event: Event, tables: list[list[str]] | None = None
-) -> Round:
-    """The next round of the active stage: the organizer's ``tables``, the preset's, or the format's."""
+) -> RoundView:
+    """The next round of the active stage — the organizer's ``tables``, the preset's, or the
+    format's — as clients read it, from the matches it wrote."""
     if event.status != EventStatus.RUNNING:
         raise Conflict(f"rounds are paired while the event runs; it is {event.status}")
     stage = await active_stage(session, event.id)
@@ -85,13 +93,13 @@ async def pair_next_round(
         duel = fmt.sized_tables and stage_settings(stage).table_size == 2
         checked = await check_tables(session, event, stage, tables, duel=duel)
         await rules.check_tables(session, event, stage, checked)
-        return await create_round(session, event, stage, checked, {"manual": True})
+        return await round_view(session, *await write_round(session, event, stage, checked, {"manual": True}))
     custom = await rules.stage_tables(session, event, stage, rounds)
     if custom is not None:
-        return await create_round(session, event, stage, custom)
+        return await round_view(session, *await write_round(session, event, stage, custom))
     explain: dict[str, Any] = {}
     generated = await fmt.next_tables(session, event, stage, rounds, explain)
-    rnd = await create_round(
+    rnd, released = await write_round(
         session,
         event,
         stage,
@@ -99,18 +107,8 @@ async def pair_next_round(
         {"pairing": explain} if explain else None,
         first_seat_token=bool(explain.get("seat_balance")),
     )
-    released = list(
-        (
-            await session.execute(
-                select(Match)
-                .where(Match.round_id == rnd.id)
-                .options(selectinload(Match.seats))
-                .order_by(Match.table)
-            )
-        ).scalars()
-    )
     await results.resign_games(session, event, stage, released, results.organizer_of(event).actor)
-    return rnd
+    return await round_view(session, rnd, released)
 
 
 async def activate_stage(
@@ -321,7 +319,7 @@ async def start(
 async def pair(session: AsyncSession, event_id: str, tables: list[list[str]] | None) -> RoundView:
     """Pair the next round of the active stage (or create exactly ``tables``)."""
     event = await lock_event(session, event_id)
-    return await round_view(session, await pair_next_round(session, event, tables))
+    return await pair_next_round(session, event, tables)
 
 
 async def close_stage(session: AsyncSession, event_id: str) -> Progress:
@@ -336,13 +334,6 @@ async def close_stage(session: AsyncSession, event_id: str) -> Progress:
 def _unreported(matches: list[Match]) -> list[Match]:
     """The matches that already carry a claim or a result (a bye is part of the pairing)."""
     return [m for m in matches if m.status not in (MatchStatus.PENDING, MatchStatus.BYE)]
-
-
-async def _round_matches(session: AsyncSession, rnd: Round) -> list[Match]:
-    rows = await session.execute(
-        select(Match).where(Match.round_id == rnd.id).options(selectinload(Match.seats)).order_by(Match.table)
-    )
-    return list(rows.scalars())
 
 
 async def undo_round(
@@ -362,7 +353,7 @@ async def undo_round(
     stage = await active_stage(session, event.id)
     if stage is None or stage.id != rnd.stage_id:
         raise Conflict(f"round {number} belongs to a closed stage")
-    matches = await _round_matches(session, rnd)
+    matches = await round_matches(session, rnd)
     reported = _unreported(matches)
     if reported:
         names = "; ".join(f"table {m.table} (match {m.id}) is {m.status}" for m in reported)
@@ -397,7 +388,7 @@ async def swap_entries(
         raise InvalidInput(
             "swap two different entries", [Problem(("entries",), "the two entries are the same")]
         )
-    matches = await _round_matches(session, rnd)
+    matches = await round_matches(session, rnd)
     seat_of = {s.entry_id: (m, s) for m in matches for s in m.seats}
     problems = [
         Problem(("entries", i), f"entry {e} does not play in round {number}")

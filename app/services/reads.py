@@ -13,7 +13,7 @@ swapped under them (docs/architecture.md "The flow of one request").
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import event as sa_event
@@ -325,25 +325,51 @@ async def stage_played(session: AsyncSession, stage: Stage, *, final_only: bool 
 
 
 @dataclass(frozen=True, slots=True)
-class _EntryRow:
+class EntryRow:
+    """One entry as standings and pairing read it (columns, not a loaded row)."""
+
     name: str
     tiebreak_value: float | None
     status: str
     group: str | None
+    club: str | None
+    rating_at_entry: float | None
+
+
+async def entry_rows(session: AsyncSession, event_id: str) -> dict[str, EntryRow]:
+    """Every entry of the event by id, read as columns in one statement (the session flushed first)."""
+    await session.flush()
+    rows = await session.execute(
+        select(
+            Entry.id,
+            Entry.name,
+            Entry.tiebreak_value,
+            Entry.status,
+            Entry.group,
+            Entry.club,
+            Entry.rating_at_entry,
+        ).where(Entry.event_id == event_id)
+    )
+    return {
+        r.id: EntryRow(r.name, r.tiebreak_value, r.status, r.group, r.club, r.rating_at_entry) for r in rows
+    }
 
 
 async def stage_standings(
-    session: AsyncSession, event: Event, stage: Stage | None, group: str | None = None
+    session: AsyncSession,
+    event: Event,
+    stage: Stage | None,
+    group: str | None = None,
+    *,
+    played: Sequence[PlayedMatch] | None = None,
+    entries: dict[str, EntryRow] | None = None,
 ) -> list[StandingRow]:
     """The stage's standings from what the database holds (the session's changes flushed first),
-    read as columns: a clean recompute every time."""
-    await session.flush()
-    rows = await session.execute(
-        select(Entry.id, Entry.name, Entry.tiebreak_value, Entry.status, Entry.group).where(
-            Entry.event_id == event.id
-        )
-    )
-    entries = {r.id: _EntryRow(r.name, r.tiebreak_value, r.status, r.group) for r in rows}
+    read as columns: a clean recompute every time. ``played`` and ``entries``: the stage's matches
+    and the event's entries as ``stage_played`` and ``entry_rows`` just read them, for a caller that
+    needs them too (a pairing), so that they are read once."""
+    if entries is None:
+        entries = await entry_rows(session, event.id)
     details = details_of(stage) if stage is not None else None
     ids = list(details.entries) if details is not None else list(entries)
     if group is not None:
@@ -352,8 +378,8 @@ async def stage_standings(
     wanted = set(ids)
     games: list[GameResult] = []
     if stage is not None:
-        for played in await stage_played(session, stage, final_only=True):
-            g = played.game()
+        for match in played if played is not None else await stage_played(session, stage, final_only=True):
+            g = match.game()  # None while not final
             if g is not None and all(s.entry_id in wanted for s in g.seats):
                 games.append(g)
     infos = [EntryInfo(e, entries[e].name, entries[e].tiebreak_value, entries[e].status) for e in ids]

@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from app.core import rng
 from app.core.errors import InvalidInput, NotFound, Problem
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome
-from app.db.base import utcnow
+from app.db.base import new_id, utcnow
 from app.db.models import Event, Match, Round, Seat, Stage
 from app.services import outbox
 from app.services.reads import details_of, entries_by_id, entry_names, game_of, get_event, stage_settings
@@ -39,13 +39,30 @@ async def create_round(
     """One round of exactly these tables; a table of one entry is a bye. The first token is drawn
     per table from the event seed, or (``first_seat_token``: seats allocated by history) held by
     seat 0."""
+    rnd, _ = await write_round(session, event, stage, tables, details, first_seat_token=first_seat_token)
+    return rnd
+
+
+async def write_round(
+    session: AsyncSession,
+    event: Event,
+    stage: Stage,
+    tables: list[list[str]],
+    details: dict[str, Any] | None = None,
+    *,
+    first_seat_token: bool = False,
+) -> tuple[Round, list[Match]]:
+    """``create_round``, with the round's matches (table order, seats loaded) for a caller that goes
+    on with them. The matches and seats are written with one INSERT each (many rows, no objects
+    tracked row by row), then read back once."""
     number = await _next_round_number(session, event.id)
     rnd = Round(event_id=event.id, stage_id=stage.id, number=number, details=details or {})
     session.add(rnd)
     await session.flush()
     best_of = stage_settings(stage).games_per_match
     now = utcnow()
-    made: list[Match] = []
+    match_rows: list[dict[str, Any]] = []
+    seat_rows: list[dict[str, Any]] = []
     for t, table in enumerate(tables, start=1):
         bye = len(table) == 1
         first = (
@@ -53,25 +70,40 @@ async def create_round(
             if bye or first_seat_token
             else rng.stream(event.seed, f"round:{number}:table:{t}:first_token").randrange(len(table))
         )
-        match = Match(
-            event_id=event.id,
-            round_id=rnd.id,
-            table=t,
-            status=MatchStatus.BYE if bye else MatchStatus.PENDING,
-            outcome=Outcome.BYE if bye else None,
-            best_of=best_of,
-            reported_at=now if bye else None,
-            details={},
+        match_id = new_id()
+        match_rows.append(
+            {
+                "id": match_id,
+                "event_id": event.id,
+                "round_id": rnd.id,
+                "table": t,
+                "status": MatchStatus.BYE if bye else MatchStatus.PENDING,
+                "outcome": Outcome.BYE if bye else None,
+                "best_of": best_of,
+                "version": 1,
+                "reported_at": now if bye else None,
+                "details": {},
+                "created_at": now,
+            }
         )
-        match.seats = [
-            Seat(entry_id=e, seat=i, first_token=(i == first), place=1 if bye else None)
+        seat_rows.extend(
+            {
+                "id": new_id(),
+                "match_id": match_id,
+                "entry_id": e,
+                "seat": i,
+                "first_token": i == first,
+                "place": 1 if bye else None,
+                "violation": False,
+            }
             for i, e in enumerate(table)
-        ]
-        session.add(match)
-        made.append(match)
-    await session.flush()
+        )
+    if match_rows:
+        await session.execute(insert(Match), match_rows)
+        await session.execute(insert(Seat), seat_rows)
+    made = await round_matches(session, rnd)
     await outbox.round_paired(session, event, stage, rnd, made)
-    return rnd
+    return rnd, made
 
 
 async def check_tables(
@@ -131,13 +163,21 @@ class RoundView:
     names: dict[str, str]
 
 
-async def round_view(session: AsyncSession, rnd: Round) -> RoundView:
-    stage = await session.get(Stage, rnd.stage_id)
-    assert stage is not None
+async def round_matches(session: AsyncSession, rnd: Round) -> list[Match]:
+    """The round's matches in table order, seats loaded."""
     rows = await session.execute(
         select(Match).where(Match.round_id == rnd.id).options(selectinload(Match.seats)).order_by(Match.table)
     )
-    return RoundView(rnd, stage, list(rows.scalars()), await entry_names(session, rnd.event_id))
+    return list(rows.scalars())
+
+
+async def round_view(session: AsyncSession, rnd: Round, matches: list[Match] | None = None) -> RoundView:
+    """The round as clients read it; ``matches``: its matches already loaded (``write_round``)."""
+    stage = await session.get(Stage, rnd.stage_id)
+    assert stage is not None
+    if matches is None:
+        matches = await round_matches(session, rnd)
+    return RoundView(rnd, stage, matches, await entry_names(session, rnd.event_id))
 
 
 async def event_rounds(session: AsyncSession, event_id: str) -> list[RoundView]:

@@ -274,3 +274,54 @@ def test_bye_rule_is_checked() -> None:
     with pytest.raises(InvalidInput) as e:
         pair_swiss([SwissEntry("a")], bye="highest")
     assert e.value.problems[0].loc == ("bye",)
+
+
+# --------------------------------------------------------------------------- the window's graph
+def window_by_the_rule(
+    barred: list[set[int]], clubs: list[str | None], needs: list[int | None], k: int
+) -> list[tuple[int, int]]:
+    """The sparse graph as the module docstring states it, scanned pair by pair: each entry takes every
+    eligible entry below it until k of them count (another club, not needing the same seat), and
+    likewise above."""
+    n = len(barred)
+
+    def counts(a: int, b: int) -> bool:
+        return (clubs[a] is None or clubs[a] != clubs[b]) and (needs[a] is None or needs[a] != needs[b])
+
+    chosen: set[tuple[int, int]] = set()
+    for a in range(n):
+        for step in (1, -1):
+            found, b = 0, a + step
+            while 0 <= b < n and found < k:
+                if b not in barred[a]:
+                    chosen.add((min(a, b), max(a, b)))
+                    found += counts(a, b)
+                b += step
+    return sorted(chosen)
+
+
+@st.composite
+def window_inputs(
+    draw: st.DrawFn,
+) -> tuple[list[set[int]], list[str | None], list[int | None], int]:
+    n = draw(st.integers(1, 40))
+    barred: list[set[int]] = [set() for _ in range(n)]
+    for a, b in draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n)):
+        if a != b:
+            barred[a].add(b)
+            barred[b].add(a)
+    clubs = draw(st.lists(st.sampled_from([None, None, "A", "B"]), min_size=n, max_size=n))
+    needs = draw(st.lists(st.sampled_from([None, 0, 1]), min_size=n, max_size=n))
+    return barred, clubs, needs, draw(st.integers(1, 12))
+
+
+@settings(max_examples=300, deadline=None)
+@given(window_inputs())
+def test_the_window_graph_is_the_rules(
+    inputs: tuple[list[set[int]], list[str | None], list[int | None], int],
+) -> None:
+    """The window is built from each entry's reach, not pair by pair: the same edges, in rank order."""
+    barred, clubs, needs, k = inputs
+    adjacency = swiss._window(barred, clubs, needs, k)
+    built = [(a, b) for a, partners in enumerate(adjacency) for b in partners]
+    assert built == window_by_the_rule(barred, clubs, needs, k)

@@ -368,83 +368,44 @@ def _match_block(
     further without making the whole graph denser. If even every eligible edge admits no perfect
     matching, a rematch is unavoidable in this block: the complete graph with the rematch penalty
     gives the fewest rematches.
+
+    What each entry brings is read once per block (its met and banned partners as sets of ranks);
+    each window's graph is then built from ranks alone, in rank order.
     """
     n = hi - lo
     if n == 0:
         return [], 0, 0
     block = rest[lo:hi]
     scores = [e.score for e in block]
-    ids = [e.id for e in block]
-    met = [e.opponents for e in block]
-    banned = [e.forbidden for e in block]
     clubs = [e.club if avoid_club else None for e in block]
     needs = [seat_need(e.seats) if e.seats is not None else None for e in block]
-    constrained = avoid or any(banned)
-
-    def is_rematch(a: int, b: int) -> bool:
-        return avoid and (ids[b] in met[a] or ids[a] in met[b])
-
-    def is_banned(a: int, b: int) -> bool:
-        return ids[b] in banned[a] or ids[a] in banned[b]
-
-    def eligible(a: int, b: int) -> bool:
-        return not is_rematch(a, b) and not is_banned(a, b)
-
-    def counts(a: int, b: int) -> bool:
-        # an edge that fills the window: eligible, not to the same club when clubs are avoided, and
-        # not between two entries that need the same seat
-        return (
-            eligible(a, b)
-            and (clubs[a] is None or clubs[a] != clubs[b])
-            and (needs[a] is None or needs[a] != needs[b])
-        )
+    rematched, banned = _conflicts(block, avoid)
+    barred = [r | b for r, b in zip(rematched, banned, strict=True)]
+    constrained = avoid or any(e.forbidden for e in block)
+    band = not constrained and not any(clubs) and all(x is None for x in needs)
 
     k = min(SEAT_WINDOW if any(x is not None for x in needs) else INITIAL_WINDOW, n - 1)
     fallback = False
     while True:
-        chosen: set[tuple[int, int]] = set()
         if fallback:
-            chosen = {(a, b) for a in range(n) for b in range(a + 1, n)}
-        elif not constrained and not any(clubs) and not any(n is not None for n in needs):
-            chosen = {(a, b) for a in range(n) for b in range(a + 1, min(n, a + k + 1))}
+            adjacency = [list(range(a + 1, n)) for a in range(n)]
+        elif band:
+            adjacency = [list(range(a + 1, min(n, a + k + 1))) for a in range(n)]
         else:
-            for a in range(n):
-                found, b = 0, a + 1
-                while b < n and found < k:
-                    if eligible(a, b):
-                        chosen.add((a, b))
-                        found += counts(a, b)
-                    b += 1
-                found, b = 0, a - 1
-                while b >= 0 and found < k:
-                    if eligible(b, a):
-                        chosen.add((b, a))
-                        found += counts(b, a)
-                    b -= 1
-        edges: list[tuple[int, int, int]] = []
-        append = edges.append
-        for a, b in sorted(chosen):
-            gap = scores[a] - scores[b]
-            cost = round(GAP_WEIGHT * gap * gap) + (b - a) * RANK_WEIGHT
-            if is_rematch(a, b):
-                cost += REMATCH_PENALTY
-            if is_banned(a, b):
-                cost += FORBIDDEN_PENALTY
-            if clubs[a] is not None and clubs[a] == clubs[b]:
-                cost += CLUB_PENALTY
-            if needs[a] is not None and needs[a] == needs[b]:
-                cost += SEAT_WEIGHT
-            append((a, b, cost))
+            adjacency = _window(barred, clubs, needs, k)
+        firsts, seconds, costs = _edge_costs(
+            adjacency, scores, clubs, needs, (rematched, banned) if fallback else None
+        )
         pairs: list[tuple[int, int]] = []
-        if edges:
-            big = max(c for _, _, c in edges) + 1
-            graph = rx.PyGraph(multigraph=False)
+        if costs:
+            big = max(costs) + 1
+            graph = rx.PyGraph(multigraph=True)
             graph.add_nodes_from(range(n))
-            graph.add_edges_from([(a, b, big - c) for a, b, c in edges])
-            matching = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=_identity)
+            graph.add_edges_from(list(zip(firsts, seconds, [big - c for c in costs], strict=True)))
+            matching = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=int)
             pairs = [(min(a, b), max(a, b)) for a, b in matching]
         if 2 * len(pairs) == n:
-            rematches = sum(1 for a, b in pairs if not eligible(a, b))
+            rematches = sum(1 for a, b in pairs if b in barred[a])
             return [(a + lo, b + lo) for a, b in pairs], rematches, (n - 1 if fallback else k)
         if fallback:  # cannot happen: a complete graph on an even count has a perfect matching
             raise AssertionError("no perfect matching on a complete graph")
@@ -453,5 +414,154 @@ def _match_block(
         k = min(2 * k, n - 1)
 
 
-def _identity(w: int) -> int:
-    return w
+def _conflicts(block: Sequence[SwissEntry], avoid: bool) -> tuple[list[set[int]], list[set[int]]]:
+    """Each rank's met partners (with ``avoid``; none without) and banned partners, as ranks within
+    the block, both ways: a pair is a rematch when either lists the other, and so is a ban."""
+    rank = {e.id: i for i, e in enumerate(block)}
+    rematched: list[set[int]] = [set() for _ in block]
+    banned: list[set[int]] = [set() for _ in block]
+    for a, e in enumerate(block):
+        for sets, others in ((rematched, e.opponents if avoid else ()), (banned, e.forbidden)):
+            for other in others:
+                b = rank.get(other)
+                if b is not None and b != a:
+                    sets[a].add(b)
+                    sets[b].add(a)
+    return rematched, banned
+
+
+def _window(
+    barred: list[set[int]], clubs: list[str | None], needs: list[int | None], k: int
+) -> list[list[int]]:
+    """The sparse graph of window ``k``, as each rank's partners below it (ascending).
+
+    Each entry is joined to every eligible entry (not ``barred``) from its rank down to its k-th
+    eligible partner that *counts* — of another club when clubs are avoided, not needing the same
+    seat — and likewise up; an edge is in the graph when either end's scan reaches the other. An
+    entry's scan is its reach (the last rank it looks at): the edges are the eligible ranks within."""
+    n = len(barred)
+    down, up = _reaches(barred, clubs, needs, k)
+    adjacency = [
+        [b for b in range(a + 1, down[a] + 1) if b not in barred[a]]
+        if barred[a]
+        else list(range(a + 1, down[a] + 1))
+        for a in range(n)
+    ]
+    # the partners below ``a`` that only their own upward scan reaches: past a's reach, while some
+    # rank at or after b still reaches up to a
+    lowest_up = up[:]
+    for b in range(n - 2, -1, -1):
+        lowest_up[b] = min(lowest_up[b], lowest_up[b + 1])
+    for a in range(n):
+        bar, b = barred[a], down[a] + 1
+        while b < n and lowest_up[b] <= a:
+            if up[b] <= a and b not in bar:
+                adjacency[a].append(b)
+            b += 1
+    return adjacency
+
+
+def _reaches(
+    barred: list[set[int]], clubs: list[str | None], needs: list[int | None], k: int
+) -> tuple[list[int], list[int]]:
+    """How far each rank's downward and upward scans go: to its k-th counting partner that way, or
+    to the end of the block. Without clubs, the ranks needing one's own seat (which never count) are
+    stepped over at once."""
+    n = len(barred)
+    down = list(range(n))
+    up = list(range(n))
+    if any(c is not None for c in clubs):
+        for a in range(n):
+            bar, club, need = barred[a], clubs[a], needs[a]
+            found, b = 0, a
+            while found < k and b < n - 1:
+                b += 1
+                if b not in bar and (club is None or clubs[b] != club) and (need is None or needs[b] != need):
+                    found += 1
+            down[a] = b
+            found, b = 0, a
+            while found < k and b > 0:
+                b -= 1
+                if b not in bar and (club is None or clubs[b] != club) and (need is None or needs[b] != need):
+                    found += 1
+            up[a] = b
+        return down, up
+    # after[v][i]: the first rank from i on not needing seat v (n if none); before[v][i]: the last
+    # rank up to i not needing it (-1 if none); without a need, every rank counts
+    after: dict[int | None, list[int]] = {None: list(range(n + 1))}
+    before: dict[int | None, list[int]] = {None: list(range(-1, n))}
+    for v in {x for x in needs if x is not None}:
+        nxt = [n] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            nxt[i] = i if needs[i] != v else nxt[i + 1]
+        prv = [-1] * (n + 1)  # prv[i + 1]: the last rank up to i
+        for i in range(n):
+            prv[i + 1] = i if needs[i] != v else prv[i]
+        after[v], before[v] = nxt, prv
+    for a in range(n):
+        bar, need = barred[a], needs[a]
+        nxt, prv = after[need], before[need]
+        found, b = 0, nxt[a + 1]  # the first counting rank from a + 1 on
+        while b < n:
+            if b not in bar:
+                found += 1
+                if found == k:
+                    break
+            b = nxt[b + 1]
+        down[a] = min(b, n - 1) if k > 0 else a
+        found, b = 0, prv[a]  # the last counting rank up to a - 1
+        while b >= 0:
+            if b not in bar:
+                found += 1
+                if found == k:
+                    break
+            b = prv[b]
+        up[a] = max(b, 0) if k > 0 else a
+    return down, up
+
+
+def _edge_costs(
+    adjacency: list[list[int]],
+    scores: list[float],
+    clubs: list[str | None],
+    needs: list[int | None],
+    penalties: tuple[list[set[int]], list[set[int]]] | None = None,
+) -> tuple[list[int], list[int], list[int]]:
+    """The graph's edges in rank order — first ends, second ends, costs (as ``pair_cost`` adds them
+    up). The score gap and seat clash of a pair depend only on the two entries' (score, seat need),
+    so each such pair of classes is priced once. ``penalties`` (the rematched and banned ranks) are
+    looked up only on the complete graph: a window never holds such an edge."""
+    kinds: dict[tuple[float, int | None], int] = {}
+    kind = [kinds.setdefault((s, x), len(kinds)) for s, x in zip(scores, needs, strict=True)]
+    classes = list(kinds)
+    tables: dict[int, list[int]] = {}
+    with_clubs = any(c is not None for c in clubs)
+    firsts: list[int] = []
+    seconds: list[int] = []
+    costs: list[int] = []
+    for a, partners in enumerate(adjacency):
+        if not partners:
+            continue
+        table = tables.get(kind[a])
+        if table is None:
+            sa, need = classes[kind[a]]
+            table = tables[kind[a]] = [
+                round(GAP_WEIGHT * (sa - sb) * (sa - sb))
+                + (SEAT_WEIGHT if need is not None and nb == need else 0)
+                for sb, nb in classes
+            ]
+        row = [table[kind[b]] + (b - a) * RANK_WEIGHT for b in partners]
+        club = clubs[a]
+        if with_clubs and club is not None:
+            row = [c + (CLUB_PENALTY if clubs[b] == club else 0) for c, b in zip(row, partners, strict=True)]
+        if penalties is not None:
+            met, ban = penalties[0][a], penalties[1][a]
+            if met or ban:
+                row = [
+                    c + (REMATCH_PENALTY if b in met else 0) + (FORBIDDEN_PENALTY if b in ban else 0)
+                    for c, b in zip(row, partners, strict=True)
+                ]
+        firsts.extend([a] * len(partners))
+        seconds.extend(partners)
+        costs.extend(row)
+    return firsts, seconds, costs

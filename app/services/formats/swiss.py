@@ -19,12 +19,13 @@ from app.core.pairing.seats import allocate, balanced_by_default
 from app.core.pairing.swiss import SwissEntry, first_round_order, pair_swiss
 from app.core.pairing.tables import TableEntry, pair_tables
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome, StageFormatName
-from app.db.models import Entry, Event, Match, Round, Stage
+from app.db.models import Event, Match, Round, Stage
 from app.services.formats.base import StageFormat
 from app.services.formats.explanations import PairRow, SwissExplanation, TablesExplanation
 from app.services.reads import (
+    EntryRow,
     details_of,
-    entries_by_id,
+    entry_rows,
     game_of,
     stage_played,
     stage_settings,
@@ -35,7 +36,7 @@ from app.services.reads import (
 SEATLESS = (Outcome.FORFEIT, Outcome.VOID)
 
 
-def _active_ids(stage: Stage, entries: dict[str, Entry]) -> list[str]:
+def _active_ids(stage: Stage, entries: dict[str, EntryRow]) -> list[str]:
     return [e for e in details_of(stage).entries if entries[e].status == EntryStatus.ACTIVE]
 
 
@@ -77,8 +78,10 @@ async def _swiss_tables(
 ) -> list[list[str]]:
     """The next Swiss round; ``explain`` receives why (each pair's cost parts, the bye, repeats)."""
     settings = stage_settings(stage)
-    entries = await entries_by_id(session, event.id)
+    # read once, for the standings and the pairing both
+    entries = await entry_rows(session, event.id)
     active = _active_ids(stage, entries)
+    history = await stage_played(session, stage)
     if played == 0:
         if settings.first_round == "rating":
             order = sorted(active, key=lambda e: (-(entries[e].rating_at_entry or 0.0), e))
@@ -87,7 +90,7 @@ async def _swiss_tables(
         rows_points = {e: 0.0 for e in order}
         rows_diff: dict[str, float] = {}
     else:
-        rows = await stage_standings(session, event, stage)
+        rows = await stage_standings(session, event, stage, played=history, entries=entries)
         rows_points = {r.entry_id: r.points for r in rows}
         rows_diff = {r.entry_id: r.differential or 0.0 for r in rows}
         playing = set(active)
@@ -95,7 +98,7 @@ async def _swiss_tables(
     met: dict[str, dict[str, int]] = {e: {} for e in active}
     byes: dict[str, int] = {e: 0 for e in active}
     seats: dict[str, list[int]] = {e: [] for e in active}
-    for match in await stage_played(session, stage):
+    for match in history:
         ids = [s.entry_id for s in match.seats]
         if match.status == MatchStatus.BYE:
             if ids[0] in byes:
