@@ -116,12 +116,14 @@ def _count(model: type[ResultReport] | type[ResultHistory]) -> Any:
 async def _held(session: AsyncSession, match_id: str, principal: Principal | None, access: Access) -> _Held:
     """A result's context: the match's event held (app/services/reads.py: changes of the event's
     structure wait, other results go on), then in one statement the match locked with its seats,
-    their names, its round, stage, the claims filed and the length of its history; the caller
-    authorized on it. A preset whose checks of a report read other matches (``parallel_results``
+    their names, its round, stage (their stored details unloaded unless the preset reads them), the
+    claims filed and the length of its history; the caller authorized on it. A preset whose checks of a report read other matches (``parallel_results``
     false) has the event to itself from there on."""
     event = await hold_match_event(session, match_id)
     if event is None:
         raise NotFound(f"match {match_id} not found")
+    rules = registry_of(session).rules_for(event)
+    unloaded = [defer(Round.details)] + ([] if rules.report_reads_stage_details else [defer(Stage.details)])
     await session.flush()  # the re-read below must not overwrite what the caller changed
     rows = (
         (
@@ -132,7 +134,7 @@ async def _held(session: AsyncSession, match_id: str, principal: Principal | Non
                 .outerjoin(Seat, Seat.match_id == Match.id)
                 .outerjoin(Entry, Entry.id == Seat.entry_id)
                 .where(Match.id == match_id)
-                .options(contains_eager(Match.seats), defer(Round.details))
+                .options(contains_eager(Match.seats), *unloaded)
                 .with_for_update(of=Match)
                 .execution_options(populate_existing=True)
             )
@@ -145,7 +147,7 @@ async def _held(session: AsyncSession, match_id: str, principal: Principal | Non
     match, rnd, stage, filed, kept = rows[0][:5]
     names = {r[5]: r[6] for r in rows if r[5] is not None}
     who = authorize(principal, access, event_id=event.id, seated=set(names))
-    if not registry_of(session).rules_for(event).parallel_results:
+    if not rules.parallel_results:
         await mark_changed(session, event.id)
     return _Held(event, stage, rnd, match, who, names, int(filed or 0), int(kept or 0))
 

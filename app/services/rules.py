@@ -50,6 +50,10 @@ class EventRules:
     # preset's checks of a report (``check_report``) read nothing but the match itself. False, a
     # report has the event to itself from the moment its match is locked (app/services/results.py).
     parallel_results: bool = True
+    # Whether the preset's checks of a report (``check_report``, ``adjudicator``, ``after_confirm``)
+    # read the stage's ``details``: a result otherwise leaves them unloaded (a Swiss stage's list
+    # of entries, hundreds of KB at 10,000 entries, would be decoded for every result).
+    report_reads_stage_details: bool = False
 
     def organizer_confirms(self, event: Event) -> bool:
         """Whether players' claims that agree wait for the organizer's confirmation (``POST

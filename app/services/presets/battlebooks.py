@@ -111,6 +111,7 @@ class BattlebooksSwiss(EventRules):
 
     # a report's heroes are checked against the entries' other games of the game round
     parallel_results = False
+    report_reads_stage_details = True
 
     def organizer_confirms(self, event: Event) -> bool:
         return True  # the organizer records the results; the card is signed by player and organizer

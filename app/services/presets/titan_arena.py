@@ -84,6 +84,8 @@ async def heat_seeding(session: AsyncSession, event: Event, heats: Stage) -> dic
 
 
 class WbcHmwp(EventRules):
+    report_reads_stage_details = True  # the final's version of the rules is in its details
+
     async def winner(self, session: AsyncSession, event: Event, found: str | None) -> str | None:
         """First of the final places (section 4), as ``GET /v1/events/{id}/places`` shows them."""
         firsts = [r["entry_id"] for r in (await places(session, event.id))["rows"] if r["place"] == 1]
