@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import Session
 
 # The connection option that marks a transaction as one that only reads (see ``read_only``).
 READ_ONLY_OPTION = "arbiter_read_only"
+# session.info key: what the transaction in progress keeps (see ``transaction_state``)
+_TRANSACTION_STATE = "arbiter_transaction_state"
+
+T = TypeVar("T")
 
 
 def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
@@ -62,3 +68,24 @@ async def read_only(session: AsyncSession) -> None:
 async def ping(session: AsyncSession) -> None:
     """Raise unless the database answers."""
     await session.execute(text("SELECT 1"))
+
+
+def transaction_state(session: AsyncSession | Session, key: str, factory: Callable[[], T]) -> T:
+    """What the session's transaction in progress keeps under ``key`` (made by ``factory`` on first
+    use); forgotten when its outermost transaction ends, committed or rolled back."""
+    state: dict[str, Any] = session.info.setdefault(_TRANSACTION_STATE, {})
+    if key not in state:
+        state[key] = factory()
+    value: T = state[key]
+    return value
+
+
+def kept_in_transaction(session: AsyncSession | Session, key: str) -> Any:
+    """What ``transaction_state`` keeps under ``key``, or None (nothing made yet)."""
+    return session.info.get(_TRANSACTION_STATE, {}).get(key)
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget_transaction_state(session: Session, transaction: Any) -> None:
+    if transaction.parent is None:  # the outermost transaction ended (after its after_commit)
+        session.info.pop(_TRANSACTION_STATE, None)

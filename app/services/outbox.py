@@ -40,6 +40,7 @@ from app.core.vocabulary import (
 from app.core.webhooks import LEASE_SECONDS
 from app.db.base import new_id, utcnow
 from app.db.models import Entry, Event, Match, OutboxEvent, Round, Stage, Webhook, WebhookDelivery
+from app.db.session import kept_in_transaction, transaction_state
 from app.jobs import create_job
 from app.services.reads import mark_changed
 
@@ -61,25 +62,15 @@ class _Pending:
 
 
 def _pending(session: AsyncSession) -> _Pending:
-    pending = session.info.get(_PENDING_KEY)
-    if pending is None:
-        pending = session.info[_PENDING_KEY] = _Pending()
-    assert isinstance(pending, _Pending)
-    return pending
+    return transaction_state(session, _PENDING_KEY, _Pending)
 
 
 @sa_event.listens_for(Session, "after_commit")
 def _woken_at_commit(session: Session) -> None:
-    pending = session.info.get(_PENDING_KEY)
+    pending = kept_in_transaction(session, _PENDING_KEY)
     hub = session.info.get(HUB_KEY)
     if isinstance(pending, _Pending) and pending.events and hub is not None:
         hub.wake(pending.events)
-
-
-@sa_event.listens_for(Session, "after_transaction_end")
-def _forget(session: Session, transaction: Any) -> None:
-    if transaction.parent is None:  # the outermost transaction: committed or rolled back
-        session.info.pop(_PENDING_KEY, None)
 
 
 async def emit(

@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import event as sa_event
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import Session, defer, selectinload
+from sqlalchemy.orm import defer, selectinload
 
 from app.core.errors import NotFound
 from app.core.event_settings import EventSettings, StageSettings
@@ -30,6 +29,7 @@ from app.core.tiebreaks import default_chain
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome, StageStatus
 from app.db.base import new_mark
 from app.db.models import Entry, Event, Game, Match, Round, Seat, Stage
+from app.db.session import transaction_state
 
 
 # --------------------------------------------------------------------------- typed views
@@ -74,29 +74,12 @@ async def lock_event(session: AsyncSession, event_id: str) -> Event:
     return event
 
 
-_MARKED = "arbiter_marked_events"
-
-
-def _marked(session: AsyncSession) -> set[str]:
-    marked = session.info.get(_MARKED)
-    if marked is None:
-        marked = session.info[_MARKED] = set()
-    assert isinstance(marked, set)
-    return marked
-
-
-@sa_event.listens_for(Session, "after_transaction_end")
-def _forget_marks(session: Session, transaction: object) -> None:
-    if getattr(transaction, "parent", None) is None:  # the outermost transaction ended
-        session.info.pop(_MARKED, None)
-
-
 async def mark_changed(session: AsyncSession, event_id: str) -> None:
     """Replace the event's ``standings_mark`` (once per transaction). On Postgres the update takes
     the event row's update lock until the transaction ends: changes that mark the event are
     serialized from here on (an event's outbox rows are numbered in commit order because each is
     written after this: app/services/outbox.py)."""
-    marked = _marked(session)
+    marked = transaction_state(session, "marked_events", set[str])
     if event_id in marked:
         return
     await session.execute(
