@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import contains_eager, defer, joinedload
+from sqlalchemy.orm import contains_eager, defer
 
 from app.core.access import Access, Principal, authorize
 from app.core.concurrency import check_if_match
@@ -50,8 +50,8 @@ from app.services.registry import registry_of
 async def _context(
     session: AsyncSession, match_id: str, principal: Principal | None, access: Access
 ) -> tuple[Event, Stage, Round, Match, Principal]:
-    """Authorize the caller on the match, lock the match's event (serializing every result of the
-    event), then load the match as it stands under the lock."""
+    """Authorize the caller on the match, lock the match's event (serializing this change with every
+    other change of the event, results included), then load the match as it stands under the lock."""
     peek = (
         await session.execute(
             select(Match.event_id, Seat.entry_id)
@@ -64,43 +64,9 @@ async def _context(
     seated = {row.entry_id for row in peek if row.entry_id is not None}
     who = authorize(principal, access, event_id=peek[0].event_id, seated=seated)
     event = await lock_event(session, peek[0].event_id)
-    # the match as it stands under the lock, with its seats, round and stage: one statement
-    await session.flush()
-    row = (
-        (
-            await session.execute(
-                select(Match, Round, Stage)
-                .join(Round, Round.id == Match.round_id)
-                .join(Stage, Stage.id == Round.stage_id)
-                .where(Match.id == match_id)
-                .options(joinedload(Match.seats), defer(Round.details))
-                .execution_options(populate_existing=True)
-            )
-        )
-        .unique()
-        .one_or_none()
-    )
-    if row is None:  # removed (its round undone) while this waited for the lock
-        raise NotFound(f"match {match_id} not found")
-    match, rnd, stage = row
-    return event, stage, rnd, match, who
-
-
-@dataclass
-class _Held:
-    """A report's or a confirmation's match as it stands under its lock, with what its answer names:
-    the seats' names, the claims filed and how many history rows it had (``written``: the rows this
-    change adds)."""
-
-    event: Event
-    stage: Stage
-    round: Round
-    match: Match
-    principal: Principal
-    names: dict[str, str]
-    claims: int
-    history_before: int
-    written: list[ResultHistory] = field(default_factory=list)
+    # removed (its round undone) while this waited for the lock: not found
+    locked = await _locked_match(session, match_id, stage_details=True)
+    return event, locked.stage, locked.round, locked.match, who
 
 
 def _count(model: type[ResultReport] | type[ResultHistory]) -> Any:
@@ -113,17 +79,35 @@ def _count(model: type[ResultReport] | type[ResultHistory]) -> Any:
     )
 
 
-async def _held(session: AsyncSession, match_id: str, principal: Principal | None, access: Access) -> _Held:
-    """A result's context: the match's event held (app/services/reads.py: changes of the event's
-    structure wait, other results go on), then in one statement the match locked with its seats,
-    their names, its round, stage (their stored details unloaded unless the preset reads them), the
-    claims filed and the length of its history; the caller authorized on it. A preset whose checks of a report read other matches (``parallel_results``
-    false) has the event to itself from there on."""
-    event = await hold_match_event(session, match_id)
-    if event is None:
-        raise NotFound(f"match {match_id} not found")
-    rules = registry_of(session).rules_for(event)
-    unloaded = [defer(Round.details)] + ([] if rules.report_reads_stage_details else [defer(Stage.details)])
+@dataclass(frozen=True)
+class _Locked:
+    """A match as it stands under its row lock, with its round, stage, the seats' names, the claims
+    filed and the length of its history."""
+
+    match: Match
+    round: Round
+    stage: Stage
+    names: dict[str, str]
+    claims: int
+    history_before: int
+
+
+@dataclass
+class _Held:
+    """A report's or a confirmation's context: its event (held), the caller, the match as locked,
+    and the history rows this change writes."""
+
+    event: Event
+    principal: Principal
+    locked: _Locked
+    written: list[ResultHistory] = field(default_factory=list)
+
+
+async def _locked_match(session: AsyncSession, match_id: str, *, stage_details: bool) -> _Locked:
+    """The match locked, with its seats, their names, its round (its stored details unloaded), its
+    stage (with its details only when ``stage_details``: a Swiss stage's lists its entries), the
+    claims filed and the length of its history: one statement. Not found: a 404."""
+    unloaded = [defer(Round.details)] + ([] if stage_details else [defer(Stage.details)])
     await session.flush()  # the re-read below must not overwrite what the caller changed
     rows = (
         (
@@ -146,25 +130,40 @@ async def _held(session: AsyncSession, match_id: str, principal: Principal | Non
         raise NotFound(f"match {match_id} not found")
     match, rnd, stage, filed, kept = rows[0][:5]
     names = {r[5]: r[6] for r in rows if r[5] is not None}
-    who = authorize(principal, access, event_id=event.id, seated=set(names))
+    return _Locked(match, rnd, stage, names, int(filed or 0), int(kept or 0))
+
+
+async def _held(session: AsyncSession, match_id: str, principal: Principal | None, access: Access) -> _Held:
+    """A result's context: the match's event held (app/services/reads.py: changes of the event's
+    structure wait, other results go on), then the match locked (``_locked_match``: the stage's
+    stored details unloaded unless the preset reads them); the caller authorized on it. A preset
+    whose checks of a report read other matches (``parallel_results`` false) has the event to
+    itself from there on."""
+    event = await hold_match_event(session, match_id)
+    if event is None:
+        raise NotFound(f"match {match_id} not found")
+    rules = registry_of(session).rules_for(event)
+    locked = await _locked_match(session, match_id, stage_details=rules.report_reads_stage_details)
+    who = authorize(principal, access, event_id=event.id, seated=set(locked.names))
     if not rules.parallel_results:
         await mark_changed(session, event.id)
-    return _Held(event, stage, rnd, match, who, names, int(filed or 0), int(kept or 0))
+    return _Held(event, who, locked)
 
 
 async def _kept(session: AsyncSession, held: _Held, action: str, actor: str, payload: dict[str, Any]) -> None:
-    held.written.append(await _history(session, held.match, action, actor, payload))
+    held.written.append(await _history(session, held.locked.match, action, actor, payload))
 
 
 async def _answer(session: AsyncSession, held: _Held, claims: int) -> MatchView:
     """The match as its answer shows it, read before the change is published (the event's row is
     locked for update only for the statements that publish it): its history is read back unless
     the rows this change wrote are all of it."""
-    if held.history_before:
-        kept = await history(session, held.match.id)
+    locked = held.locked
+    if locked.history_before:
+        kept = await history(session, locked.match.id)
     else:
         kept = sorted(held.written, key=lambda h: (h.created_at, h.match_version))
-    return MatchView(held.match, held.round, held.stage, held.names, claims, kept)
+    return MatchView(locked.match, locked.round, locked.stage, locked.names, claims, kept)
 
 
 def _seats_in(body: dict[str, Any]) -> list[ReportedSeat]:
@@ -329,7 +328,7 @@ async def report(
 ) -> MatchView:
     """A result from the organizer (final) or from a seated entry (a claim); the match as answered."""
     held = await _held(session, match_id, principal, Access.ORGANIZER_OR_SEATED)
-    event, stage, match, principal = held.event, held.stage, held.match, held.principal
+    event, stage, match, principal = held.event, held.locked.stage, held.locked.match, held.principal
     seated = {s.entry_id for s in match.seats}
     organizer = principal.organizes(event.id)
     if event.status != EventStatus.RUNNING or stage.status != StageStatus.ACTIVE:
@@ -350,7 +349,7 @@ async def report(
         action = "ruling" if match.status == MatchStatus.DISPUTED else "report"
         _apply(match, normalized, judged.game_log if posted else None, verdict, adjudicator)
         await _kept(session, held, action, principal.actor, payload)
-        view = await _answer(session, held, held.claims)
+        view = await _answer(session, held, held.locked.claims)
         await _after_confirm(session, event, stage, match, correction=False)
         return view
 
@@ -392,7 +391,7 @@ async def report(
 async def confirm(session: AsyncSession, match_id: str, principal: Principal | None) -> MatchView:
     """The organizer confirms the players' claims, which must agree (at least one filed)."""
     held = await _held(session, match_id, principal, Access.ORGANIZER)
-    event, stage, match, organizer = held.event, held.stage, held.match, held.principal
+    event, stage, match, organizer = held.event, held.locked.stage, held.locked.match, held.principal
     if event.status != EventStatus.RUNNING or stage.status != StageStatus.ACTIVE:
         raise Conflict("this match's stage is closed: results can no longer be confirmed")
     if match.status == MatchStatus.CONFIRMED:
