@@ -17,6 +17,7 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 
 # The operations answered through cached(): the OpenAPI document declares If-None-Match, ETag,
 # Cache-Control and 304 on them.
@@ -38,9 +39,16 @@ def _matches(if_none_match: str, tag: str) -> bool:
     return any(t.strip().removeprefix("W/") == tag for t in if_none_match.split(","))
 
 
+def json_values(payload: Any) -> Any:
+    """An answer as JSON values: a response model dumps itself (one pass, no second walk)."""
+    if isinstance(payload, BaseModel):
+        return payload.model_dump(mode="json")
+    return jsonable_encoder(payload)
+
+
 def cached(request: Request, content: Any, *, version: int | None = None) -> Response:
     """``content`` as JSON with its ETag and Cache-Control; 304 when ``If-None-Match`` names the tag."""
-    return cached_json(request, bytes(JSONResponse(jsonable_encoder(content)).body), version=version)
+    return cached_json(request, bytes(JSONResponse(json_values(content)).body), version=version)
 
 
 def cached_json(request: Request, body: bytes, *, version: int | None = None) -> Response:

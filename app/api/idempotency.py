@@ -30,10 +30,10 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from fastapi import Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.api.caching import json_values
 from app.core.access import Principal
 from app.core.errors import Conflict, InvalidInput, Problem
 from app.db.base import utcnow
@@ -122,13 +122,6 @@ async def _stored(
     return JSONResponse(answer["body"], status_code=int(answer["status"]), headers=headers)
 
 
-def _encoded(payload: Any) -> Any:
-    """The answer as JSON values: a response model dumps itself (one pass, no second walk)."""
-    if isinstance(payload, BaseModel):
-        return payload.model_dump(mode="json")
-    return jsonable_encoder(payload)
-
-
 async def run_idempotent(
     request: Request,
     session: AsyncSession,
@@ -143,7 +136,7 @@ async def run_idempotent(
     key = request.headers.get(HEADER)
     if not key:
         status, payload, headers = await handler()
-        return JSONResponse(_encoded(payload), status_code=status, headers=headers)
+        return JSONResponse(json_values(payload), status_code=status, headers=headers)
     check_key(key)
     scope = f"{principal.scope if principal else 'anonymous'}|{request.method} {request.url.path}"
     keys = _Keys(scope, key)
@@ -165,7 +158,7 @@ async def run_idempotent(
             raise Conflict(f"a request with this {HEADER} is still running; retry it") from None
         return replay
     status, payload, headers = await handler()
-    encoded = _encoded(payload)
+    encoded = json_values(payload)
     claim.sealed = keys.seal(status, encoded, headers)
     await session.flush()
     return JSONResponse(encoded, status_code=status, headers=headers)
