@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
-from sqlalchemy import literal, null, select, union_all
+from sqlalchemy import String, bindparam, literal, null, select, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from app.core.access import Access, Principal, authorize
@@ -82,8 +82,10 @@ async def resolve_principal(
     return await principal_of_token(request, session, parse_bearer(authorization))
 
 
-def _token_lookup(digest: str) -> Any:
-    """The event a token organizes, or the entry (and its event) it speaks for: one statement."""
+def _token_lookup() -> Any:
+    """The event a token organizes, or the entry (and its event) it speaks for: one statement, built
+    once (``digest`` bound at each call)."""
+    digest = bindparam("digest", type_=String)
     organizer = select(
         literal(Role.ORGANIZER.value).label("role"), Event.id.label("event_id"), null().label("entry_id")
     ).where(Event.organizer_token_hash == digest)
@@ -91,6 +93,9 @@ def _token_lookup(digest: str) -> Any:
         literal(Role.ENTRY.value).label("role"), Entry.event_id.label("event_id"), Entry.id.label("entry_id")
     ).where(Entry.token_hash == digest)
     return union_all(organizer, entry)
+
+
+_TOKEN_LOOKUP = _token_lookup()
 
 
 async def principal_of_token(
@@ -103,7 +108,7 @@ async def principal_of_token(
     monitor = request.app.state.settings.arbiter_metrics_token
     if monitor and _same(token, monitor):
         return Principal(Role.MONITOR)
-    row = (await session.execute(_token_lookup(hash_token(token)))).first()
+    row = (await session.execute(_TOKEN_LOOKUP, {"digest": hash_token(token)})).first()
     if row is None:
         raise Unauthorized("unknown token")
     if row.role == Role.ORGANIZER.value:

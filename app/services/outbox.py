@@ -2,16 +2,20 @@
 as the change (api.md "Live updates"). The live stream (``app/services/live.py``) and the webhooks
 (``app/services/webhooks.py``) read it; the table is the truth, and a wake-up only says "look".
 
-- The use cases call one function here per change (``match_confirmed``, ``round_paired``, …), with
-  the event row locked for update from the first row on (``reads.lock_event``, or for a result,
-  which holds the event until its end, ``reads.mark_changed`` here). So an event's rows are
-  numbered in the order their transactions commit, and a reader that has seen row ``n`` of an
-  event has seen every row of that event before it: ``Last-Event-ID`` is exact.
+- The use cases call one function here per change (``match_confirmed``, ``round_paired``, …). The
+  rows wait beside the transaction and are written when it commits, each event's with the event
+  row locked for update (``reads.lock_event`` took it at the change's start, or — a result, which
+  only holds the event — the statement that writes the rows marks the event first: on Postgres one
+  statement, the lock taken before the rows are numbered, then only the commit). So an event's
+  rows are numbered in the order their transactions commit, and a reader that has seen row ``n``
+  of an event has seen every row of that event before it: ``Last-Event-ID`` is exact; and results
+  of one event hold its row for one statement and the commit, not for the rest of their work.
 - The wake-up is part of the same transaction: on Postgres a ``NOTIFY`` (delivered at commit,
   dropped by a rollback) reaches every API process; in the process itself, the commit wakes the
   local streams (``after_commit``, below), which is all the embedded default needs.
 - For every active webhook that wants the event, a delivery row and its job are written in the same
-  transaction too: a rollback drops them with the change, and no request waits for a delivery.
+  transaction too: a rollback drops them with the change, and no request waits for a delivery. A
+  delivery names its row, so a row a webhook wants is written at once (after the rows before it).
 - ``standings.changed`` is written once per stage per transaction, however many results moved it.
 """
 
@@ -22,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import String, and_, bindparam, func, insert, literal, or_, select, union_all
 from sqlalchemy import event as sa_event
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
@@ -42,7 +46,7 @@ from app.db.base import new_id, utcnow
 from app.db.models import Entry, Event, Match, OutboxEvent, Round, Stage, Webhook, WebhookDelivery
 from app.db.session import kept_in_transaction, transaction_state
 from app.jobs import create_job
-from app.services.reads import mark_changed
+from app.services.reads import mark_changed, unmarked
 
 CHANNEL = "arbiter_outbox"  # the Postgres NOTIFY channel; the payload is the event's id
 HUB_KEY = "live_hub"  # session info: this process's streams (app/services/live.py), woken at commit
@@ -59,10 +63,57 @@ class _Pending:
     once: set[tuple[str, ...]] = field(default_factory=set)
     hooks: dict[str, list[Webhook]] = field(default_factory=dict)
     closed: dict[str, list[int]] = field(default_factory=dict)
+    rows: list[dict[str, Any]] = field(default_factory=list)  # emitted, written at commit (``_write``)
 
 
 def _pending(session: AsyncSession) -> _Pending:
     return transaction_state(session, _PENDING_KEY, _Pending)
+
+
+@sa_event.listens_for(Session, "before_commit")
+def _written_at_commit(session: Session) -> None:
+    session.flush()  # the change's own rows first: the event's lock is taken by the last statement
+    _write(session)
+
+
+def _write(session: Session) -> None:
+    """Write the rows emitted and not written yet, in order; each event's in one statement with
+    its mark when this transaction has not marked the event yet (``reads.unmarked``): on Postgres the
+    mark is the statement's first part and its rows are numbered from its output, so after the
+    event row's lock is taken."""
+    pending = kept_in_transaction(session, _PENDING_KEY)
+    if not isinstance(pending, _Pending) or not pending.rows:
+        return
+    rows, pending.rows = pending.rows, []
+    by_event: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_event.setdefault(row["event_id"], []).append(row)
+    postgres = session.get_bind().dialect.name == "postgresql"
+    for event_id, its in by_event.items():
+        mark = unmarked(session, event_id)
+        if mark is None or not postgres:
+            if mark is not None:
+                session.execute(mark)
+            session.execute(insert(OutboxEvent), its)
+            continue
+        marked = mark.returning(Event.id).cte("marked")
+        cols = OutboxEvent.__table__.c
+        parts = [
+            select(
+                marked.c.id,
+                literal(r["type"], cols.type.type),
+                literal(r["data"], cols.data.type),
+                literal(r["created_at"], cols.created_at.type),
+            )
+            for r in its
+        ]
+        written = session.connection().execute(
+            insert(OutboxEvent).from_select(
+                ["event_id", "type", "data", "created_at"], parts[0] if len(parts) == 1 else union_all(*parts)
+            )
+        )
+        if written.rowcount != len(its):  # a result holds its event: it cannot have gone
+            raise RuntimeError(f"event {event_id} vanished before its outbox rows were written")
 
 
 @sa_event.listens_for(Session, "after_commit")
@@ -75,55 +126,74 @@ def _woken_at_commit(session: Session) -> None:
 
 async def emit(
     session: AsyncSession, event_id: str, type: LiveEventType, data: dict[str, Any], *, once: bool = False
-) -> OutboxEvent | None:
-    """Write one row (``once``: unless this transaction wrote the same type and data for the event),
+) -> None:
+    """One row (``once``: unless this transaction emitted the same type and data for the event),
     its wake-up, and a delivery for every webhook that wants it."""
     pending = _pending(session)
     if once:
         key = (event_id, str(type), repr(sorted(data.items())))
         if key in pending.once:
-            return None
+            return
         pending.once.add(key)
     if event_id not in pending.events:
         pending.events.add(event_id)
         pending.hooks[event_id] = await _hooks(session, event_id)
-        # the row is written with the event marked (its row locked for update), so that an event's
-        # rows are numbered in commit order even for results, which only hold the event until here
-        await mark_changed(session, event_id)
-    row = OutboxEvent(event_id=event_id, type=str(type), data={"event_id": event_id, **data})
-    session.add(row)
+    row = {
+        "event_id": event_id,
+        "type": str(type),
+        "data": {"event_id": event_id, **data},
+        "created_at": utcnow(),
+    }
     wanting = [h for h in pending.hooks[event_id] if h.types is None or str(type) in h.types]
-    if wanting:
-        await session.flush()  # the row's id, which the deliveries name
-        for hook in wanting:
-            delivery = WebhookDelivery(
-                id=new_id(),
-                webhook_id=hook.id,
-                outbox_id=row.id,
-                type=str(type),
-                status=DeliveryStatus.PENDING,
-                attempts=0,
-                # its job is on its way: a failure schedules the next attempt, and a job that never
-                # reports back leaves it to the sweep after the lease
-                next_attempt_at=utcnow() + timedelta(seconds=LEASE_SECONDS),
-            )
-            session.add(delivery)
-            await create_job(session, JobKindName.WEBHOOK_DELIVERY, {"delivery_id": delivery.id})
-    return row
+    if not wanting:
+        pending.rows.append(row)  # written at commit (``_write``)
+        return
+    # the deliveries name the row: written now, after the rows emitted before it, the event marked
+    await session.run_sync(_write)
+    await mark_changed(session, event_id)
+    written = OutboxEvent(**row)
+    session.add(written)
+    await session.flush()
+    for hook in wanting:
+        delivery = WebhookDelivery(
+            id=new_id(),
+            webhook_id=hook.id,
+            outbox_id=written.id,
+            type=str(type),
+            status=DeliveryStatus.PENDING,
+            attempts=0,
+            # its job is on its way: a failure schedules the next attempt, and a job that never
+            # reports back leaves it to the sweep after the lease
+            next_attempt_at=utcnow() + timedelta(seconds=LEASE_SECONDS),
+        )
+        session.add(delivery)
+        await create_job(session, JobKindName.WEBHOOK_DELIVERY, {"delivery_id": delivery.id})
 
 
 async def _hooks(session: AsyncSession, event_id: str) -> list[Webhook]:
     """The active webhooks that may want the event's rows; on Postgres the statement also sends the
     event's wake-up (a ``NOTIFY``, delivered at commit), evaluated once whatever the rows."""
+    if session.get_bind().dialect.name != "postgresql":
+        return list((await session.execute(_HOOKS, {"event_id": event_id})).scalars())
+    rows = await session.execute(_HOOKS_WOKEN, {"event_id": event_id})
+    return [hook for _, hook in rows if hook is not None]
+
+
+def _hooks_statements() -> tuple[Any, Any]:
+    """``_hooks``' statements, built once (``event_id`` bound at each call): the webhooks alone, and
+    beside the Postgres wake-up."""
+    event_id = bindparam("event_id", type_=String)
     wanted = and_(
         Webhook.status == WebhookStatus.ACTIVE,
         or_(Webhook.event_id == event_id, Webhook.event_id.is_(None)),
     )
-    if session.get_bind().dialect.name != "postgresql":
-        return list((await session.execute(select(Webhook).where(wanted))).scalars())
     wake = select(func.pg_notify(CHANNEL, event_id).label("woken")).subquery()
-    rows = await session.execute(select(wake.c.woken, Webhook).select_from(wake).outerjoin(Webhook, wanted))
-    return [hook for _, hook in rows if hook is not None]
+    return select(Webhook).where(wanted), select(wake.c.woken, Webhook).select_from(wake).outerjoin(
+        Webhook, wanted
+    )
+
+
+_HOOKS, _HOOKS_WOKEN = _hooks_statements()
 
 
 # --------------------------------------------------------------------------- reads

@@ -4,21 +4,23 @@ a stage's standings — and the typed views of the stored settings and stage det
 Every change to an event happens with the event row locked (``lock_event``: ``SELECT … FOR UPDATE``
 on Postgres; SQLite transactions that may write take the write lock up front), so starting an event, pairing a
 round and undoing one are serialized per event. A result is the one change that does not need the
-whole event to itself: it holds the event (``hold_match_event``: ``FOR KEY SHARE``, which every
-``lock_event`` waits for and which waits for every ``lock_event``), locks its own match, and takes
-the event's row for update only for the few statements at its end (``mark_changed``) — so results
-of different matches of one event are written side by side, while no round is paired, undone or
-swapped under them (docs/architecture.md "The flow of one request").
+whole event to itself: it holds the event (``FOR KEY SHARE``, which every ``lock_event`` waits for
+and which waits for every ``lock_event``) and locks its own match, in the statement that reads the
+match (``holding_match``), and takes the event's row for update only for the one statement that
+writes its outbox rows at commit (``unmarked``; app/services/outbox.py) — so results of different
+matches of one event are written side by side, while no round is paired, undone or swapped under
+them (docs/architecture.md "The flow of one request").
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, Update, bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import defer, selectinload
+from sqlalchemy.orm import Session, defer, selectinload
 
 from app.core.errors import NotFound
 from app.core.event_settings import EventSettings, StageSettings
@@ -78,26 +80,47 @@ async def mark_changed(session: AsyncSession, event_id: str) -> None:
     """Replace the event's ``standings_mark`` (once per transaction). On Postgres the update takes
     the event row's update lock until the transaction ends: changes that mark the event are
     serialized from here on (an event's outbox rows are numbered in commit order because each is
-    written after this: app/services/outbox.py)."""
+    written with or after this: app/services/outbox.py)."""
+    mark = unmarked(session, event_id)
+    if mark is not None:
+        await session.execute(mark)
+
+
+def unmarked(session: AsyncSession | Session, event_id: str) -> Update | None:
+    """The statement that marks the event (``mark_changed``) when this transaction has not marked it
+    yet, the event counted as marked from here (the caller executes it: the outbox, as part of the
+    statement that writes the event's rows at commit); None once it is marked."""
     marked = transaction_state(session, "marked_events", set[str])
     if event_id in marked:
-        return
-    await session.execute(
+        return None
+    marked.add(event_id)
+    return (
         update(Event)
         .where(Event.id == event_id)
         .values(standings_mark=new_mark(), updated_at=Event.updated_at)
         .execution_options(synchronize_session=False)
     )
-    marked.add(event_id)
+
+
+def holding_match(stmt: Select[Any]) -> Select[Any]:
+    """``stmt`` — a read of one match joined to its event — made to hold the event until the
+    transaction ends against every change that locks it (``lock_event``), beside other holders, and
+    then to lock the match: ``FOR KEY SHARE OF events FOR UPDATE OF matches`` on Postgres (in that
+    order: a result waits for a change of the event's structure before it locks its match, which
+    such a change may delete); on SQLite the writing transaction holds the whole database already."""
+    return stmt.suffix_with("FOR KEY SHARE OF events FOR UPDATE OF matches", dialect="postgresql")
 
 
 async def hold_match_event(session: AsyncSession, match_id: str) -> Event | None:
-    """The event of a match (None: no such match), held until the transaction ends against every
-    change that locks it (``lock_event``), beside other holders: ``FOR KEY SHARE`` on Postgres; on
-    SQLite the writing transaction holds the whole database already."""
-    of_match = select(Match.event_id).where(Match.id == match_id).scalar_subquery()
-    stmt = select(Event).where(Event.id == of_match).with_for_update(read=True, key_share=True)
-    return (await session.execute(stmt)).scalar_one_or_none()
+    """The event of a match (None: no such match), held as ``holding_match`` holds it."""
+    return (await session.execute(_HOLD, {"match_id": match_id})).scalar_one_or_none()
+
+
+_HOLD = (  # built once: hold_match_event
+    select(Event)
+    .where(Event.id == select(Match.event_id).where(Match.id == bindparam("match_id")).scalar_subquery())
+    .with_for_update(read=True, key_share=True)
+)
 
 
 async def game_of(session: AsyncSession, event: Event) -> Game:

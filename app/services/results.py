@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import String, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import contains_eager, defer
 
@@ -36,7 +36,7 @@ from app.services import downstream, outbox, ratings, summary
 from app.services.reads import (
     entries_by_id,
     game_of,
-    hold_match_event,
+    holding_match,
     load_match,
     lock_event,
     mark_changed,
@@ -81,9 +81,10 @@ def _count(model: type[ResultReport] | type[ResultHistory]) -> Any:
 
 @dataclass(frozen=True)
 class _Locked:
-    """A match as it stands under its row lock, with its round, stage, the seats' names, the claims
-    filed and the length of its history."""
+    """A match as it stands under its row lock, with its event (held), round, stage, the seats'
+    names, the claims filed and the length of its history."""
 
+    event: Event
     match: Match
     round: Round
     stage: Stage
@@ -104,46 +105,50 @@ class _Held:
 
 
 async def _locked_match(session: AsyncSession, match_id: str, *, stage_details: bool) -> _Locked:
-    """The match locked, with its seats, their names, its round (its stored details unloaded), its
-    stage (with its details only when ``stage_details``: a Swiss stage's lists its entries), the
-    claims filed and the length of its history: one statement. Not found: a 404."""
-    unloaded = [defer(Round.details)] + ([] if stage_details else [defer(Stage.details)])
+    """The match locked and its event held (``reads.holding_match``), with its seats, their names,
+    its round (its stored details unloaded), its stage (with its details only when
+    ``stage_details``: a Swiss stage's lists its entries), the claims filed and the length of its
+    history: one statement. Not found: a 404."""
     await session.flush()  # the re-read below must not overwrite what the caller changed
     rows = (
-        (
-            await session.execute(
-                select(Match, Round, Stage, _count(ResultReport), _count(ResultHistory), Entry.id, Entry.name)
-                .join(Round, Round.id == Match.round_id)
-                .join(Stage, Stage.id == Round.stage_id)
-                .outerjoin(Seat, Seat.match_id == Match.id)
-                .outerjoin(Entry, Entry.id == Seat.entry_id)
-                .where(Match.id == match_id)
-                .options(contains_eager(Match.seats), *unloaded)
-                .with_for_update(of=Match)
-                .execution_options(populate_existing=True)
-            )
-        )
-        .unique()
-        .all()
+        (await session.execute(_LOCKED_MATCH[stage_details], {"match_id": match_id})).unique().all()
     )  # a row per seat: each row differs by its entry's id and name
     if not rows:
         raise NotFound(f"match {match_id} not found")
-    match, rnd, stage, filed, kept = rows[0][:5]
-    names = {r[5]: r[6] for r in rows if r[5] is not None}
-    return _Locked(match, rnd, stage, names, int(filed or 0), int(kept or 0))
+    event, match, rnd, stage, filed, kept = rows[0][:6]
+    names = {r[6]: r[7] for r in rows if r[6] is not None}
+    return _Locked(event, match, rnd, stage, names, int(filed or 0), int(kept or 0))
+
+
+def _locked_match_statement(stage_details: bool) -> Any:
+    unloaded = [defer(Round.details)] + ([] if stage_details else [defer(Stage.details)])
+    return holding_match(
+        select(Event, Match, Round, Stage, _count(ResultReport), _count(ResultHistory), Entry.id, Entry.name)
+        .join(Event, Event.id == Match.event_id)
+        .join(Round, Round.id == Match.round_id)
+        .join(Stage, Stage.id == Round.stage_id)
+        .outerjoin(Seat, Seat.match_id == Match.id)
+        .outerjoin(Entry, Entry.id == Seat.entry_id)
+        .where(Match.id == bindparam("match_id", type_=String))
+        .options(contains_eager(Match.seats), *unloaded)
+        .execution_options(populate_existing=True)
+    )
+
+
+_LOCKED_MATCH = {details: _locked_match_statement(details) for details in (False, True)}  # built once
 
 
 async def _held(session: AsyncSession, match_id: str, principal: Principal | None, access: Access) -> _Held:
     """A result's context: the match's event held (app/services/reads.py: changes of the event's
-    structure wait, other results go on), then the match locked (``_locked_match``: the stage's
-    stored details unloaded unless the preset reads them); the caller authorized on it. A preset
-    whose checks of a report read other matches (``parallel_results`` false) has the event to
-    itself from there on."""
-    event = await hold_match_event(session, match_id)
-    if event is None:
-        raise NotFound(f"match {match_id} not found")
+    structure wait, other results go on) and the match locked, in one statement (``_locked_match``;
+    the stage's stored details loaded after it only when the preset reads them); the caller
+    authorized on it. A preset whose checks of a report read other matches (``parallel_results``
+    false) has the event to itself from there on."""
+    locked = await _locked_match(session, match_id, stage_details=False)
+    event = locked.event
     rules = registry_of(session).rules_for(event)
-    locked = await _locked_match(session, match_id, stage_details=rules.report_reads_stage_details)
+    if rules.report_reads_stage_details:
+        await session.refresh(locked.stage, ["details"])
     who = authorize(principal, access, event_id=event.id, seated=set(locked.names))
     if not rules.parallel_results:
         await mark_changed(session, event.id)

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from app.core.errors import Conflict
+from app.core.errors import Conflict, NotFound
 from app.core.vocabulary import MatchStatus
 from app.services import lifecycle, outbox, results
-from app.services.reads import hold_match_event
+from app.services.reads import get_event, lock_event
 from app.services.standings import event_standings
 from tests.support.api import Api, bearer, setup_event, start
 
@@ -91,10 +91,10 @@ async def test_a_held_event_lets_other_results_through_and_holds_its_structure(a
     eid, token, matches = await _event(api, 8)
     a, b = matches[0], matches[1]
     sessions = api.app.state.sessionmaker
+    async with sessions() as setup:
+        organizer = results.organizer_of(await get_event(setup, eid))
     async with sessions() as first:
-        held = await hold_match_event(first, a["id"])  # a result of match a, in flight
-        assert held is not None and held.id == eid
-        organizer = results.organizer_of(held)
+        await results.report(first, a["id"], organizer, _won(a))  # a result of match a, in flight
 
         async with sessions() as second:  # match b's result is written and committed meanwhile
             await asyncio.wait_for(results.report(second, b["id"], organizer, _won(b)), 10)
@@ -111,3 +111,31 @@ async def test_a_held_event_lets_other_results_through_and_holds_its_structure(a
         await first.rollback()
     with pytest.raises(Conflict, match="cannot be undone"):  # then sees b's result, and refuses
         await asyncio.wait_for(structural, 10)
+
+
+async def test_a_result_waits_for_a_change_of_the_structure_before_it_locks_its_match(api: Api) -> None:
+    """The order of a result's locks: the event first, then the match. An undo that has the event
+    and then deletes the round's matches never meets a result holding one of them (a deadlock,
+    which Postgres would end by failing one of the two)."""
+    if api.backend != "postgres":
+        pytest.skip("SQLite writes one transaction at a time by design (app/api/deps.py)")
+    eid, token, matches = await _event(api, 8)
+    a = matches[0]
+    sessions = api.app.state.sessionmaker
+    async with sessions() as setup:
+        organizer = results.organizer_of(await get_event(setup, eid))
+    async with sessions() as undoing:
+        await lock_event(undoing, eid)  # the undo has begun
+
+        async def report() -> None:
+            async with sessions() as session:
+                await results.report(session, a["id"], organizer, _won(a))
+                await session.commit()
+
+        reporting = asyncio.ensure_future(report())
+        await asyncio.sleep(0.5)
+        assert not reporting.done()  # the result waits for the event
+        await asyncio.wait_for(lifecycle.undo_round(undoing, eid, 1, organizer), 10)
+        await undoing.commit()
+    with pytest.raises(NotFound):  # its match went with the round
+        await asyncio.wait_for(reporting, 10)
