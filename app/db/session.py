@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sqlalchemy import event, text
+from sqlalchemy import event, exc, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import Session
 
@@ -46,8 +46,20 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
             conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
         return engine
-    kwargs.setdefault("pool_pre_ping", True)
-    return create_async_engine(url, **kwargs)
+    engine = create_async_engine(url, **kwargs)
+
+    @event.listens_for(engine.sync_engine, "checkout")
+    def _closed_by_the_server(dbapi_conn: Any, _record: Any, _proxy: Any) -> None:
+        # A pooled connection the server has closed (a restart, an idle timeout) is replaced before
+        # it is used: the driver saw the socket close, so asking costs nothing. SQLAlchemy's
+        # pool_pre_ping would ask the server instead — three round trips (BEGIN, a ping, ROLLBACK)
+        # at every checkout, twice a request. A connection lost without a word fails its first
+        # statement, which invalidates the pool (a 503 for that one request: app/api/problems.py).
+        raw = getattr(dbapi_conn, "_connection", None)
+        if raw is not None and raw.is_closed():
+            raise exc.DisconnectionError("the server closed this connection")
+
+    return engine
 
 
 def make_sessionmaker(

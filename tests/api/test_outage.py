@@ -1,7 +1,8 @@
 """A Postgres outage: a throwaway cluster this test starts itself (initdb in a temporary folder), stopped
 under a running API and started again. While it is down every request that needs the database answers
 503 problem+json with Retry-After (the app raises nothing, so the connection stays), /readyz says 503
-too, the log has a line, not a traceback per request; once it is back the API answers again by itself."""
+too, the log has a line, not a traceback per request; once it is back the API answers again by itself.
+And a connection the server closed while it sat in the pool is replaced before a request uses it."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import text
 
 from app.cli import migrate
 from app.main import create_app
@@ -137,3 +140,17 @@ async def test_a_database_outage_answers_503_and_recovers(
         assert (await api.client.get("/readyz")).status_code == 200
         names = [e["name"] for e in (await api.client.get("/v1/events")).json()["items"]]
         assert names == ["Before"]  # nothing half-written during the outage
+
+
+async def test_a_connection_the_server_closed_is_replaced_before_it_is_used(pg_engine: Any) -> None:
+    """The pool checks a connection's socket at checkout (app/db/session.py), not the server: a
+    backend terminated while its connection sat in the pool costs the next request nothing."""
+    async with pg_engine.connect() as other:
+        async with pg_engine.connect() as conn:
+            pid = (await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+        # that connection is back in the pool; the server ends its backend
+        assert (await other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})).scalar_one()
+    await asyncio.sleep(0.2)  # the driver sees the socket close
+    for _ in range(3):  # every pooled connection that was closed is replaced, none fails a statement
+        async with pg_engine.connect() as conn:
+            assert (await conn.execute(text("SELECT 1"))).scalar_one() == 1
