@@ -2,7 +2,9 @@
 
 Arbiter is served by uvicorn in a process of its own (``arbiter serve``), on Postgres and on the
 embedded SQLite default; beside it, in the same run and served the same way, a bare FastAPI app on
-the same stack (``bench/http_bare.py``: one single-query read, one single-row update). The load comes
+the same stack (``bench/http_bare.py``: one single-query read, one single-row update, and a result's
+floor — the statements a reported result writes, at their fewest, hand-written — which the result
+lines are compared with too: what the stack and this machine allow a result at all). The load comes
 from several client processes, each holding keep-alive connections of a small HTTP/1.1 client of its
 own (32 requests in flight in all), so that the load generator costs a fraction of what it measures.
 
@@ -373,6 +375,19 @@ def result_requests(matches: list[dict[str, Any]], org: str, number: int) -> lis
     return out
 
 
+def floor_requests(count: int) -> list[Request]:
+    """Results for the bare app's floor of a result (``bench/http_bare.py``), a match after another."""
+    from bench.http_bare import ROWS
+    from bench.http_bare import TOKEN as FLOOR_TOKEN
+
+    out: list[Request] = []
+    for i in range(count):
+        m = i % ROWS
+        body = {"seats": [{"entry_id": 2 * m, "place": 1}, {"entry_id": 2 * m + 1, "place": 2}]}
+        out.append(("POST", f"/bare/result/{m}", json.dumps(body).encode(), FLOOR_TOKEN))
+    return out
+
+
 def standings_requests(eid: str, count: int) -> list[Request]:
     return [("GET", f"/v1/events/{eid}/standings", b"", None)] * count
 
@@ -388,6 +403,7 @@ class Line:
     label: str
     fig: Figures
     base: Figures | None
+    floor: Figures | None = None  # a result's floor (``/bare/result``): a second comparison
 
     def show(self) -> str:
         f = self.fig
@@ -397,13 +413,14 @@ class Line:
         )
         if f.errors:
             text += f" {dict(sorted(f.statuses.items()))}"
-        if self.base is not None and self.base.n:
-            text += (
-                f"   x{f.pct(0.5) / self.base.pct(0.5):.1f} p50, "
-                f"x{f.pct(0.99) / self.base.pct(0.99):.1f} p99, "
-                f"{f.rate / self.base.rate:.2f} of the bare rate, "
-                f"x{f.cpu_ms / self.base.cpu_ms:.1f} its cpu"
-            )
+        for name, base in (("bare", self.base), ("floor's", self.floor)):
+            if base is not None and base.n:
+                text += (
+                    f"   x{f.pct(0.5) / base.pct(0.5):.1f} p50, "
+                    f"x{f.pct(0.99) / base.pct(0.99):.1f} p99, "
+                    f"{f.rate / base.rate:.2f} of the {name} rate, "
+                    f"x{f.cpu_ms / base.cpu_ms:.1f} its cpu"
+                )
         return text
 
 
@@ -435,10 +452,12 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
             bare_quiet = quiet(bare, ("GET", "/bare/read/1", b"", None), 50)
             bare_read = load(bare, [("GET", f"/bare/read/{i % 1000}", b"", None) for i in range(n)])
             bare_write = load(bare, [("POST", f"/bare/write/{i % 1000}", b"", None) for i in range(n)])
+            floor = load(bare, floor_requests(n))
         out.append(f"{kind}: the bare FastAPI app, same stack, {workers} process(es)")
         out.append(Line("GET one-row read, alone", bare_quiet, None).show())
         out.append(Line(f"GET one-row read, {CONCURRENCY} concurrent", bare_read, None).show())
         out.append(Line(f"POST one-row update, {CONCURRENCY} concurrent", bare_write, None).show())
+        out.append(Line(f"POST a result's floor, {CONCURRENCY} concurrent", floor, bare_write).show())
 
         with serve(["-m", "app.cli", "serve"], env, tmp / f"arbiter-{kind}.log", workers) as server:
             api = Api(server.port)
@@ -454,7 +473,9 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
                     seconds, matches = api.pair(eid, org)
                     pairs.append(seconds)
                     pair_cpu.append(server.cpu() - cpu0)
-            out.append(Line(f"POST result, {CONCURRENCY} concurrent, one event", posted, bare_write).show())
+            out.append(
+                Line(f"POST result, {CONCURRENCY} concurrent, one event", posted, bare_write, floor).show()
+            )
             out.append(
                 f"  POST rounds (pair the next round), rounds 2..{rounds}: "
                 + ", ".join(f"{s * 1e3:.0f} ms" for s in pairs)
@@ -472,7 +493,10 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
             spread = [spread[i] for i in sorted(range(len(spread)), key=lambda i: (i * 7919) % len(spread))]
             out.append(
                 Line(
-                    f"POST result, {CONCURRENCY} concurrent, 10 events", load(server, spread), bare_write
+                    f"POST result, {CONCURRENCY} concurrent, 10 events",
+                    load(server, spread),
+                    bare_write,
+                    floor,
                 ).show()
             )
 
@@ -481,7 +505,9 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
             eid, org, matches = api.event(big, big_rounds)
             out.append(f"  register and start (pairs round 1)            {time.perf_counter() - t0:8.2f} s")
             first = load(server, result_requests(matches, org, 1))
-            out.append(Line(f"POST result, round 1, {CONCURRENCY} concurrent", first, bare_write).show())
+            out.append(
+                Line(f"POST result, round 1, {CONCURRENCY} concurrent", first, bare_write, floor).show()
+            )
             cpu0 = server.cpu()
             seconds, _ = api.pair(eid, org)
             cpu = server.cpu() - cpu0
