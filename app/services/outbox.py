@@ -17,6 +17,9 @@ as the change (api.md "Live updates"). The live stream (``app/services/live.py``
   transaction too: a rollback drops them with the change, and no request waits for a delivery. A
   delivery names its row, so a row a webhook wants is written at once (after the rows before it).
 - ``standings.changed`` is written once per stage per transaction, however many results moved it.
+- A result reads whether any webhook may want its event's rows in the statement that reads its
+  match (``hooks_wanted``, ``no_hooks``); when none does, its wake-up goes with its rows at commit,
+  and a reported result costs no statement here but that one.
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ class _Pending:
     hooks: dict[str, list[Webhook]] = field(default_factory=dict)
     closed: dict[str, list[int]] = field(default_factory=dict)
     rows: list[dict[str, Any]] = field(default_factory=list)  # emitted, written at commit (``_write``)
+    unwoken: set[str] = field(default_factory=set)  # events whose wake-up goes with their rows (``no_hooks``)
 
 
 def _pending(session: AsyncSession) -> _Pending:
@@ -91,12 +95,17 @@ def _write(session: Session) -> None:
     postgres = session.get_bind().dialect.name == "postgresql"
     for event_id, its in by_event.items():
         mark = unmarked(session, event_id)
+        wake = postgres and event_id in pending.unwoken
+        pending.unwoken.discard(event_id)
         if mark is None or not postgres:
             if mark is not None:
                 session.execute(mark)
+            if wake:
+                session.execute(select(func.pg_notify(CHANNEL, event_id)))
             session.execute(insert(OutboxEvent), its)
             continue
-        marked = mark.returning(Event.id).cte("marked")
+        woken = [func.pg_notify(CHANNEL, Event.id)] if wake else []
+        marked = mark.returning(Event.id, *woken).cte("marked")
         cols = OutboxEvent.__table__.c
         parts = [
             select(
@@ -137,7 +146,8 @@ async def emit(
         pending.once.add(key)
     if event_id not in pending.events:
         pending.events.add(event_id)
-        pending.hooks[event_id] = await _hooks(session, event_id)
+        if event_id not in pending.hooks:
+            pending.hooks[event_id] = await _hooks(session, event_id)
     row = {
         "event_id": event_id,
         "type": str(type),
@@ -177,6 +187,28 @@ async def _hooks(session: AsyncSession, event_id: str) -> list[Webhook]:
         return list((await session.execute(_HOOKS, {"event_id": event_id})).scalars())
     rows = await session.execute(_HOOKS_WOKEN, {"event_id": event_id})
     return [hook for _, hook in rows if hook is not None]
+
+
+def hooks_wanted(event_id: Any) -> Any:
+    """Whether an active webhook may want the rows of the event ``event_id`` (a column): a use case
+    that reads its event in one statement may read this with it, and say so (``no_hooks``)."""
+    return (
+        select(Webhook.id)
+        .where(
+            Webhook.status == WebhookStatus.ACTIVE,
+            or_(Webhook.event_id == event_id, Webhook.event_id.is_(None)),
+        )
+        .exists()
+    )
+
+
+def no_hooks(session: AsyncSession, event_id: str) -> None:
+    """This transaction read (``hooks_wanted``) that no webhook wants the event's rows: ``emit`` reads
+    none, and the event's wake-up is sent by the statement that writes its rows at commit."""
+    pending = _pending(session)
+    if event_id not in pending.hooks:
+        pending.hooks[event_id] = []
+        pending.unwoken.add(event_id)
 
 
 def _hooks_statements() -> tuple[Any, Any]:

@@ -107,23 +107,36 @@ class _Held:
 async def _locked_match(session: AsyncSession, match_id: str, *, stage_details: bool) -> _Locked:
     """The match locked and its event held (``reads.holding_match``), with its seats, their names,
     its round (its stored details unloaded), its stage (with its details only when
-    ``stage_details``: a Swiss stage's lists its entries), the claims filed and the length of its
-    history: one statement. Not found: a 404."""
+    ``stage_details``: a Swiss stage's lists its entries), the claims filed, the length of its
+    history and whether a webhook may want the event's changes (app/services/outbox.py): one
+    statement. Not found: a 404."""
     await session.flush()  # the re-read below must not overwrite what the caller changed
     rows = (
         (await session.execute(_LOCKED_MATCH[stage_details], {"match_id": match_id})).unique().all()
     )  # a row per seat: each row differs by its entry's id and name
     if not rows:
         raise NotFound(f"match {match_id} not found")
-    event, match, rnd, stage, filed, kept = rows[0][:6]
-    names = {r[6]: r[7] for r in rows if r[6] is not None}
+    event, match, rnd, stage, filed, kept, hooked = rows[0][:7]
+    names = {r[7]: r[8] for r in rows if r[7] is not None}
+    if not hooked:
+        outbox.no_hooks(session, event.id)
     return _Locked(event, match, rnd, stage, names, int(filed or 0), int(kept or 0))
 
 
 def _locked_match_statement(stage_details: bool) -> Any:
     unloaded = [defer(Round.details)] + ([] if stage_details else [defer(Stage.details)])
     return holding_match(
-        select(Event, Match, Round, Stage, _count(ResultReport), _count(ResultHistory), Entry.id, Entry.name)
+        select(
+            Event,
+            Match,
+            Round,
+            Stage,
+            _count(ResultReport),
+            _count(ResultHistory),
+            outbox.hooks_wanted(Match.event_id),
+            Entry.id,
+            Entry.name,
+        )
         .join(Event, Event.id == Match.event_id)
         .join(Round, Round.id == Match.round_id)
         .join(Stage, Stage.id == Round.stage_id)
