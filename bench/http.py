@@ -4,7 +4,8 @@ Arbiter is served by uvicorn in a process of its own (``arbiter serve``), on Pos
 embedded SQLite default; beside it, in the same run and served the same way, a bare FastAPI app on
 the same stack (``bench/http_bare.py``: one single-query read, one single-row update, and a result's
 floor — the statements a reported result writes, at their fewest, hand-written — which the result
-lines are compared with too: what the stack and this machine allow a result at all). The load comes
+lines are compared with too: what the stack and this machine allow a result at all; and the same
+without the event's serialization, what the commit-ordered outbox costs). The load comes
 from several client processes, each holding keep-alive connections of a small HTTP/1.1 client of its
 own (32 requests in flight in all), so that the load generator costs a fraction of what it measures.
 
@@ -375,8 +376,9 @@ def result_requests(matches: list[dict[str, Any]], org: str, number: int) -> lis
     return out
 
 
-def floor_requests(count: int) -> list[Request]:
-    """Results for the bare app's floor of a result (``bench/http_bare.py``), a match after another."""
+def floor_requests(count: int, *, unordered: bool = False) -> list[Request]:
+    """Results for the bare app's floor of a result (``bench/http_bare.py``), a match after another;
+    ``unordered``: without the event's serialization."""
     from bench.http_bare import ROWS
     from bench.http_bare import TOKEN as FLOOR_TOKEN
 
@@ -384,7 +386,8 @@ def floor_requests(count: int) -> list[Request]:
     for i in range(count):
         m = i % ROWS
         body = {"seats": [{"entry_id": 2 * m, "place": 1}, {"entry_id": 2 * m + 1, "place": 2}]}
-        out.append(("POST", f"/bare/result/{m}", json.dumps(body).encode(), FLOOR_TOKEN))
+        query = "?unordered=true" if unordered else ""
+        out.append(("POST", f"/bare/result/{m}{query}", json.dumps(body).encode(), FLOOR_TOKEN))
     return out
 
 
@@ -453,11 +456,13 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
             bare_read = load(bare, [("GET", f"/bare/read/{i % 1000}", b"", None) for i in range(n)])
             bare_write = load(bare, [("POST", f"/bare/write/{i % 1000}", b"", None) for i in range(n)])
             floor = load(bare, floor_requests(n))
+            unordered = load(bare, floor_requests(n, unordered=True))
         out.append(f"{kind}: the bare FastAPI app, same stack, {workers} process(es)")
         out.append(Line("GET one-row read, alone", bare_quiet, None).show())
         out.append(Line(f"GET one-row read, {CONCURRENCY} concurrent", bare_read, None).show())
         out.append(Line(f"POST one-row update, {CONCURRENCY} concurrent", bare_write, None).show())
         out.append(Line(f"POST a result's floor, {CONCURRENCY} concurrent", floor, bare_write).show())
+        out.append(Line("  the same, the event not serialized", unordered, bare_write).show())
 
         with serve(["-m", "app.cli", "serve"], env, tmp / f"arbiter-{kind}.log", workers) as server:
             api = Api(server.port)
