@@ -24,12 +24,13 @@ as the change (api.md "Live updates"). The live stream (``app/services/live.py``
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import String, and_, bindparam, func, insert, literal, or_, select, union_all
+from sqlalchemy import String, and_, bindparam, func, insert, or_, select, union_all
 from sqlalchemy import event as sa_event
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
@@ -49,7 +50,7 @@ from app.db.base import new_id, utcnow
 from app.db.models import Entry, Event, Match, OutboxEvent, Round, Stage, Webhook, WebhookDelivery
 from app.db.session import kept_in_transaction, transaction_state
 from app.jobs import create_job
-from app.services.reads import mark_changed, unmarked
+from app.services.reads import MARK, mark_changed, unmarked
 
 CHANNEL = "arbiter_outbox"  # the Postgres NOTIFY channel; the payload is the event's id
 HUB_KEY = "live_hub"  # session info: this process's streams (app/services/live.py), woken at commit
@@ -99,30 +100,36 @@ def _write(session: Session) -> None:
         pending.unwoken.discard(event_id)
         if mark is None or not postgres:
             if mark is not None:
-                session.execute(mark)
+                session.execute(MARK, mark)
             if wake:
                 session.execute(select(func.pg_notify(CHANNEL, event_id)))
             session.execute(insert(OutboxEvent), its)
             continue
-        woken = [func.pg_notify(CHANNEL, Event.id)] if wake else []
-        marked = mark.returning(Event.id, *woken).cte("marked")
-        cols = OutboxEvent.__table__.c
-        parts = [
-            select(
-                marked.c.id,
-                literal(r["type"], cols.type.type),
-                literal(r["data"], cols.data.type),
-                literal(r["created_at"], cols.created_at.type),
-            )
-            for r in its
-        ]
-        written = session.connection().execute(
-            insert(OutboxEvent).from_select(
-                ["event_id", "type", "data", "created_at"], parts[0] if len(parts) == 1 else union_all(*parts)
-            )
-        )
+        params = {f"{k}_{i}": r[k] for i, r in enumerate(its) for k in ("type", "data", "created_at")}
+        written = session.connection().execute(_marked_rows(len(its), wake), {**mark, **params})
         if written.rowcount != len(its):  # a result holds its event: it cannot have gone
             raise RuntimeError(f"event {event_id} vanished before its outbox rows were written")
+
+
+@functools.cache
+def _marked_rows(count: int, wake: bool) -> Any:
+    """Postgres: ``count`` rows of one event written by the statement that marks it (``reads.MARK``,
+    a data-modifying ``WITH`` whose output numbers the rows, so after the event row's lock),
+    with the event's wake-up when ``wake``; built once per shape, the rows' values bound."""
+    woken = [func.pg_notify(CHANNEL, Event.id)] if wake else []
+    marked = MARK.returning(Event.id, *woken).cte("marked")
+    cols = OutboxEvent.__table__.c
+    parts = [
+        select(
+            marked.c.id,
+            bindparam(f"type_{i}", type_=cols.type.type),
+            bindparam(f"data_{i}", type_=cols.data.type),
+            bindparam(f"created_at_{i}", type_=cols.created_at.type),
+        )
+        for i in range(count)
+    ]
+    rows = parts[0] if count == 1 else union_all(*parts)
+    return insert(OutboxEvent).from_select(["event_id", "type", "data", "created_at"], rows)
 
 
 @sa_event.listens_for(Session, "after_commit")

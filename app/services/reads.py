@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, Update, bindparam, func, select, update
+from sqlalchemy import BigInteger, Select, String, bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session, defer, selectinload
 
@@ -83,23 +83,28 @@ async def mark_changed(session: AsyncSession, event_id: str) -> None:
     written with or after this: app/services/outbox.py)."""
     mark = unmarked(session, event_id)
     if mark is not None:
-        await session.execute(mark)
+        await session.execute(MARK, mark)
 
 
-def unmarked(session: AsyncSession | Session, event_id: str) -> Update | None:
-    """The statement that marks the event (``mark_changed``) when this transaction has not marked it
-    yet, the event counted as marked from here (the caller executes it: the outbox, as part of the
-    statement that writes the event's rows at commit); None once it is marked."""
+# The mark's statement, built once; ``unmarked`` gives its parameters. A Core statement, so neither
+# the event's ``version`` (its ETag) nor ``updated_at`` moves.
+MARK = (
+    update(Event)
+    .where(Event.id == bindparam("event_id", type_=String))
+    .values(standings_mark=bindparam("mark", type_=BigInteger), updated_at=Event.updated_at)
+    .execution_options(synchronize_session=False)
+)
+
+
+def unmarked(session: AsyncSession | Session, event_id: str) -> dict[str, Any] | None:
+    """The parameters of ``MARK`` for the event (a fresh mark) when this transaction has not marked
+    it yet, the event counted as marked from here (the caller executes it: ``mark_changed``, or the
+    outbox, as part of the statement that writes the event's rows at commit); None once marked."""
     marked = transaction_state(session, "marked_events", set[str])
     if event_id in marked:
         return None
     marked.add(event_id)
-    return (
-        update(Event)
-        .where(Event.id == event_id)
-        .values(standings_mark=new_mark(), updated_at=Event.updated_at)
-        .execution_options(synchronize_session=False)
-    )
+    return {"event_id": event_id, "mark": new_mark()}
 
 
 def holding_match(stmt: Select[Any]) -> Select[Any]:
