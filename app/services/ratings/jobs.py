@@ -48,12 +48,13 @@ from typing_extensions import TypedDict
 from app.core import ratings as core
 from app.core.errors import NotFound
 from app.db.base import utcnow
+from app.db.bulk import bulk_insert
 from app.db.models import Event, Job, Match, Rating, RatingHistory, RatingPool, Seat
 from app.jobs import JobContext, create_job
 from app.observability.logs import event
 from app.services.ratings.games import GameBuilder, games_stmt, order_key, stream_rows
 from app.services.ratings.pools import ensure_pool, get_pool, history_pools_stmt, pool_sources, watermark
-from app.services.ratings.writing import bulk_insert, write_history
+from app.services.ratings.writing import write_history
 
 UPDATE_KIND = "ratings_update"
 RECOMPUTE_KIND = "ratings_recompute"
