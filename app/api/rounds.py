@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Header, Path, Query, Request, Response
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import PlainTextResponse
 
 from app.api.caching import cached, cached_json
 from app.api.csv_io import CSV_CONTENT, csv_response
@@ -161,7 +161,7 @@ async def create_round(
     session: SessionDep,
     principal: MaybePrincipal,
     body: RoundCreate | None = None,
-) -> JSONResponse:
+) -> Response:
     """Pair the next round of the current stage (organizer); with `tables`, create exactly those.
 
     409 while a match of the current round is unreported."""
@@ -282,7 +282,7 @@ async def get_match(request: Request, match_id: str, session: SessionDep) -> Res
 @router.post("/v1/matches/{match_id}/result", operation_id="report_result", response_model=MatchRead)
 async def report_result(
     request: Request, match_id: str, body: ResultIn, session: SessionDep, principal: MaybePrincipal
-) -> JSONResponse:
+) -> Response:
     """Report a result: the organizer's is final; a seat's entry token files a claim, confirmed when
     every seat agrees, `disputed` when they differ."""
     if principal is None:
@@ -299,7 +299,7 @@ async def report_result(
 @router.post("/v1/matches/{match_id}/confirm", operation_id="confirm_result", response_model=MatchRead)
 async def confirm_result(
     request: Request, match_id: str, session: SessionDep, principal: MaybePrincipal
-) -> JSONResponse:
+) -> Response:
     """Confirm the players' agreeing claims (organizer): where the preset has the organizer confirm
     results (BATTLEBOOKS Swiss events), claims wait in `reported` until this. 409 when no claim is
     filed, when they differ (rule on the dispute with PUT) or when the result is confirmed."""
