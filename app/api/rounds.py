@@ -45,6 +45,7 @@ from app.services import results as result_svc
 from app.services import rounds as round_svc
 from app.services import standings as standings_svc
 from app.services.events import EventView
+from app.services.offload import collector_paused
 from app.services.results import MatchView
 from app.services.rounds import RoundView
 
@@ -168,8 +169,11 @@ async def create_round(
     authorize(principal, Access.ORGANIZER, event_id=event_id)
 
     async def handler() -> tuple[int, object, dict[str, str]]:
-        view = await lifecycle.pair(session, event_id, body.tables if body else None)
-        return 201, round_read(view), {"Location": f"/v1/events/{event_id}/rounds/{view.round.number}"}
+        # a 10,000-entry round, its rows and its answer are millions of objects, none in a cycle
+        with collector_paused():
+            view = await lifecycle.pair(session, event_id, body.tables if body else None)
+            answer = round_read(view)
+        return 201, answer, {"Location": f"/v1/events/{event_id}/rounds/{view.round.number}"}
 
     return await run_idempotent(request, session, principal, body.model_dump() if body else {}, handler)
 
