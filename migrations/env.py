@@ -42,8 +42,34 @@ def _run(connection: Connection) -> None:
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
     )
-    with context.begin_transaction():
-        context.run_migrations()
+    if connection.dialect.name != "sqlite":
+        with context.begin_transaction():
+            context.run_migrations()
+        return
+    # A batch migration rebuilds a SQLite table (copy, drop, rename); with foreign keys on, dropping
+    # the old table would delete the rows referring to it (ON DELETE CASCADE). They are off for the
+    # migration — a pragma that only takes effect outside a transaction, so on the driver's own
+    # connection before it begins — and, when a migration ran, every reference is checked before
+    # it commits (a scan of every table: not at each start of a database already at its head).
+    _sqlite_pragma(connection, "PRAGMA foreign_keys=OFF")
+    try:
+        with context.begin_transaction():
+            before = context.get_context().get_current_revision()
+            context.run_migrations()
+            if context.get_context().get_current_revision() != before:
+                broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    raise RuntimeError(f"the migration left rows referring to nothing: {broken[:10]}")
+    finally:
+        _sqlite_pragma(connection, "PRAGMA foreign_keys=ON")
+
+
+def _sqlite_pragma(connection: Connection, pragma: str) -> None:
+    cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute(pragma)
+    finally:
+        cursor.close()
 
 
 async def run_migrations_online() -> None:

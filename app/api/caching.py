@@ -39,16 +39,18 @@ def _matches(if_none_match: str, tag: str) -> bool:
     return any(t.strip().removeprefix("W/") == tag for t in if_none_match.split(","))
 
 
-def json_values(payload: Any) -> Any:
-    """An answer as JSON values: a response model dumps itself (one pass, no second walk)."""
+def json_body(payload: Any) -> bytes:
+    """An answer rendered as JSON: a response model renders itself in one pass (pydantic's
+    serializer, as the standings cache's renderings are made), anything else as ``JSONResponse``
+    renders it."""
     if isinstance(payload, BaseModel):
-        return payload.model_dump(mode="json")
-    return jsonable_encoder(payload)
+        return payload.model_dump_json().encode()
+    return bytes(JSONResponse(jsonable_encoder(payload)).body)
 
 
 def cached(request: Request, content: Any, *, version: int | None = None) -> Response:
     """``content`` as JSON with its ETag and Cache-Control; 304 when ``If-None-Match`` names the tag."""
-    return cached_json(request, bytes(JSONResponse(json_values(content)).body), version=version)
+    return cached_json(request, json_body(content), version=version)
 
 
 def cached_json(request: Request, body: bytes, *, version: int | None = None) -> Response:

@@ -91,9 +91,7 @@ def entry_read(view: EntryView) -> EntryRead:
 
 
 @router.post("", operation_id="create_event", status_code=201, response_model=EventCreated)
-async def create_event(
-    request: Request, body: EventCreate, session: SessionDep, admin: Admin
-) -> JSONResponse:
+async def create_event(request: Request, body: EventCreate, session: SessionDep, admin: Admin) -> Response:
     """Create an event (admin). The organizer token is returned once; only its hash is kept."""
 
     async def handler() -> tuple[int, object, dict[str, str]]:
@@ -239,7 +237,7 @@ async def _entry_payload(request: Request) -> tuple[str, Any]:
 )
 async def create_entry(
     request: Request, event_id: str, session: SessionDep, principal: MaybePrincipal
-) -> JSONResponse:
+) -> Response:
     """Register a player (organizer), or many at once: a JSON list or `text/csv` (columns `name`,
     `external_id`, `rating`, `seed`, `club`, `characters` separated by `|`). Many are all or nothing:
     a 422 names every bad row. Entry tokens are returned once; players report with them."""

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Request, Response
 
 from app.api.deps import Admin, SessionDep
 from app.api.idempotency import run_idempotent
@@ -27,7 +26,7 @@ async def list_games(session: SessionDep, limit: Limit = DEFAULT_LIMIT, cursor: 
 
 
 @router.post("", operation_id="create_game", status_code=201, response_model=GameRead)
-async def create_game(request: Request, body: GameCreate, session: SessionDep, admin: Admin) -> JSONResponse:
+async def create_game(request: Request, body: GameCreate, session: SessionDep, admin: Admin) -> Response:
     """Add a game to the catalog (admin)."""
 
     async def handler() -> tuple[int, object, dict[str, str]]:

@@ -27,13 +27,13 @@ from typing import Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from fastapi import Request
+from fastapi import Request, Response
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.api.caching import json_values
+from app.api.caching import json_body
 from app.core.access import Principal
 from app.core.errors import Conflict, InvalidInput, Problem
 from app.db.base import utcnow
@@ -128,7 +128,7 @@ async def run_idempotent(
     principal: Principal | None,
     body: Any,
     handler: Handler,
-) -> JSONResponse:
+) -> Response:
     """Run ``handler`` (which changes the session; the request boundary commits) at most once per key."""
     route = request.scope.get("route")
     if getattr(route, "operation_id", None) not in IDEMPOTENT:
@@ -136,7 +136,7 @@ async def run_idempotent(
     key = request.headers.get(HEADER)
     if not key:
         status, payload, headers = await handler()
-        return JSONResponse(json_values(payload), status_code=status, headers=headers)
+        return _answer(status, json_body(payload), headers)
     check_key(key)
     scope = f"{principal.scope if principal else 'anonymous'}|{request.method} {request.url.path}"
     keys = _Keys(scope, key)
@@ -158,7 +158,12 @@ async def run_idempotent(
             raise Conflict(f"a request with this {HEADER} is still running; retry it") from None
         return replay
     status, payload, headers = await handler()
-    encoded = json_values(payload)
-    claim.sealed = keys.seal(status, encoded, headers)
+    body = json_body(payload)
+    claim.sealed = keys.seal(status, json.loads(body), headers)
     await session.flush()
-    return JSONResponse(encoded, status_code=status, headers=headers)
+    return _answer(status, body, headers)
+
+
+def _answer(status: int, body: bytes, headers: dict[str, str]) -> Response:
+    """The handler's answer, its JSON rendered once (``json_body``)."""
+    return Response(body, status_code=status, headers=headers, media_type="application/json")

@@ -2,8 +2,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Query, Request, Response
 
 from app.api.deps import MaybePrincipal, SessionDep
 from app.api.idempotency import run_idempotent
@@ -22,7 +21,7 @@ def player_read(p: Player) -> PlayerRead:
 @router.post("", operation_id="create_player", status_code=201, response_model=PlayerRead)
 async def create_player(
     request: Request, body: PlayerCreate, session: SessionDep, principal: MaybePrincipal
-) -> JSONResponse:
+) -> Response:
     """Create a player (the admin, or any event's organizer)."""
     who = authorize(principal, Access.ANY_ORGANIZER)
 

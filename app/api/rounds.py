@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Header, Path, Query, Request, Response
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import PlainTextResponse
 
 from app.api.caching import cached, cached_json
 from app.api.csv_io import CSV_CONTENT, csv_response
@@ -45,6 +45,7 @@ from app.services import results as result_svc
 from app.services import rounds as round_svc
 from app.services import standings as standings_svc
 from app.services.events import EventView
+from app.services.offload import collector_paused
 from app.services.results import MatchView
 from app.services.rounds import RoundView
 
@@ -161,15 +162,18 @@ async def create_round(
     session: SessionDep,
     principal: MaybePrincipal,
     body: RoundCreate | None = None,
-) -> JSONResponse:
+) -> Response:
     """Pair the next round of the current stage (organizer); with `tables`, create exactly those.
 
     409 while a match of the current round is unreported."""
     authorize(principal, Access.ORGANIZER, event_id=event_id)
 
     async def handler() -> tuple[int, object, dict[str, str]]:
-        view = await lifecycle.pair(session, event_id, body.tables if body else None)
-        return 201, round_read(view), {"Location": f"/v1/events/{event_id}/rounds/{view.round.number}"}
+        # a 10,000-entry round, its rows and its answer are millions of objects, none in a cycle
+        with collector_paused():
+            view = await lifecycle.pair(session, event_id, body.tables if body else None)
+            answer = round_read(view)
+        return 201, answer, {"Location": f"/v1/events/{event_id}/rounds/{view.round.number}"}
 
     return await run_idempotent(request, session, principal, body.model_dump() if body else {}, handler)
 
@@ -282,7 +286,7 @@ async def get_match(request: Request, match_id: str, session: SessionDep) -> Res
 @router.post("/v1/matches/{match_id}/result", operation_id="report_result", response_model=MatchRead)
 async def report_result(
     request: Request, match_id: str, body: ResultIn, session: SessionDep, principal: MaybePrincipal
-) -> JSONResponse:
+) -> Response:
     """Report a result: the organizer's is final; a seat's entry token files a claim, confirmed when
     every seat agrees, `disputed` when they differ."""
     if principal is None:
@@ -299,7 +303,7 @@ async def report_result(
 @router.post("/v1/matches/{match_id}/confirm", operation_id="confirm_result", response_model=MatchRead)
 async def confirm_result(
     request: Request, match_id: str, session: SessionDep, principal: MaybePrincipal
-) -> JSONResponse:
+) -> Response:
     """Confirm the players' agreeing claims (organizer): where the preset has the organizer confirm
     results (BATTLEBOOKS Swiss events), claims wait in `reported` until this. 409 when no claim is
     filed, when they differ (rule on the dispute with PUT) or when the result is confirmed."""

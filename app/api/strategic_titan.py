@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -192,7 +192,7 @@ async def append_log(
     session: SessionDep,
     principal: MaybePrincipal,
     if_match: Annotated[str | None, Header()] = None,
-) -> JSONResponse:
+) -> Response:
     """Append one event to the match's Strategic Titan record (organizer, or an entry seated here)."""
     event = body.model_dump(exclude_none=True)
 

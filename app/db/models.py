@@ -16,6 +16,7 @@ from sqlalchemy import (
     CheckConstraint,
     Float,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     LargeBinary,
@@ -170,7 +171,12 @@ class Round(Base):
     details: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
     created_at: Mapped[datetime] = _created()
 
-    __table_args__ = (UniqueConstraint("stage_id", "number"), Index("ix_rounds_event_id", "event_id"))
+    __table_args__ = (
+        UniqueConstraint("stage_id", "number"),
+        Index("ix_rounds_event_id", "event_id"),
+        # what a match's (round_id, event_id) refers to: a match belongs to its round's event
+        Index("ix_rounds_id_event_id", "id", "event_id", unique=True),
+    )
 
 
 class Match(Base):
@@ -179,8 +185,8 @@ class Match(Base):
     __tablename__ = "matches"
 
     id: Mapped[str] = id_column()
-    event_id: Mapped[str] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), nullable=False)
-    round_id: Mapped[str] = mapped_column(ForeignKey("rounds.id", ondelete="CASCADE"), nullable=False)
+    event_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    round_id: Mapped[str] = mapped_column(String(36), nullable=False)
     table: Mapped[int] = mapped_column(Integer, nullable=False)
     status: Mapped[str] = mapped_column(String(16), nullable=False, default=MatchStatus.PENDING)
     outcome: Mapped[str | None] = mapped_column(String(16))
@@ -197,6 +203,9 @@ class Match(Base):
 
     __mapper_args__ = {"version_id_col": version}
     __table_args__ = (
+        # the round's row, which names the event too (migration 0012): a match is in its round's
+        # event, and writing a round's matches checks the round, not the event's row each time
+        ForeignKeyConstraint(["round_id", "event_id"], ["rounds.id", "rounds.event_id"], ondelete="CASCADE"),
         UniqueConstraint("round_id", "table"),
         Index("ix_matches_event_id_status", "event_id", "status"),
         Index("ix_matches_reported_at", "reported_at"),

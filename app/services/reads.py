@@ -180,7 +180,12 @@ async def active_stage(session: AsyncSession, event_id: str) -> Stage | None:
 
 
 async def stage_rounds(session: AsyncSession, stage: Stage) -> list[Round]:
-    rows = await session.execute(select(Round).where(Round.stage_id == stage.id).order_by(Round.number))
+    """The stage's rounds in order, their stored ``details`` (a pairing's explanation: 2 MB for a
+    10,000-entry Swiss round) unloaded: the formats and presets go by the rounds' numbers and ids; a
+    later read of a round (``select(Round)``) fills it in."""
+    rows = await session.execute(
+        select(Round).where(Round.stage_id == stage.id).options(defer(Round.details)).order_by(Round.number)
+    )
     return list(rows.scalars())
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
@@ -17,6 +17,7 @@ from app.core import rng
 from app.core.errors import InvalidInput, NotFound, Problem
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome
 from app.db.base import new_id, utcnow
+from app.db.bulk import bulk_insert, json_text
 from app.db.models import Event, Match, Round, Seat, Stage
 from app.services import outbox
 from app.services.reads import details_of, entries_by_id, entry_names, game_of, get_event, stage_settings
@@ -43,6 +44,23 @@ async def create_round(
     return rnd
 
 
+# the columns ``write_round`` writes (the others are NULL: no game log, no character, no score yet)
+MATCH_COLUMNS = [
+    "id",
+    "event_id",
+    "round_id",
+    "table",
+    "status",
+    "outcome",
+    "best_of",
+    "version",
+    "reported_at",
+    "details",
+    "created_at",
+]
+SEAT_COLUMNS = ["id", "match_id", "entry_id", "seat", "first_token", "place", "violation"]
+
+
 async def write_round(
     session: AsyncSession,
     event: Event,
@@ -53,16 +71,17 @@ async def write_round(
     first_seat_token: bool = False,
 ) -> tuple[Round, list[Match]]:
     """``create_round``, with the round's matches (table order, seats loaded) for a caller that goes
-    on with them. The matches and seats are written with one INSERT each (many rows, no objects
-    tracked row by row), then read back once."""
+    on with them. The matches and seats are written in one go each (``bulk_insert``: COPY on
+    Postgres, one INSERT of many rows elsewhere; no objects tracked row by row), then read back once."""
     number = await _next_round_number(session, event.id)
     rnd = Round(event_id=event.id, stage_id=stage.id, number=number, details=details or {})
     session.add(rnd)
     await session.flush()
     best_of = stage_settings(stage).games_per_match
     now = utcnow()
-    match_rows: list[dict[str, Any]] = []
-    seat_rows: list[dict[str, Any]] = []
+    no_details = json_text(session, {})
+    match_rows: list[tuple[Any, ...]] = []
+    seat_rows: list[tuple[Any, ...]] = []
     for t, table in enumerate(tables, start=1):
         bye = len(table) == 1
         first = (
@@ -72,35 +91,26 @@ async def write_round(
         )
         match_id = new_id()
         match_rows.append(
-            {
-                "id": match_id,
-                "event_id": event.id,
-                "round_id": rnd.id,
-                "table": t,
-                "status": MatchStatus.BYE if bye else MatchStatus.PENDING,
-                "outcome": Outcome.BYE if bye else None,
-                "best_of": best_of,
-                "version": 1,
-                "reported_at": now if bye else None,
-                "details": {},
-                "created_at": now,
-            }
+            (
+                match_id,
+                event.id,
+                rnd.id,
+                t,
+                MatchStatus.BYE if bye else MatchStatus.PENDING,
+                Outcome.BYE if bye else None,
+                best_of,
+                1,
+                now if bye else None,
+                no_details,
+                now,
+            )
         )
         seat_rows.extend(
-            {
-                "id": new_id(),
-                "match_id": match_id,
-                "entry_id": e,
-                "seat": i,
-                "first_token": i == first,
-                "place": 1 if bye else None,
-                "violation": False,
-            }
-            for i, e in enumerate(table)
+            (new_id(), match_id, e, i, i == first, 1 if bye else None, False) for i, e in enumerate(table)
         )
     if match_rows:
-        await session.execute(insert(Match), match_rows)
-        await session.execute(insert(Seat), seat_rows)
+        await bulk_insert(session, Match, MATCH_COLUMNS, match_rows)
+        await bulk_insert(session, Seat, SEAT_COLUMNS, seat_rows)
     made = await round_matches(session, rnd)
     await outbox.round_paired(session, event, stage, rnd, made)
     return rnd, made

@@ -33,11 +33,9 @@ Rulings where the spec is silent:
 
 from __future__ import annotations
 
-import gc
 import logging
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -48,12 +46,14 @@ from typing_extensions import TypedDict
 from app.core import ratings as core
 from app.core.errors import NotFound
 from app.db.base import utcnow
+from app.db.bulk import bulk_insert
 from app.db.models import Event, Job, Match, Rating, RatingHistory, RatingPool, Seat
 from app.jobs import JobContext, create_job
 from app.observability.logs import event
+from app.services.offload import collector_paused
 from app.services.ratings.games import GameBuilder, games_stmt, order_key, stream_rows
 from app.services.ratings.pools import ensure_pool, get_pool, history_pools_stmt, pool_sources, watermark
-from app.services.ratings.writing import bulk_insert, write_history
+from app.services.ratings.writing import write_history
 
 UPDATE_KIND = "ratings_update"
 RECOMPUTE_KIND = "ratings_recompute"
@@ -186,27 +186,8 @@ async def recompute_pool(
     # A recompute holds millions of small objects (rows, games, history) at once, none of them in a
     # cycle: the cyclic garbage collector would rescan that growing heap again and again (a third of
     # the run time), so it is paused for the recompute and restored afterwards.
-    with _gc_paused():
+    with collector_paused():
         return await _recompute(session, pool, ctx, phases if phases is not None else Phases())
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    global _gc_pauses
-    if _gc_pauses == 0 and not gc.isenabled():
-        yield  # paused by someone else: theirs to restore
-        return
-    _gc_pauses += 1
-    gc.disable()
-    try:
-        yield
-    finally:
-        _gc_pauses -= 1
-        if _gc_pauses == 0:
-            gc.enable()
-
-
-_gc_pauses = 0  # recomputes running in this process with the collector paused
 
 
 async def _recompute(session: AsyncSession, pool: str, ctx: JobContext | None, took: Phases) -> PoolResult:

@@ -11,17 +11,16 @@ path and a recompute write identical rows.
 from __future__ import annotations
 
 import struct
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import numpy as np
-from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core import ratings as core
+from app.db.bulk import asyncpg_connection, bulk_insert
 from app.db.models import RatingHistory
 
-BATCH = 5_000  # rows per executemany off Postgres
 COPY_ROWS = 50_000  # history rows packed per chunk of COPY data
 
 HISTORY_COLS = ["pool_key", "player_id", "match_id", "seq", "before", "after", "gen"]
@@ -40,7 +39,7 @@ async def write_history(
     ``gen`` in the order of the index (player id, then seq): it then fills page after page instead of
     at random places, which makes a large rewrite much faster."""
     order = player_order(players, hist)
-    apg = await _asyncpg(session)
+    apg = await asyncpg_connection(session)
     if apg is not None:
         # COPY in binary format, the rows packed here a chunk at a time: several times cheaper than
         # asyncpg encoding every field of a record (or than formatting text rows)
@@ -175,30 +174,3 @@ async def _binary_history_rows(
             parts = []
     if parts:
         yield b"".join(parts)
-
-
-async def _asyncpg(session: AsyncSession) -> Any:
-    """The asyncpg connection under this session's transaction, or None off Postgres."""
-    if session.bind is None or session.bind.dialect.name != "postgresql":
-        return None
-    conn = await session.connection()
-    raw = await conn.get_raw_connection()
-    return raw.driver_connection
-
-
-async def bulk_insert(
-    session: AsyncSession, model: Any, cols: list[str], records: Iterable[tuple[Any, ...]]
-) -> None:
-    """Insert ``records`` (tuples in the order of ``cols``) into ``model``'s table."""
-    apg = await _asyncpg(session)
-    if apg is not None:
-        await apg.copy_records_to_table(model.__tablename__, records=records, columns=cols)
-        return
-    batch: list[dict[str, Any]] = []
-    for rec in records:
-        batch.append(dict(zip(cols, rec, strict=True)))
-        if len(batch) >= BATCH:
-            await session.execute(insert(model), batch)
-            batch = []
-    if batch:
-        await session.execute(insert(model), batch)
