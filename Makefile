@@ -51,11 +51,14 @@ fuzz: venv
 	. ./.test-env && $(BIN)/python -m tests.support.fuzz --backend both --checks all \
 		--max-examples $(FUZZ_EXAMPLES) --max-time $(FUZZ_SECONDS) --out fuzz-report
 
+# the services the benchmarks run on (Postgres for the ratings and the HTTP bench), as for the tests
 bench: venv
-	$(BIN)/python -m bench
+	bash tests/services.sh .test-env
+	. ./.test-env && $(BIN)/python -m bench
 
 bench-quick: venv
-	$(BIN)/python -m bench --quick
+	bash tests/services.sh .test-env
+	. ./.test-env && $(BIN)/python -m bench --quick
 
 openapi: venv
 	$(BIN)/arbiter openapi --out openapi/openapi.json
