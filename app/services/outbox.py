@@ -199,13 +199,15 @@ async def _hooks(session: AsyncSession, event_id: str) -> list[Webhook]:
 def hooks_wanted(event_id: Any) -> Any:
     """Whether an active webhook may want the rows of the event ``event_id`` (a column): a use case
     that reads its event in one statement may read this with it, and say so (``no_hooks``)."""
-    return (
-        select(Webhook.id)
-        .where(
-            Webhook.status == WebhookStatus.ACTIVE,
-            or_(Webhook.event_id == event_id, Webhook.event_id.is_(None)),
-        )
-        .exists()
+    return select(Webhook.id).where(_wanting(event_id)).exists()
+
+
+def _wanting(event_id: Any) -> Any:
+    """The condition on a webhook that may want the rows of the event ``event_id``: active, and the
+    event's own or every event's."""
+    return and_(
+        Webhook.status == WebhookStatus.ACTIVE,
+        or_(Webhook.event_id == event_id, Webhook.event_id.is_(None)),
     )
 
 
@@ -222,10 +224,7 @@ def _hooks_statements() -> tuple[Any, Any]:
     """``_hooks``' statements, built once (``event_id`` bound at each call): the webhooks alone, and
     beside the Postgres wake-up."""
     event_id = bindparam("event_id", type_=String)
-    wanted = and_(
-        Webhook.status == WebhookStatus.ACTIVE,
-        or_(Webhook.event_id == event_id, Webhook.event_id.is_(None)),
-    )
+    wanted = _wanting(event_id)
     wake = select(func.pg_notify(CHANNEL, event_id).label("woken")).subquery()
     return select(Webhook).where(wanted), select(wake.c.woken, Webhook).select_from(wake).outerjoin(
         Webhook, wanted
