@@ -116,18 +116,6 @@ def holding_match(stmt: Select[Any]) -> Select[Any]:
     return stmt.suffix_with("FOR KEY SHARE OF events FOR UPDATE OF matches", dialect="postgresql")
 
 
-async def hold_match_event(session: AsyncSession, match_id: str) -> Event | None:
-    """The event of a match (None: no such match), held as ``holding_match`` holds it."""
-    return (await session.execute(_HOLD, {"match_id": match_id})).scalar_one_or_none()
-
-
-_HOLD = (  # built once: hold_match_event
-    select(Event)
-    .where(Event.id == select(Match.event_id).where(Match.id == bindparam("match_id")).scalar_subquery())
-    .with_for_update(read=True, key_share=True)
-)
-
-
 async def game_of(session: AsyncSession, event: Event) -> Game:
     game = await session.get(Game, event.game_key)
     assert game is not None  # games.key is a foreign key of events

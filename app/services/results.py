@@ -95,10 +95,9 @@ class _Locked:
 
 @dataclass
 class _Held:
-    """A report's or a confirmation's context: its event (held), the caller, the match as locked,
-    and the history rows this change writes."""
+    """A report's or a confirmation's context: the caller, the match as locked (with its event,
+    held), and the history rows this change writes."""
 
-    event: Event
     principal: Principal
     locked: _Locked
     written: list[ResultHistory] = field(default_factory=list)
@@ -165,7 +164,7 @@ async def _held(session: AsyncSession, match_id: str, principal: Principal | Non
     who = authorize(principal, access, event_id=event.id, seated=set(locked.names))
     if not rules.parallel_results:
         await mark_changed(session, event.id)
-    return _Held(event, who, locked)
+    return _Held(who, locked)
 
 
 async def _kept(session: AsyncSession, held: _Held, action: str, actor: str, payload: dict[str, Any]) -> None:
@@ -346,7 +345,7 @@ async def report(
 ) -> MatchView:
     """A result from the organizer (final) or from a seated entry (a claim); the match as answered."""
     held = await _held(session, match_id, principal, Access.ORGANIZER_OR_SEATED)
-    event, stage, match, principal = held.event, held.locked.stage, held.locked.match, held.principal
+    event, stage, match, principal = held.locked.event, held.locked.stage, held.locked.match, held.principal
     seated = {s.entry_id for s in match.seats}
     organizer = principal.organizes(event.id)
     if event.status != EventStatus.RUNNING or stage.status != StageStatus.ACTIVE:
@@ -409,7 +408,7 @@ async def report(
 async def confirm(session: AsyncSession, match_id: str, principal: Principal | None) -> MatchView:
     """The organizer confirms the players' claims, which must agree (at least one filed)."""
     held = await _held(session, match_id, principal, Access.ORGANIZER)
-    event, stage, match, organizer = held.event, held.locked.stage, held.locked.match, held.principal
+    event, stage, match, organizer = held.locked.event, held.locked.stage, held.locked.match, held.principal
     if event.status != EventStatus.RUNNING or stage.status != StageStatus.ACTIVE:
         raise Conflict("this match's stage is closed: results can no longer be confirmed")
     if match.status == MatchStatus.CONFIRMED:
