@@ -23,25 +23,30 @@ from app.core.errors import Unauthorized
 Requirement = Callable[..., Awaitable[Principal]]
 
 
+def _stating(access: Access, requirement: Requirement) -> Requirement:
+    requirement.access = access  # type: ignore[attr-defined]  # read by app/api/contract.py
+    return requirement
+
+
 def _anywhere(access: Access) -> Requirement:
     async def requirement(principal: MaybePrincipal) -> Principal:
         return authorize(principal, access)
 
-    return requirement
+    return _stating(access, requirement)
 
 
 def _in_event(access: Access) -> Requirement:
     async def requirement(event_id: str, principal: MaybePrincipal) -> Principal:
         return authorize(principal, access, event_id=event_id)
 
-    return requirement
+    return _stating(access, requirement)
 
 
 def _for_entry(access: Access) -> Requirement:
     async def requirement(event_id: str, entry_id: str, principal: MaybePrincipal) -> Principal:
         return authorize(principal, access, event_id=event_id, entry_id=entry_id)
 
-    return requirement
+    return _stating(access, requirement)
 
 
 def _with_rows(access: Access) -> Requirement:
@@ -50,7 +55,7 @@ def _with_rows(access: Access) -> Requirement:
             raise Unauthorized(f"a token of {access.value} is required")
         return principal
 
-    return requirement
+    return _stating(access, requirement)
 
 
 # what each rule reads from the path: nothing, its event, or its event and entry
@@ -61,6 +66,9 @@ _BY_PATH: dict[Access, Requirement] = {
     Access.ORGANIZER: _in_event(Access.ORGANIZER),
     Access.ORGANIZER_OR_EVENT_ENTRY: _in_event(Access.ORGANIZER_OR_EVENT_ENTRY),
     Access.ORGANIZER_OR_OWN_ENTRY: _for_entry(Access.ORGANIZER_OR_OWN_ENTRY),
+    Access.RESULTS: _in_event(Access.RESULTS),
+    Access.JUDGE: _in_event(Access.JUDGE),
+    Access.JUDGE_OR_OWN_ENTRY: _for_entry(Access.JUDGE_OR_OWN_ENTRY),
 }
 # a route on a match (``/v1/matches/{match_id}…``): its event and seats are the rows its service
 # locks, and the service decides with them; the dependency requires a token
@@ -81,7 +89,9 @@ AnyOrganizer = Annotated[Principal, Depends(require(Access.ANY_ORGANIZER))]
 Organizer = Annotated[Principal, Depends(require(Access.ORGANIZER))]
 EventMember = Annotated[Principal, Depends(require(Access.ORGANIZER_OR_EVENT_ENTRY))]
 OrganizerOrOwnEntry = Annotated[Principal, Depends(require(Access.ORGANIZER_OR_OWN_ENTRY))]
+Judge = Annotated[Principal, Depends(require(Access.JUDGE))]
+JudgeOrOwnEntry = Annotated[Principal, Depends(require(Access.JUDGE_OR_OWN_ENTRY))]
 Monitor = Annotated[Principal, Depends(require(Access.METRICS))]
 # routes on a match: a token is required, and the service checks it against the match's rows
 SeatedOrOrganizer = Annotated[Principal, Depends(require(Access.ORGANIZER_OR_SEATED))]
-MatchOrganizer = Annotated[Principal, Depends(require(Access.ORGANIZER, rows=True))]
+ResultKeeper = Annotated[Principal, Depends(require(Access.RESULTS, rows=True))]

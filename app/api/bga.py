@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from app.api.auth import EventMember, Organizer, SeatedOrOrganizer
+from app.api.auth import EventMember, Organizer, require
 from app.api.deps import SessionDep
 from app.api.schemas import Strict
+from app.core.access import Access, Principal
 from app.core.vocabulary import EventStatus
 from app.services.presets import bga as svc
 
@@ -126,7 +127,10 @@ async def close_final_registration(event_id: str, session: SessionDep, who: Orga
 
 @router.post("/v1/matches/{match_id}/bga/tables", operation_id="record_bga_table", response_model=ActionRead)
 async def record_table(
-    match_id: str, body: TableIn, session: SessionDep, who: SeatedOrOrganizer
+    match_id: str,
+    body: TableIn,
+    session: SessionDep,
+    who: Annotated[Principal, Depends(require(Access.ORGANIZER_OR_EVENT_ENTRY, rows=True))],
 ) -> ActionRead:
     """Record a BGA table created for a scheduled match; every table of the match is judged again
     (wrong settings, wrong players and surplus tables do not count; the oldest valid one does)."""

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from app.api.auth import Admin, Organizer, OrganizerOrOwnEntry
+from app.api.auth import Admin, JudgeOrOwnEntry, Organizer, OrganizerOrOwnEntry
 from app.api.caching import cached
 from app.api.csv_io import MAX_ROWS, read_entry_rows
 from app.api.deps import MaybePrincipal, SessionDep
@@ -291,10 +291,8 @@ async def get_entry(
 
 
 @router.delete("/{event_id}/entries/{entry_id}", operation_id="drop_entry", response_model=EntryRead)
-async def drop_entry(
-    event_id: str, entry_id: str, session: SessionDep, who: OrganizerOrOwnEntry
-) -> EntryRead:
-    """Drop an entry (the organizer, or the entry itself). Its results stay; it is paired no more.
+async def drop_entry(event_id: str, entry_id: str, session: SessionDep, who: JudgeOrOwnEntry) -> EntryRead:
+    """Drop an entry (the organizer, a judge, or the entry itself). Its results stay; it is paired no more.
 
     Where the stage's `on_drop` is `resign` (the Board Game Arena presets), its open games are lost:
     each is recorded as a forfeit won by the others (`violation`: scored as its violation)."""

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Request, Response
 
-from app.api.auth import MatchOrganizer, SeatedOrOrganizer
+from app.api.auth import ResultKeeper, SeatedOrOrganizer
 from app.api.caching import cached
 from app.api.deps import SessionDep
 from app.api.idempotency import run_idempotent
@@ -115,9 +115,7 @@ async def report_result(
 
 
 @router.post("/v1/matches/{match_id}/confirm", operation_id="confirm_result", response_model=MatchRead)
-async def confirm_result(
-    request: Request, match_id: str, session: SessionDep, who: MatchOrganizer
-) -> Response:
+async def confirm_result(request: Request, match_id: str, session: SessionDep, who: ResultKeeper) -> Response:
     """Confirm the players' agreeing claims (organizer): where the preset has the organizer confirm
     results (BATTLEBOOKS Swiss events), claims wait in `reported` until this. 409 when no claim is
     filed, when they differ (rule on the dispute with PUT) or when the result is confirmed."""
@@ -134,7 +132,7 @@ async def correct_result(
     match_id: str,
     body: ResultIn,
     session: SessionDep,
-    who: MatchOrganizer,
+    who: ResultKeeper,
     response: Response,
     if_match: Annotated[str | None, Header()] = None,
 ) -> MatchRead:

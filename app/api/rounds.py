@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
-from app.api.auth import Organizer
+from app.api.auth import Judge, Organizer
 from app.api.caching import cached
 from app.api.csv_io import CSV_CONTENT, FormatQuery, csv_response
 from app.api.deps import SessionDep
@@ -177,10 +177,10 @@ async def swap_entries(
     number: Annotated[int, Path(ge=1, le=1_000_000)],
     body: SwapIn,
     session: SessionDep,
-    who: Organizer,
+    who: Judge,
 ) -> RoundRead:
     """Swap two entries between unreported tables of a round, or their seats at one table
-    (organizer). Kept in the event's history and in the round's `swaps`."""
+    (the organizer or a judge). Kept in the event's history and in the round's `swaps`."""
     a, b = body.entries
     return round_read(await lifecycle.swap_entries(session, event_id, number, a, b, who))
 

@@ -24,6 +24,7 @@ from app.api.schemas.events import (
     SettingsDocument,
 )
 from app.api.schemas.games import GameCreate, GamePage, GameRead
+from app.api.schemas.hall import AnnouncementCreate, AnnouncementPage, AnnouncementRead, ClockIn, ClockRead
 from app.api.schemas.jobs import Health, JobAccepted, JobRead
 from app.api.schemas.matches import (
     HistoryRead,
@@ -36,6 +37,7 @@ from app.api.schemas.matches import (
 )
 from app.api.schemas.players import PlayerCreate, PlayerPage, PlayerRead
 from app.api.schemas.rounds import LifecycleRead, RoundCreate, RoundPage, RoundRead, SwapIn, UndoneRound
+from app.api.schemas.staff import StaffCreate, StaffCreated, StaffPage, StaffRead
 from app.api.schemas.standings import (
     CrossCellRead,
     CrossRowRead,
@@ -113,4 +115,13 @@ __all__ = [
     "WebhookCreated",
     "DeliveryRead",
     "DeliveryPage",
+    "StaffCreate",
+    "StaffRead",
+    "StaffCreated",
+    "StaffPage",
+    "AnnouncementCreate",
+    "AnnouncementRead",
+    "AnnouncementPage",
+    "ClockIn",
+    "ClockRead",
 ]
