@@ -19,6 +19,7 @@ from app.core.vocabulary import JobKindName, StageFormatName
 from app.db.models import Event, Stage
 from app.jobs import JobKind
 from app.services.formats.base import StageFormat
+from app.services.reads import TIEBREAKS_KEY
 from app.services.rules import GENERIC, EventRules
 
 INFO_KEY = "registry"
@@ -41,8 +42,10 @@ class Registry:
         return replace(self, job_kinds=kinds)
 
     def session_info(self) -> dict[str, Any]:
-        """What a session factory gives every session it makes (``make_sessionmaker``)."""
-        return {INFO_KEY: self}
+        """What a session factory gives every session it makes (``make_sessionmaker``): the registry,
+        and every format's default tie-break chain, which the standings read (``reads.stage_config``)
+        below the formats."""
+        return {INFO_KEY: self, TIEBREAKS_KEY: {name: f.tiebreaks for name, f in self.formats.items()}}
 
 
 def registry_of(session: AsyncSession) -> Registry:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+
+from app.services.formats.registry import FORMATS
 
 LANGUAGES = ("en", "ja")
 
@@ -439,3 +441,14 @@ def decided_words(lang: str, reason: str | None) -> str:
     """A standings row's ``decided_by`` in words (a criterion without words keeps its name)."""
     table = STRINGS.get(lang, EN)
     return table.get(f"by_{reason or 'none'}", reason or table["by_none"])
+
+
+def unlabelled(keys: Iterable[str]) -> list[str]:
+    """The keys, of those given, that some language of the pages has no words for."""
+    return [f"{key} ({lang})" for key in keys for lang, table in STRINGS.items() if key not in table]
+
+
+# every stage format's name is a key its class declares (StageFormat.label): one missing fails here
+_missing = unlabelled(f.label for f in FORMATS.values())
+if _missing:
+    raise ImportError(f"stage format labels without words: {', '.join(_missing)}")
