@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core.presets import PRESETS
 from app.core.vocabulary import JobKindName, StageFormatName
 from app.db.models import Event, Stage
 from app.jobs import JobKind
@@ -30,6 +31,11 @@ class Registry:
     formats: Mapping[StageFormatName, StageFormat]
     rules: Mapping[str, EventRules]
     job_kinds: Mapping[JobKindName | str, JobKind]
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.rules) - set(PRESETS))
+        if unknown:
+            raise ValueError(f"rules for presets no game declares (app/core/games/registry.py): {unknown}")
 
     def format_of(self, stage: Stage) -> StageFormat:
         return self.formats[StageFormatName(stage.format)]
