@@ -4,7 +4,9 @@ heading of that document.
 
 A citation is a ``*.md`` name or path, optionally followed by quoted section names joined by
 commas, "and" or "/" (``formats.md "Words", "Stages"``). A bare name (``formats.md``) resolves
-against ``docs/`` and then the repository root; a path (``docs/formats.md``) against the root.
+against ``docs/`` and then the repository root; a path (``docs/formats.md``) against the root. The
+code, the tests, the README and the docs are scanned; a name that closes a string literal
+(``"README.md"``) names a file and is checked without sections.
 Pure Python (pathlib, re), no database.
 """
 
@@ -16,7 +18,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-SCANNED = ("app", "workers", "docs", "README.md")
+SCANNED = ("app", "workers", "docs", "tests", "README.md")
+# This file's own examples (documents and sections made up to show the check failing) are not citations.
+EXAMPLES = ("tests/test_docs.py",)
 TEXT_SUFFIXES = {".py", ".md", ".txt", ".json", ".toml", ".cfg", ".ini", ".yaml", ".yml"}
 
 # Citations known to point at no document of the repository, each with the reason it is tolerated.
@@ -26,7 +30,9 @@ KNOWN_MISSING: dict[tuple[str, str], str] = {}
 QUOTED = r'"[^"\n]{1,120}(?:\n[^"\n]{1,120})?"'
 CITATION = re.compile(
     r"(?<![\w./-])(?P<doc>(?:[\w-]+/)*[\w.-]*\w\.md)(?![\w/])"
-    r"(?P<sections>(?:\s*(?:,|\band\b|/)?\s*" + QUOTED + r")*)"
+    # a name that closes a string literal (``ROOT / "README.md"``) names a file: nothing quoted after it
+    # is a section of it
+    r"(?P<sections>(?:(?![\"'])(?:\s*(?:,|\band\b|/)?\s*" + QUOTED + r")+)?)"
 )
 SECTION = re.compile(QUOTED)
 HEADING = re.compile(r"^ {0,3}#{1,6}\s+(?P<text>.*?)\s*#*\s*$")
@@ -120,7 +126,7 @@ def scanned_files(root: Path = ROOT) -> list[Path]:
             files.append(p)
         elif p.is_dir():
             files += sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in TEXT_SUFFIXES)
-    return files
+    return [f for f in files if f.relative_to(root).as_posix() not in EXAMPLES]
 
 
 def check_repository(root: Path = ROOT) -> list[Finding]:
@@ -151,6 +157,13 @@ def test_the_check_finds_citations_in_code_and_docs() -> None:
     assert ("formats.md", ("Single elimination", "Free-for-all")) in found  # across a line break
     assert ("docs/formats.md", ()) in found  # a path (README.md), resolved against the root
     assert len(every) > 100
+    cited_in_tests = {
+        c.doc
+        for f in scanned_files()
+        if f.relative_to(ROOT).parts[0] == "tests"
+        for c in citations(f.read_text("utf-8"), f.name)
+    }
+    assert "rite-of-command.md" in cited_in_tests  # tests/core/test_rite_of_command.py
 
 
 def test_the_check_can_fail(tmp_path: Path) -> None:
@@ -166,6 +179,12 @@ def test_the_check_can_fail(tmp_path: Path) -> None:
         'synthetic.py:1: docs/formats.md has no heading "Round robin, N seats"',
         'synthetic.py:1: docs/formats.md has no heading "Not a heading"',
         "synthetic.py:2: README.md is not in the repository",
+    ]
+    # A name closing a string literal names a file: what is quoted after it is no section, but the
+    # file must still be there.
+    literal = 'path = ROOT / "formats.md").read_text(), x["key"]\nROOT / "gone.md", "x"'
+    assert [str(f) for f in check_text(literal, "lit.py", root=tmp_path, known_missing={})] == [
+        "lit.py:2: gone.md is not in the repository"
     ]
     # A tolerated citation is tolerated only where it is listed.
     known = {("app/core/rng.py", "DESIGN.md"): "an example"}
