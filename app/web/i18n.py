@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from app.services.formats.base import StageFormat
 from app.services.formats.registry import FORMATS
 
 LANGUAGES = ("en", "ja")
@@ -443,12 +444,12 @@ def decided_words(lang: str, reason: str | None) -> str:
     return table.get(f"by_{reason or 'none'}", reason or table["by_none"])
 
 
-def unlabelled(keys: Iterable[str]) -> list[str]:
-    """The keys, of those given, that some language of the pages has no words for."""
-    return [f"{key} ({lang})" for key in keys for lang, table in STRINGS.items() if key not in table]
+def unlabelled(formats: Iterable[StageFormat]) -> list[str]:
+    """The label keys the formats declare (``StageFormat.label``) that a language has no words for."""
+    return [f"{f.label} ({lang})" for f in formats for lang, table in STRINGS.items() if f.label not in table]
 
 
-# every stage format's name is a key its class declares (StageFormat.label): one missing fails here
-_missing = unlabelled(f.label for f in FORMATS.values())
+# every stage format's name is a key its class declares: one without words fails here
+_missing = unlabelled(FORMATS.values())
 if _missing:
     raise ImportError(f"stage format labels without words: {', '.join(_missing)}")
