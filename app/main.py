@@ -43,7 +43,7 @@ from app.api import (
 )
 from app.api.guard import RequestGuardMiddleware
 from app.api.middleware import RequestLogMiddleware
-from app.db.session import make_engine, make_sessionmaker
+from app.db.session import make_engine, make_sessionmaker, read_only
 from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, commit_and_dispatch, sweep
 from app.observability import logs
 from app.runtime import (
@@ -107,6 +107,7 @@ async def _clock_loop(app: FastAPI) -> None:
         wait = 1.0
         try:
             async with app.state.sessionmaker() as session:
+                await read_only(session)  # on SQLite: a reader, never the write lock
                 due = await hall_svc.next_due(session)
             now = datetime.now(UTC)
             if due is not None and due <= now:
