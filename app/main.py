@@ -37,7 +37,7 @@ from app.api import (
 )
 from app.api.guard import RequestGuardMiddleware
 from app.api.middleware import RequestLogMiddleware
-from app.db.session import make_engine, make_sessionmaker
+from app.db.session import make_engine, make_sessionmaker, write_gate
 from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, sweep
 from app.observability import logs
 from app.runtime import (
@@ -118,7 +118,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.hub = hub
     # SQLite has one writer: this process's writing requests queue here for their turn instead of
     # polling the file's lock (app/api/deps.py); other processes still wait on busy_timeout
-    app.state.write_gate = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+    app.state.write_gate = write_gate(engine)
     app.state.sessionmaker = make_sessionmaker(
         engine, {**registry.session_info(), **session_info(settings), HUB_KEY: hub}
     )
