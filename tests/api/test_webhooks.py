@@ -248,6 +248,9 @@ async def test_private_loopback_and_link_local_targets_are_refused(strict_api: A
         ("http://169.254.169.254/latest/meta-data", "link-local"),
         ("http://[::ffff:127.0.0.1]/", "loopback"),
         ("http://0.0.0.0/", "unspecified"),
+        ("http://[2002:7f00:1::]/", "6to4 address of 127.0.0.1"),
+        ("http://[fec0::1]/", "site-local"),
+        ("http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", "Teredo"),
     ):
         r = await api.client.post(f"/v1/events/{eid}/webhooks", json={"url": url}, headers=bearer(token))
         body = assert_problem(r, 422)
