@@ -106,7 +106,7 @@ async def _act(
     _same_origin(request)
     principal, token = await _signed_in(request, session, event_id)
     form = await _form(request)
-    if not hmac.compare_digest(str(form.get("csrf", "")), csrf_of(token)):
+    if not forms.csrf_matches(form.get("csrf", ""), csrf_of(token)):
         raise Forbidden("the form's token is missing or stale: reload the console")
     try:
         shown = await action(principal, form)

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import copy
+import hmac
 from dataclasses import dataclass
 from typing import Any
 
 from app.core.errors import InvalidInput, Problem
 from app.db.models import Match
+
+
+def csrf_matches(sent: object, expected: str) -> bool:
+    """Whether a form's ``csrf`` field is the console's token, compared as bytes in constant time:
+    any text a browser can send (non-ASCII too) is an answer, never an error."""
+    return hmac.compare_digest(str(sent).encode("utf-8", "surrogatepass"), expected.encode())
 
 
 @dataclass(frozen=True)
