@@ -4,8 +4,10 @@ that a spreadsheet would run as formulas are exported as text, and a cursor nobo
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
+import time
 
 from tests.support.api import Api, assert_problem, make_event, report, setup_event, start
 
@@ -103,3 +105,32 @@ async def test_a_bogus_cursor_is_a_422_on_events_and_players(api: Api) -> None:
         nxt = first.json()["next_cursor"]
         if nxt is not None:  # a cursor the list handed out still pages
             assert (await api.client.get(url, params={"limit": 1, "cursor": nxt})).status_code == 200
+
+
+# --------------------------------------------------------------------------- heavy searches
+
+
+async def test_a_queue_of_heavy_searches_ends_within_their_budget(api: Api) -> None:
+    """Eight large searches at once (a process runs two at a time): each stops at its budget,
+    counted from when it started waiting, so the last ends well within 3× the budget."""
+    budget = 3
+    body = {"players": 256, "table_size": 4, "mode": "games", "games_per_player": 60, "rounds": True}
+    started = time.monotonic()
+    posted = await asyncio.gather(
+        *[
+            api.client.post(
+                "/v1/schedules/round-robin", json={**body, "seed": f"q{i}", "time_budget": budget}
+            )
+            for i in range(8)
+        ]
+    )
+    assert all(r.status_code == 202 for r in posted), [r.text for r in posted]
+    await api.drain_jobs()
+    elapsed = time.monotonic() - started
+    for r in posted:
+        job = (await api.client.get(r.headers["location"])).json()
+        assert job["status"] == "done", job
+        assert any("stopped at its time budget" in w for w in job["result"]["report"]["warnings"])
+        assert len(job["result"]["tables"]) == 256 * 60 // 4  # a whole design all the same
+    print(f"[{api.backend}] 8 searches of {budget} s each, 2 at a time: all done in {elapsed:.2f} s")
+    assert elapsed < budget * 3
