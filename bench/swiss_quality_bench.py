@@ -15,10 +15,18 @@ where the pairings do. Against the floor: each round's floats are compared with 
 for that engine's own history (no rematch, the same bye) — a max-weight matching over every
 rematch-free pair — where the field is small enough to build that complete graph.
 
-Printed per size (100, 1,000, 4,000; ``--quick``: 100 and 1,000): round 8's floated pairs and the
-exact minimum, the total of round 8's score gaps, its largest gap, players with |first − second| > 1
-and with three equal seats in a row after 8 rounds, round 8's CPU seconds; then the CPU ratios the
-issue's targets name (Arbiter against Burstein at 1,000; Arbiter at 10,000 entries).
+Floats are counted as FIDE counts floaters, once per score group a pair crosses (a pair of 2.5
+and 1.0 across the groups 2.0 and 1.5 is three floats: the downfloater is one in each bracket it
+passes); the floated pairs (scores differ) are printed beside them.
+
+Printed per size (100, 1,000, 4,000; ``--quick``: 100 and 1,000): round 8's floats and the exact
+minimum (up to ``EXACT_UP_TO`` entries), its floated pairs, the total of its score gaps and the
+largest, players with |first − second| > 1 and with three equal seats in a row after 8 rounds,
+round 8's CPU seconds and the whole tournament's; then Burstein's CPU over Arbiter's at 1,000 and
+Arbiter's round 8 at 10,000 entries. bbpPairings pairs fields up to ``--bbp-max`` (1,000 by
+default: its Dutch takes minutes of CPU a round at 1,000 entries, hours at 4,000). Arbiter's CPU is
+the core's, from the ``SwissEntry`` list to the seated tables; bbpPairings' is the child process's,
+reading its TRF included.
 """
 
 from __future__ import annotations
@@ -58,7 +66,8 @@ class Player:
 
 @dataclass
 class RoundFigures:
-    floats: int
+    floats: int  # score groups crossed, summed over the pairs (``crossings``)
+    floated_pairs: int  # pairs whose two scores differ
     minimum: int | None
     gap_total: float
     gap_max: float
@@ -84,7 +93,9 @@ def ranking(field_: list[Player]) -> list[Player]:
     return sorted(field_, key=lambda p: (-p.score, p.start))
 
 
-def arbiter_round(field_: list[Player]) -> tuple[list[tuple[int, int]], int | None]:
+def arbiter_round(field_: list[Player]) -> tuple[list[tuple[int, int]], int | None, float]:
+    """Arbiter's round: the pairs (first seat first), the bye, and the core's CPU seconds (from the
+    ``SwissEntry`` list to the seated tables: ``pair_swiss`` and ``seats.allocate``)."""
     order = ranking(field_)
     entries = [
         SwissEntry(
@@ -96,13 +107,15 @@ def arbiter_round(field_: list[Player]) -> tuple[list[tuple[int, int]], int | No
         )
         for p in order
     ]
+    t = time.process_time()
     pairing = pair_swiss(entries)
     pairs = []
-    for t, pr in enumerate(pairing.pairs, start=1):
+    for table, pr in enumerate(pairing.pairs, start=1):
         a, b = int(pr.first), int(pr.second)
-        seated = allocate(pr.first, pr.second, field_[a - 1].seats, field_[b - 1].seats, t)
+        seated = allocate(pr.first, pr.second, field_[a - 1].seats, field_[b - 1].seats, table)
         pairs.append((int(seated.first), int(seated.second)))
-    return pairs, None if pairing.bye is None else int(pairing.bye.entry)
+    cpu = time.process_time() - t
+    return pairs, None if pairing.bye is None else int(pairing.bye.entry), cpu
 
 
 def trf_of(field_: list[Player], played: int) -> str:
@@ -194,9 +207,7 @@ def play(
     figures: list[RoundFigures] = []
     for rnd in range(ROUNDS):
         if engine == "arbiter":
-            t = time.process_time()
-            pairs, bye = arbiter_round(field_)
-            cpu = time.process_time() - t
+            pairs, bye, cpu = arbiter_round(field_)
         else:
             assert binary is not None
             t = cpu_children()
@@ -204,7 +215,16 @@ def play(
             cpu = cpu_children() - t
         gaps = [abs(field_[a - 1].score - field_[b - 1].score) for a, b in pairs]
         minimum = exact_minimum(field_, bye) if exact and rnd == ROUNDS - 1 else None
-        figures.append(RoundFigures(sum(1 for g in gaps if g), minimum, sum(gaps), max(gaps, default=0), cpu))
+        figures.append(
+            RoundFigures(
+                floats=crossings(field_, pairs, bye),
+                floated_pairs=sum(1 for g in gaps if g),
+                minimum=minimum,
+                gap_total=sum(gaps),
+                gap_max=max(gaps, default=0),
+                cpu=cpu,
+            )
+        )
         for w, b in pairs:
             pw, pb = field_[w - 1], field_[b - 1]
             got = outcome(seed, rnd, pw, pb)
@@ -237,6 +257,12 @@ def seat_figures(field_: list[Player]) -> tuple[int, int]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="100 and 1,000 entries only")
+    ap.add_argument(
+        "--bbp-max",
+        type=int,
+        default=1000,
+        help="largest field paired by bbpPairings too (its Dutch takes minutes a round at 1,000 here)",
+    )
     args = ap.parse_args()
     sizes = (100, 1000) if args.quick else (100, 1000, 4000)
     binary: str | None = os.environ.get("ARBITER_BBPPAIRINGS", DEFAULT_BBP)
@@ -245,14 +271,20 @@ def main() -> None:
             f"bbpPairings not found at {binary!r} (set ARBITER_BBPPAIRINGS): Dutch and Burstein columns skipped"
         )
         binary = None
-    engines = ["arbiter", *(["dutch", "burstein"] if binary else [])]
-    print(f"each engine pairs its own {ROUNDS}-round tournament; figures of round {ROUNDS} and after it")
     print(
-        f"{'entries':>7} {'engine':>8} | {'floats':>6} {'min':>4} | {'gap sum':>7} {'max':>4} |"
+        f"each engine pairs its own {ROUNDS}-round tournament under the same seeded results; round {ROUNDS}'s"
+        " floats (score groups crossed, summed over the pairs) beside the exact minimum for that history,"
+        " pairs floated, score gaps; seats after the last round; CPU seconds of the last round"
+    )
+    print(
+        f"{'entries':>7} {'engine':>8} | {'floats':>6} {'min':>4} {'pairs':>5} | {'gap sum':>7} {'max':>4} |"
         f" {'|d|>1':>5} {'3-row':>5} | {'cpu r8':>8} {'cpu all':>8}"
     )
     cpu8: dict[tuple[int, str], float] = {}
     for n in sizes:
+        engines = ["arbiter", *(["dutch", "burstein"] if binary and n <= args.bbp_max else [])]
+        if binary and n > args.bbp_max:
+            print(f"{n:>7} Dutch and Burstein skipped above --bbp-max {args.bbp_max}")
         for engine in engines:
             field_, figures = play(engine, n, f"quality:{n}", binary, exact=n <= EXACT_UP_TO)
             last = figures[-1]
@@ -260,8 +292,9 @@ def main() -> None:
             cpu8[(n, engine)] = last.cpu
             minimum = "-" if last.minimum is None else str(last.minimum)
             print(
-                f"{n:>7} {engine:>8} | {last.floats:>6} {minimum:>4} | {last.gap_total:>7.1f} {last.gap_max:>4.1f} |"
-                f" {wide:>5} {runs:>5} | {last.cpu:>8.3f} {sum(f.cpu for f in figures):>8.3f}",
+                f"{n:>7} {engine:>8} | {last.floats:>6} {minimum:>4} {last.floated_pairs:>5} |"
+                f" {last.gap_total:>7.1f} {last.gap_max:>4.1f} | {wide:>5} {runs:>5} |"
+                f" {last.cpu:>8.3f} {sum(f.cpu for f in figures):>8.3f}",
                 flush=True,
             )
     if (1000, "burstein") in cpu8:
@@ -270,7 +303,7 @@ def main() -> None:
     big = 10_000
     field_ = players(big, "quality:big")
     for rnd in range(ROUNDS - 1):
-        pairs, bye = arbiter_round(field_)
+        pairs, bye, _ = arbiter_round(field_)
         for w, b in pairs:
             got = outcome("quality:big", rnd, field_[w - 1], field_[b - 1])
             field_[w - 1].score += got
@@ -282,9 +315,8 @@ def main() -> None:
         if bye is not None:
             field_[bye - 1].score += 1
             field_[bye - 1].byes += 1
-    t = time.process_time()
-    arbiter_round(field_)
-    print(f"round {ROUNDS} at {big:,} entries: Arbiter {time.process_time() - t:.3f} CPU-s (target < 1 s)")
+    _, _, cpu = arbiter_round(field_)
+    print(f"round {ROUNDS} at {big:,} entries: Arbiter {cpu:.3f} CPU-s (target < 1 s)")
 
 
 if __name__ == "__main__":

@@ -22,13 +22,13 @@ from collections.abc import Iterable, Mapping
 
 from app.core.pairing.seats import ABSOLUTE, MILD, STRONG
 
-GAP_WEIGHT = 100
+GAP_WEIGHT = 10_000
 RANK_WEIGHT = 1
 FLOAT_WEIGHT = 10**8
 REMATCH_PENALTY = 10**12
 FORBIDDEN_PENALTY = 10**14
 CLUB_PENALTY = 60
-SEAT_COSTS = {ABSOLUTE: 400, STRONG: 40, MILD: 10}
+SEAT_COSTS = {ABSOLUTE: 50_000, STRONG: 1000, MILD: 10}
 
 # an entry's seat preference as the pairing prices it: (seat, strength), or None without one
 SeatPref = tuple[int, int] | None

@@ -17,6 +17,7 @@ neighbour and solved again.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Protocol
 
 import rustworkx as rx
@@ -52,27 +53,69 @@ class SwissEntry(Protocol):
 
 INITIAL_WINDOW = 4
 SEAT_WINDOW = 4
-BLOCK_SIZE = 1000
+SEAT_REACH = 4
+BLOCK_SIZE = 500
 
 
-def seat_pref(history: Sequence[int] | None) -> SeatPref:
+def seat_pref(history: tuple[int, ...] | None) -> SeatPref:
     """The seat an entry prefers and how strongly, or None (no seat balance, or no history)."""
     if history is None:
         return None
+    return _pref(history)
+
+
+@lru_cache(maxsize=4096)
+def _pref(history: tuple[int, ...]) -> SeatPref:
     p = preference(history)
     return None if p.seat is None else (p.seat, p.strength)
 
 
-def blocks(m: int) -> list[tuple[int, int]]:
-    """Cut ranks 0..m into blocks of about BLOCK_SIZE, each of even length."""
-    if m <= BLOCK_SIZE + BLOCK_SIZE // 2:
-        return [(0, m)] if m else []
-    cuts = list(range(0, m, BLOCK_SIZE))
-    out = [(s, min(s + BLOCK_SIZE, m)) for s in cuts]
-    if out[-1][1] - out[-1][0] < BLOCK_SIZE // 2 and len(out) > 1:
-        last = out.pop()
-        out[-1] = (out[-1][0], last[1])
+def blocks(scores: Sequence[float], needs: Sequence[int | None] = ()) -> list[tuple[int, int]]:
+    """Cut ranks 0..m into blocks of about BLOCK_SIZE (from half to one and a half of it), each of
+    even length. A cut falls between two score groups where one lies in that span (the one
+    nearest BLOCK_SIZE), else inside a score group where the group's entries above it prefer the
+    two seats equally often (as nearly as the span allows): a cut then splits no float and as few
+    seat preferences as it can."""
+    m = len(scores)
+    out: list[tuple[int, int]] = []
+    pos = 0
+    while m - pos > BLOCK_SIZE + BLOCK_SIZE // 2:
+        target = pos + BLOCK_SIZE
+        span = range(pos + BLOCK_SIZE // 2 + (BLOCK_SIZE // 2) % 2, pos + BLOCK_SIZE + BLOCK_SIZE // 2 + 1, 2)
+        edges = [c for c in span if scores[c - 1] != scores[c]]
+        if edges:
+            cut = min(edges, key=lambda c: (abs(c - target), c))
+        else:
+            cut = _balanced_cut(scores, needs, span, target)
+        out.append((pos, cut))
+        pos = cut
+    if pos < m:
+        out.append((pos, m))
     return out
+
+
+def _balanced_cut(scores: Sequence[float], needs: Sequence[int | None], span: range, target: int) -> int:
+    """The even cut in ``span`` (all inside one score group) where the group's entries above it
+    are split most evenly between the two seats, nearest ``target`` among equals."""
+    if not needs:
+        return target - target % 2
+    start = span.start
+    while start > 0 and scores[start - 1] == scores[span.start]:
+        start -= 1
+    balance = 0
+    for a in range(start, span.start):
+        balance += 0 if needs[a] is None else (1 if needs[a] == 0 else -1)
+    best: tuple[int, int, int] | None = None
+    a = span.start
+    for c in span:
+        while a < c:
+            balance += 0 if needs[a] is None else (1 if needs[a] == 0 else -1)
+            a += 1
+        key = (abs(balance), abs(c - target), c)
+        if best is None or key < best:
+            best = key
+    assert best is not None
+    return best[2]
 
 
 def match_all(
@@ -80,7 +123,7 @@ def match_all(
 ) -> tuple[list[tuple[int, int]], int]:
     """The pairs (as ranks into ``rest``) and the widest window used."""
     groups = score_groups(e.score for e in rest)
-    cut = blocks(len(rest))
+    cut = blocks([e.score for e in rest], [None if (p := seat_pref(e.seats)) is None else p[0] for e in rest])
     solved: dict[tuple[int, int], tuple[list[tuple[int, int]], int]] = {}
     i = 0
     while i < len(cut):
@@ -141,6 +184,8 @@ def match_block(
             adjacency = [list(range(a + 1, min(n, a + k + 1))) for a in range(n)]
         else:
             adjacency = window(barred, clubs, needs, k)
+            if seated:
+                adjacency = _with_seat_edges(adjacency, scores, needs, barred, SEAT_REACH)
         firsts, seconds, costs = edge_costs(
             adjacency, scores, clubs, prefs, groups, (rematched, banned) if fallback else None
         )
@@ -207,6 +252,44 @@ def window(
                 adjacency[a].append(b)
             b += 1
     return adjacency
+
+
+def seat_edges(
+    scores: list[float], needs: list[int | None], barred: list[set[int]], k: int
+) -> list[tuple[int, int]]:
+    """Edges between the entries of one score group that prefer opposite seats, by their place
+    among those preferring their seat: the i-th of the group preferring the first seat is joined to
+    the (i − k)-th … (i + k)-th preferring the second (not met). Pairing the i-th with the i-th
+    serves every preference the group's split allows, however long a run of one preference in the
+    ranking is, which a window of nearest ranks cannot reach."""
+    firsts: dict[float, list[int]] = {}
+    seconds: dict[float, list[int]] = {}
+    for a, (score, need) in enumerate(zip(scores, needs, strict=True)):
+        if need is not None:
+            (firsts if need == 0 else seconds).setdefault(score, []).append(a)
+    out: list[tuple[int, int]] = []
+    for score, zs in firsts.items():
+        os_ = seconds.get(score, [])
+        for i, a in enumerate(zs):
+            for b in os_[max(0, i - k) : i + k + 1]:
+                if b not in barred[a]:
+                    out.append((a, b) if a < b else (b, a))
+    return out
+
+
+def _with_seat_edges(
+    adjacency: list[list[int]], scores: list[float], needs: list[int | None], barred: list[set[int]], k: int
+) -> list[list[int]]:
+    extra: dict[int, set[int]] = {}
+    for a, b in seat_edges(scores, needs, barred, k):
+        extra.setdefault(a, set()).add(b)
+    if not extra:
+        return adjacency
+    out = []
+    for a, partners in enumerate(adjacency):
+        more = extra.get(a)
+        out.append(sorted(more.union(partners)) if more else partners)
+    return out
 
 
 def reaches(
