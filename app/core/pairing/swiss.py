@@ -2,36 +2,36 @@
 
 The caller sorts the entries by the ranking (standings) and passes them best first. Two methods:
 
-* ``matching`` — a minimum-cost perfect matching (rustworkx ``max_weight_matching``, blossom, with
-  ``max_cardinality=True``) on a SPARSE graph: each entry is joined to its k nearest ranks above and
-  below (with ``avoid_rematches``: its k nearest entries it has NOT met, so rematch edges are left out).
-  The window ``k`` starts at ``INITIAL_WINDOW`` (4) and doubles while no perfect matching exists, until
-  it spans the whole block; if even then none exists a rematch is unavoidable and the complete graph
-  with ``REMATCH_PENALTY`` on rematch edges gives the fewest rematches.
+* ``matching`` — a minimum-cost perfect matching on a sparse graph (``swiss_graph``: each entry's
+  nearest eligible ranks, widened while no perfect matching exists; the complete graph with rematches
+  priced only when even the whole block cannot avoid one), the cost of a pair by ``swiss_cost``.
 * ``adjacent`` — the literal BATTLEBOOKS procedure: 1–2, 3–4, … down the list, the last one gets the bye.
 
 Rulings where the spec is silent:
 
-* Cost of a pair (integer units): ``GAP_WEIGHT * gap²`` (gap = score difference, so one point of gap
-  costs 100 and half a point 25) ``+ rank distance`` (1 per rank step, so ties are paired in ranking
-  order: 1–2, 3–4, …) ``+ REMATCH_PENALTY`` (10¹², only when ``avoid_rematches`` and the two have met).
-  Because the cost is convex in the score gap and linear in rank distance, with no rematch in the way
-  the optimum is exactly the adjacent pairing; the matching only departs from it to avoid rematches.
+* The cost of a pair orders what a Swiss must get right, as FIDE's Dutch rules order them: first no
+  forbidden pair and no rematch, then the fewest **floats**, then the seats, the score gap, clubs, and
+  last the rank distance. A float is counted once per score group the pair crosses
+  (``FLOAT_WEIGHT`` × groups crossed: 2.5 against 1.0 across the groups 2.0 and 1.5 is three), as
+  FIDE counts a downfloater once in every bracket it passes; 10⁸ outweighs everything below it over
+  any block, so a seat preference never costs a float. Below the floats: ``SEAT_COSTS`` for the
+  preference one of the two loses (absolute 50,000 — a third seat in a row or a difference past ±2;
+  strong 1,000 — a difference of ±2; mild 10 — two in a row), ``GAP_WEIGHT`` × gap² (10,000 a point²:
+  half a point 2,500, a point 10,000), ``CLUB_PENALTY`` (60) and 1 per rank step. So with the floats
+  fixed an absolute seat outweighs a gap of up to two points (nobody sits three times running on one
+  seat where a pairing of as many floats avoids it), a gap outweighs a strong preference (FIDE puts
+  score differences before colours), and ties pair in ranking order, 1–2, 3–4, where nothing else
+  decides. Without seats, clubs or rematches in the way the optimum is exactly the adjacent pairing.
 * The bye is chosen BEFORE matching, as a hard rule, by one of two rules (``bye``):
   ``fewest_byes`` (the general engine's): the lowest-ranked entry among those with the fewest byes,
   so nobody gets a second bye while someone has none; ``lowest_score`` (BATTLEBOOKS: "the player
   with the lowest score will receive the buy"): among the entries lowest on score and then
   differential, the one with the fewest byes, the lowest-ranked of those; never an entry above the
   lowest score. Rematch avoidance comes after it.
-* Large fields are cut into blocks of about ``BLOCK_SIZE`` ranks, only at even rank counts, and each
-  block is matched on its own (blossom is ~cubic). Absent rematch constraints an optimal pairing never
-  crosses such a cut (uncrossing two crossing pairs never raises a convex gap cost and strictly lowers
-  the rank distance), so blocks lose optimality only when a rematch detour would cross a cut. A block
-  whose complete graph still forces a rematch is merged with its neighbour and solved again, so a
-  rematch is kept only when the whole field cannot avoid it.
 * Optimality: the result is the exact minimum over the sparse graph. Tests compare it with brute force
-  over every pairing (≤ 10 entries) and the benchmark with networkx over the complete graph; they agree,
-  but a sparse window is not proven to hold the global optimum in every case.
+  over every pairing (≤ 10 entries), and each simulated round's floats with networkx's exact minimum
+  over every rematch-free pair (≤ 40 entries); ``bench/swiss_quality_bench.py`` does the same at
+  1,000 entries beside bbpPairings.
 * ``adjacent`` uses the same bye rules: under ``fewest_byes`` the last entry gets the bye unless it
   already had more byes than someone else, then the lowest-ranked entry with the fewest byes.
 * ``adjacent`` with ``avoid_rematches``: each top unpaired entry takes the next entry down the list it
@@ -41,17 +41,10 @@ Rulings where the spec is silent:
 * Forbidden pairs (``forbidden``) are left out of the sparse graph like rematches and cost
   ``FORBIDDEN_PENALTY`` (10¹⁴, above any rematch) on the complete graph, so one is paired only when
   nothing else can be; a note then says so.
-* Same club (``avoid_same_club``): a pair of one ``club`` costs ``CLUB_PENALTY`` (60): less than one
-  point of score gap (100), more than the rank distance of swapping partners inside a score group,
-  so clubmates meet only when avoiding them would cost a score float. Such edges do not fill an
-  entry's window, so each entry still reaches ``k`` partners of other clubs.
-* Seat balance (an entry's ``seats`` given): a pair whose two entries *need* the same seat
-  (``seats.seat_need``: a seat difference of ±1 or more, or two equal seats in a row) costs
-  ``SEAT_WEIGHT`` (120), and the window widens to ``SEAT_WINDOW`` (12) partners not needing the
-  same seat. 120 is more than one point of score gap: the pairing floats an entry a point rather
-  than leave someone two seats out of balance or on one seat three times in a row. Measured in
-  ``bench/seats_bench.py`` (below 90 or with the narrow window, more than 5% of 1,000 entries end 8
-  rounds two seats out of balance).
+* Same club (``avoid_same_club``): a pair of one ``club`` costs ``CLUB_PENALTY`` (60): below a float
+  and a score gap, more than the rank distance of swapping partners inside a score group, so
+  clubmates meet only when keeping them apart would cost a float, a gap or a seat. Such edges do not
+  fill an entry's window, so each entry still reaches ``k`` partners of other clubs.
 * In every pair ``first`` is the higher-ranked entry; seats are allocated by ``seats.allocate``
   (or the caller).
 * First round: ``first_round_order`` shuffles with ``rng.stream(seed, purpose)``; by rating, the caller

@@ -1,19 +1,15 @@
-"""The cost of one Swiss pair (formats.md "Swiss, 2 seats"): what the matching minimises, in integer units.
+"""The cost of one Swiss pair (formats.md "Swiss, 2 seats"): what the matching minimises, in integer
+units, level by level (the rulings are in ``swiss``'s docstring):
 
-Levels, each outweighing everything below it over a whole block of the field (see the module
-``swiss`` docstring for why each sits where it does):
-
-1. ``FORBIDDEN_PENALTY`` (10¹⁴) — a forbidden pair; ``REMATCH_PENALTY`` (10¹²) — a rematch (with
-   ``avoid_rematches``). Both only on the complete graph, when nothing else pairs the block.
-2. ``FLOAT_WEIGHT`` (10⁸) — the pair floats: its two scores differ.
-3. the seats (with seat balance): ``SEAT_COSTS`` by how strong the preference is that one of the
-   two loses — absolute (a third seat in a row, or a difference past ±2), strong (a difference
-   of ±2), mild (two in a row) — and ``GAP_WEIGHT`` × (score gap)² beside them; ``CLUB_PENALTY``
-   for two of one club (when clubs are avoided);
+1. ``FORBIDDEN_PENALTY`` (10¹⁴) for a forbidden pair, ``REMATCH_PENALTY`` (10¹²) for a rematch (with
+   ``avoid_rematches``) — on the complete graph only, when nothing else pairs the block;
+2. ``FLOAT_WEIGHT`` (10⁸) per score group the pair crosses;
+3. ``SEAT_COSTS`` for the seat preference one of the two loses (with seat balance), by its strength;
+   ``GAP_WEIGHT`` × (score gap)²; ``CLUB_PENALTY`` for two of one club (when clubs are avoided);
 4. ``RANK_WEIGHT`` per rank step between the two.
 
-A block holds at most a few thousand entries, so the levels below a float never add up to
-``FLOAT_WEIGHT``: the fewest floats win whatever the seats, gaps and ranks do below them.
+Everything below a float adds up, over a block of ``swiss_graph.BLOCK_SIZE`` entries, to far less
+than ``FLOAT_WEIGHT``: the fewest floats win whatever seats, gaps and ranks do below them.
 """
 
 from __future__ import annotations
