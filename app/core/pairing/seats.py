@@ -126,4 +126,3 @@ def allocate(
         "rank",
         f"equal preferences and histories: the higher-ranked {higher} gets {wants(ph)}",
     )
-
