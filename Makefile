@@ -38,14 +38,14 @@ typecheck: venv
 	$(BIN)/mypy app
 
 # the suite on every core (pytest-xdist, TEST_WORKERS processes): each worker has its own databases and
-# names its own queues; the browser tests stay on one worker (their xdist group), the slowest files start
-# first (tests/conftest.py SLOWEST_FIRST), and the 20 slowest tests are printed at the end
+# names its own queues; the slowest files start first (tests/conftest.py SLOWEST_FIRST), and the 20
+# slowest tests are printed at the end
 TEST_WORKERS ?= auto
 test: venv
 	bash tests/services.sh .test-env
 	$(MAKE) --no-print-directory lint typecheck
 	. ./.test-env && $(BIN)/python -m pytest -q -p no:cacheprovider \
-		-n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder --durations=20
+		-n $(TEST_WORKERS) --dist load --durations=20
 
 # schemathesis over the served OpenAPI (admin token, every check, stateful links) on Postgres and
 # SQLite; fails on any server error, reports the other checks' findings under fuzz-report/

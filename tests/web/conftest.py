@@ -1,5 +1,5 @@
-"""The browser tests: one real server per module on the embedded default (SQLite, jobs in-process)
-and one Chromium per run — Debian's, launched from its executable (tests/services.sh installs it), never
+"""The browser tests: one real server on the embedded default (SQLite, jobs in-process) and one
+Chromium per module — Debian's, launched from its executable (tests/services.sh installs it), never
 a browser Playwright downloads. Screenshots go to screenshots/ (not committed) for a reviewer."""
 
 from __future__ import annotations
@@ -43,9 +43,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finish(proc, log)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One Chromium for the whole run of a process (each test opens pages of its own in it)."""
     assert Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM}: run tests/services.sh (it installs it)"
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"])
@@ -76,9 +75,3 @@ def bearer(token: str) -> dict[str, str]:
 def items(body: Any) -> list[Any]:
     """A list answer, as a bare list or as a page (``{items, next_cursor}``)."""
     return list(body["items"]) if isinstance(body, dict) else list(body)
-
-
-def pytest_itemcollected(item: pytest.Item) -> None:
-    """A parallel run (pytest-xdist, ``--dist loadgroup``) keeps the browser tests on one worker: one
-    Chromium and each module's server are started once, not once per worker."""
-    item.add_marker(pytest.mark.xdist_group("browser"))
