@@ -29,6 +29,7 @@ pairing explanation, and a result's ``game_log`` (each adjudicated game's record
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any, get_type_hints
 
@@ -123,6 +124,17 @@ def _calls(dependant: Dependant) -> Iterator[Any]:
         yield from _calls(sub)
 
 
+def _roles(dependant: Dependant) -> list[str]:
+    """The roles the route's stated permission admits (``app/api/auth.py``: each requirement carries
+    its ``Access``); none for a read whose token is optional."""
+    rules = [access for call in _calls(dependant) if (access := getattr(call, "access", None)) is not None]
+    return sorted({role for rule in rules for role in rule.roles}, key=ROLE_ORDER.index)
+
+
+# the order the document lists roles in
+ROLE_ORDER = ("admin", "organizer", "scorekeeper", "judge", "entry", "season", "monitor")
+
+
 def _request_header(name: str, description: str) -> dict[str, Any]:
     return {
         "name": name,
@@ -189,9 +201,12 @@ def _operation(route: APIRoute, path: str, method: str, op: dict[str, Any]) -> N
     else:
         op.pop("parameters", None)
     if protected:
-        # a token is optional where a read shows more to its holder, required everywhere else
+        # a token is optional where a read shows more to its holder, required everywhere else; the
+        # requirement's roles are the kinds of token its rule admits (OpenAPI 3.1: an http scheme's
+        # requirement may list roles)
         optional = route.operation_id in TOKEN_OPTIONAL
-        op["security"] = [{}, {"bearer": []}] if optional else [{"bearer": []}]
+        roles = _roles(route.dependant)
+        op["security"] = [{}, {"bearer": roles}] if optional else [{"bearer": roles}]
     responses: dict[str, Any] = op.setdefault("responses", {})
     for code, resp in responses.items():
         if code.startswith("2"):
@@ -266,6 +281,44 @@ def _game_log(schemas: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            yield ref.rsplit("/", 1)[1]
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
+
+
+def _request_schemas(spec: dict[str, Any], schemas: dict[str, Any]) -> set[str]:
+    """The component schemas a request body may contain (followed through every reference)."""
+    todo = [n for ops in spec["paths"].values() for op in ops.values() for n in _refs(op.get("requestBody"))]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen and name in schemas:
+            seen.add(name)
+            todo += list(_refs(schemas[name]))
+    return seen
+
+
+def _defaults_described(schemas: dict[str, Any], names: set[str]) -> None:
+    """A request field with a default is optional, and says so: its default moves into its
+    description, so that a generator that reads ``default`` as "always present" (openapi-typescript's
+    default options) does not make a client send it (api.md "The OpenAPI document")."""
+    for name in sorted(names):
+        schema = schemas[name]
+        required = set(schema.get("required", ()))
+        for prop, field in schema.get("properties", {}).items():
+            if "default" in field and prop not in required:
+                value = json.dumps(field.pop("default"))
+                described = field.get("description", "")
+                field["description"] = f"{described} (default {value})" if described else f"default {value}"
+
+
 def document(app: FastAPI) -> dict[str, Any]:
     spec = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
     for context in iter_route_contexts(app.routes):
@@ -285,11 +338,14 @@ def document(app: FastAPI) -> dict[str, Any]:
     schemas["JobRead"]["properties"]["result"] = _job_results(app.state.registry.job_kinds, schemas)
     schemas["RoundRead"]["properties"]["pairing"] = _pairing(schemas)
     schemas["ResultIn"]["properties"]["game_log"] = _game_log(schemas)
+    _defaults_described(schemas, _request_schemas(spec, schemas))
     components["securitySchemes"] = {
         "bearer": {
             "type": "http",
             "scheme": "bearer",
-            "description": 'the admin token, an event\'s organizer token, or an entry token (api.md "Authentication")',
+            "description": "the admin token, an event's organizer token, a staff member's token (a "
+            "scorekeeper or a judge), an entry token, or the metrics token; each operation's "
+            'requirement lists the roles its permission admits (api.md "Authentication and tokens")',
         }
     }
     return spec

@@ -1,18 +1,19 @@
-"""The reads behind the ratings routes: a pool's leaderboard and a player's ratings with their
-history (api.md "Resources": ``GET /v1/ratings/{pool}``, ``GET /v1/players/{id}/ratings``; paging by
-``limit`` and ``cursor`` as api.md "Conventions" says).
+"""The reads behind the ratings routes: the pools, a pool's leaderboard and a player's ratings with
+their history (api.md "Ratings": ``GET /v1/ratings``, ``GET /v1/ratings/{pool}``,
+``GET /v1/players/{id}/ratings``; paging by ``limit`` and ``cursor`` as api.md "Paging" says).
 """
 
 from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.errors import InvalidInput, NotFound, Problem
-from app.db.models import Player, Rating, RatingHistory, RatingPool
+from app.db.models import Match, Player, Rating, RatingHistory, RatingPool
 from app.services.ratings.pools import current_history, get_pool
 
 
@@ -23,6 +24,49 @@ class BoardRow:
     name: str
     rating: float
     games: int
+
+
+@dataclass(frozen=True)
+class PoolRow:
+    key: str
+    game: str | None
+    character: str | None
+    players: int
+    games: int
+    updated_at: datetime | None
+
+
+async def pools(session: AsyncSession, limit: int, after: str | None) -> tuple[list[PoolRow], str | None]:
+    """The rating pools by key (after the key ``after``), each with its players, its rated games
+    (distinct matches of its history) and when a rating of it last changed."""
+    stmt = select(RatingPool.key, RatingPool.game_key, RatingPool.character).order_by(RatingPool.key)
+    if after is not None:
+        stmt = stmt.where(RatingPool.key > after)
+    keys = (await session.execute(stmt.limit(limit + 1))).all()
+    page = keys[:limit]
+    wanted = [k.key for k in page]
+    counts = {
+        key: (int(players), updated)
+        for key, players, updated in await session.execute(
+            select(Rating.pool_key, func.count(), func.max(Rating.updated_at))
+            .where(Rating.pool_key.in_(wanted))
+            .group_by(Rating.pool_key)
+        )
+    }
+    games = {
+        key: int(n)
+        for key, n in await session.execute(
+            select(RatingHistory.pool_key, func.count(func.distinct(RatingHistory.match_id)))
+            .join(RatingPool, current_history())
+            .where(RatingHistory.pool_key.in_(wanted))
+            .group_by(RatingHistory.pool_key)
+        )
+    }
+    rows = []
+    for k in page:
+        players, updated = counts.get(k.key, (0, None))
+        rows.append(PoolRow(k.key, k.game_key, k.character, players, games.get(k.key, 0), updated))
+    return rows, (page[-1].key if len(keys) > limit else None)
 
 
 def _encode_cursor(rating: float, player_id: str) -> str:
@@ -85,15 +129,27 @@ async def leaderboard(
 
 
 @dataclass(frozen=True)
+class HistoryStep:
+    match_id: str | None
+    before: float
+    after: float
+    at: datetime | None  # when the match was reported
+
+
+@dataclass(frozen=True)
 class PlayerPoolRating:
     pool: str
     rating: float
     games: int
     start_rating: float | None
-    history: list[tuple[str | None, float, float]]
+    history: list[HistoryStep]
 
 
-async def player_ratings(session: AsyncSession, player_id: str) -> list[PlayerPoolRating]:
+async def player_ratings(
+    session: AsyncSession, player_id: str, since: datetime | None = None
+) -> list[PlayerPoolRating]:
+    """The player's rating in every pool, with its history in rating order (``since``: only the
+    games reported at or after it)."""
     if await session.get(Player, player_id) is None:
         raise NotFound(f"player {player_id} not found")
     ratings = (
@@ -101,14 +157,24 @@ async def player_ratings(session: AsyncSession, player_id: str) -> list[PlayerPo
         .scalars()
         .all()
     )
-    hist: dict[str, list[tuple[str | None, float, float]]] = {}
-    for pool, mid, bf, af in await session.execute(
-        select(RatingHistory.pool_key, RatingHistory.match_id, RatingHistory.before, RatingHistory.after)
+    stmt = (
+        select(
+            RatingHistory.pool_key,
+            RatingHistory.match_id,
+            RatingHistory.before,
+            RatingHistory.after,
+            Match.reported_at,
+        )
         .join(RatingPool, current_history())
+        .outerjoin(Match, Match.id == RatingHistory.match_id)
         .where(RatingHistory.player_id == player_id)
         .order_by(RatingHistory.pool_key, RatingHistory.seq)
-    ):
-        hist.setdefault(pool, []).append((mid, bf, af))
+    )
+    if since is not None:
+        stmt = stmt.where(Match.reported_at >= since)
+    hist: dict[str, list[HistoryStep]] = {}
+    for pool, mid, bf, af, at in await session.execute(stmt):
+        hist.setdefault(pool, []).append(HistoryStep(mid, bf, af, at))
     return [
         PlayerPoolRating(r.pool_key, r.rating, r.games, r.start_rating, hist.get(r.pool_key, []))
         for r in ratings
