@@ -18,8 +18,8 @@ from app.api.deps import SessionDep, hash_token, principal_of_token
 from app.api.events import _spec, _validated
 from app.api.schemas import EventUpdate
 from app.core.access import Access, Principal, authorize
-from app.core.errors import DomainError, Forbidden, InvalidInput, Problem, Unauthorized
-from app.core.vocabulary import Role
+from app.core.errors import Conflict, DomainError, Forbidden, InvalidInput, Problem, Unauthorized
+from app.core.vocabulary import MatchStatus, Role
 from app.jobs import discard_pending
 from app.services import events as event_svc
 from app.services import games as game_svc
@@ -28,7 +28,8 @@ from app.services import results as result_svc
 from app.services.preset_catalog import get_preset, list_presets
 from app.services.reads import load_match
 from app.web import forms
-from app.web.render import page
+from app.web.i18n import translator
+from app.web.render import language, page
 from app.web.views import LIVE_TYPES, entries_of, event_page
 
 router = APIRouter(prefix="/console", include_in_schema=False)
@@ -74,6 +75,10 @@ async def _console(
 ) -> HTMLResponse:
     p = await event_page(session, event_id, fresh=True)
     entries = await entries_of(session, event_id, principal)
+    names = {e.entry.id: e.entry.name for e in entries}
+    if "error" in extra:  # a refusal speaks of players by name, never by id
+        extra["error"] = forms.named(str(extra["error"]), names)
+        extra["problems"] = [forms.named(pr, names) for pr in extra.get("problems", [])]
     return page(
         request,
         "console.html",
@@ -86,12 +91,21 @@ async def _console(
     )
 
 
+def _where(problem: Problem) -> str:
+    """Where a problem is, when it helps the organizer (a pasted row, a setting); a result's seats
+    are named in the message itself."""
+    if not problem.loc or problem.loc[0] in ("seats", "outcome", "choice"):
+        return ""
+    return ".".join(str(x) for x in problem.loc) + ": "
+
+
 async def _failed(session: AsyncSession, exc: DomainError) -> dict[str, Any]:
     """A refused action changes nothing: roll the request's transaction back, keep the message."""
     discard_pending(session)
     await session.rollback()
-    problems = [f"{'.'.join(str(x) for x in p.loc)}: {p.msg}" for p in getattr(exc, "problems", [])]
-    return {"error": exc.detail or exc.title, "problems": problems, "error_status": exc.status}
+    detail = exc.detail or exc.title
+    problems = [_where(p) + p.msg for p in getattr(exc, "problems", []) if p.msg != detail]
+    return {"error": detail, "problems": list(dict.fromkeys(problems)), "error_status": exc.status}
 
 
 async def _act(
@@ -303,12 +317,20 @@ async def _match_of(session: AsyncSession, event_id: str, match_id: str) -> Any:
     return match
 
 
+def _still_open(request: Request, match: Any) -> None:
+    """A result pressed on a page older than the table's result (another tab, a player's report):
+    said in the organizer's words (the service refuses it too, in the API's)."""
+    if match.status == MatchStatus.CONFIRMED:
+        raise Conflict(translator(language(request))("refused_recorded", table=match.table))
+
+
 @router.post("/e/{event_id}/matches/{match_id}/result")
 async def report(request: Request, event_id: str, match_id: str, session: SessionDep) -> Response:
     """One click: the organizer's report (final), or a ruling on a dispute."""
 
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
         match = await _match_of(session, event_id, match_id)
+        _still_open(request, match)
         await result_svc.report(
             session, match_id, principal, forms.result_body(match, str(form.get("choice")))
         )
@@ -319,7 +341,7 @@ async def report(request: Request, event_id: str, match_id: str, session: Sessio
 @router.post("/e/{event_id}/matches/{match_id}/confirm")
 async def confirm(request: Request, event_id: str, match_id: str, session: SessionDep) -> Response:
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
-        await _match_of(session, event_id, match_id)
+        _still_open(request, await _match_of(session, event_id, match_id))
         await result_svc.confirm(session, match_id, principal)
 
     return await _act(request, session, event_id, action, f"#m-{match_id}")

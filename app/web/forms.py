@@ -99,10 +99,11 @@ def names_rows(text: str) -> list[dict[str, Any]]:
 
 
 def result_body(match: Match, choice: str) -> dict[str, Any]:
-    """One click's result: ``draw``, or ``seat:N`` (that seat first, the others after it in seat order)."""
+    """One click's result: ``draw`` (every seat named, as the API asks of every result), or
+    ``seat:N`` (that seat first, the others after it in seat order)."""
     seats = sorted(match.seats, key=lambda s: s.seat)
     if choice == "draw":
-        return {"outcome": "draw"}
+        return {"outcome": "draw", "seats": [{"entry_id": s.entry_id} for s in seats]}
     kind, _, number = choice.partition(":")
     if kind != "seat" or not number.isdigit() or int(number) >= len(seats):
         raise InvalidInput("unknown result", [Problem(("choice",), "must be draw or seat:N of a seat")])
@@ -112,3 +113,11 @@ def result_body(match: Match, choice: str) -> dict[str, Any]:
         "seats": [{"entry_id": winner.entry_id, "place": 1}]
         + [{"entry_id": s.entry_id, "place": i + 2} for i, s in enumerate(rest)]
     }
+
+
+def named(text: str, names: dict[str, str]) -> str:
+    """A service's message for a person: every entry id in it replaced by that entry's name."""
+    for entry_id, name in sorted(names.items(), key=lambda kv: -len(kv[0])):
+        if entry_id:
+            text = text.replace(entry_id, name)
+    return text

@@ -29,6 +29,13 @@
       return r.text();
     }).then(function (html) { if (html !== null && html !== undefined) box.innerHTML = html; });
   }
+  // a refusal speaks of the table's players by name, never by their ids
+  function named(text, matchId) {
+    var card = document.getElementById("m-" + matchId), names = {};
+    try { names = JSON.parse((card && card.getAttribute("data-names")) || "{}"); } catch (e) {}
+    Object.keys(names).forEach(function (id) { text = text.split(id).join(names[id]); });
+    return text;
+  }
   box.addEventListener("click", function (ev) {
     var b = ev.target.closest("button.report");
     if (!b) return;
@@ -39,7 +46,7 @@
       body: b.getAttribute("data-body")
     }).then(function (r) {
       return r.json().then(function (j) {
-        say(r.ok ? box.getAttribute("data-msg-sent") : box.getAttribute("data-msg-failed") + " " + (j.detail || ""));
+        say(r.ok ? box.getAttribute("data-msg-sent") : box.getAttribute("data-msg-failed") + " " + named(j.detail || "", b.getAttribute("data-match")));
         load();
       });
     });
