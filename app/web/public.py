@@ -57,7 +57,9 @@ async def print_pairings(
 
 
 def _qr(url: str) -> str:
-    return str(segno.make(url, error="m").svg_inline(scale=3, border=2))
+    """A QR code that scans: one unit a module in a ``viewBox`` (the page's CSS sets its printed
+    size, never cropping it), the standard four-module quiet zone drawn white around it."""
+    return str(segno.make(url, error="m").svg_inline(scale=1, border=4, omitsize=True, light="#fff"))
 
 
 @router.get("/e/{event_id}/print/slips", response_class=HTMLResponse)
