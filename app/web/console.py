@@ -3,8 +3,10 @@ every form carrying a token derived from it (CSRF), every action one call of the
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -35,6 +37,8 @@ from app.web.views import LIVE_TYPES, entries_of, event_page
 router = APIRouter(prefix="/console", include_in_schema=False)
 
 COOKIE = "arbiter_console"
+FLASH = "arbiter_console_flash"  # a refusal, carried across the redirect to the page that shows it
+FLASH_BYTES = 3800  # what a browser keeps of one cookie, with room for its attributes
 
 
 def csrf_of(token: str) -> str:
@@ -108,6 +112,45 @@ async def _failed(session: AsyncSession, exc: DomainError) -> dict[str, Any]:
     return {"error": detail, "problems": list(dict.fromkeys(problems)), "error_status": exc.status}
 
 
+def _flash_sign(token: str, payload: str) -> str:
+    return hmac.new(token.encode(), b"arbiter-console-flash:" + payload.encode(), hashlib.sha256).hexdigest()
+
+
+def _set_flash(request: Request, response: Response, token: str, flash: dict[str, Any]) -> None:
+    """The refusal, signed with the organizer token, for the page the redirect leads to; what was
+    typed goes with it when it fits in a cookie (a long paste is then typed again)."""
+    for shown in (flash, {**flash, "kept": {}}, {**flash, "kept": {}, "problems": flash["problems"][:5]}):
+        raw = json.dumps(shown, separators=(",", ":"), ensure_ascii=True)
+        payload = base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+        value = f"{payload}.{_flash_sign(token, payload)}"
+        if len(value) <= FLASH_BYTES:
+            break
+    response.set_cookie(
+        FLASH,
+        value,
+        max_age=120,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/console",
+    )
+
+
+def _taken_flash(request: Request, token: str, event_id: str) -> dict[str, Any] | None:
+    """The refusal a redirect carried here, if it is this organizer's for this event."""
+    value = request.cookies.get(FLASH, "")
+    payload, _, sig = value.partition(".")
+    if not payload or not hmac.compare_digest(sig, _flash_sign(token, payload)):
+        return None
+    try:
+        flash = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except ValueError:
+        return None
+    if not isinstance(flash, dict) or flash.get("event_id") != event_id:
+        return None
+    return {k: flash.get(k) for k in ("error", "problems", "error_status", "kept")}
+
+
 async def _act(
     request: Request,
     session: AsyncSession,
@@ -123,11 +166,12 @@ async def _act(
         raise Forbidden("the form's token is missing or stale: reload the console")
     try:
         shown = await action(principal, form)
-    except DomainError as exc:
+    except DomainError as exc:  # post/redirect/get: the refusal is shown by the page redirected to
         failure = await _failed(session, exc)
-        return await _console(
-            request, session, event_id, principal, token, failure["error_status"], **failure
-        )
+        kept = {k: v for k, v in form.items() if k not in ("csrf", "version") and isinstance(v, str)}
+        response = RedirectResponse(f"/console/e/{event_id}{anchor}", status_code=303)
+        _set_flash(request, response, token, {**failure, "event_id": event_id, "kept": kept})
+        return response
     if isinstance(shown, dict):  # an answer shown once (new entries' personal links)
         return await _console(request, session, event_id, principal, token, **shown)
     return RedirectResponse(f"/console/e/{event_id}{anchor}", status_code=303)
@@ -224,7 +268,11 @@ async def console(request: Request, event_id: str, session: SessionDep) -> HTMLR
         principal, token = await _signed_in(request, session, event_id)
     except DomainError as exc:
         return await _home(request, session, "generic", exc.status, error=exc.detail)
-    return await _console(request, session, event_id, principal, token)
+    flash = _taken_flash(request, token, event_id)
+    response = await _console(request, session, event_id, principal, token, **(flash or {}))
+    if FLASH in request.cookies:
+        response.delete_cookie(FLASH, path="/console")
+    return response
 
 
 @router.post("/e/{event_id}/entries", response_class=HTMLResponse)

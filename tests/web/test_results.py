@@ -104,24 +104,66 @@ def test_a_refused_result_speaks_in_names_and_the_console_keeps_updating(
 ) -> None:
     page = _console(browser, server, club)
     other = _console(browser, server, club)  # a second tab of the same organizer
-    m = club["matches"][0]
-    a, b = (s["name"] for s in m["seats"])
+    m, n = club["matches"][:2]
+    a = m["seats"][0]["name"]
+    # a text field of the live region has the focus: the page holds its refresh, as it does while
+    # the organizer types, so its buttons are older than the table's result
+    page.evaluate("document.getElementById('swap-a').closest('details').open = true")
+    page.focus("#swap-a")
     with other.expect_navigation():
         other.locator(f"#m-{m['id']}").get_by_role("button", name=f"{a} won").click()
     assert _places(server, m["id"]) == ("confirmed", [1, 2])
-    # the first tab still shows the old buttons only if its live refresh is slow: press the
-    # result the stale way, as a form post, and read the refusal
-    page.evaluate(
-        """([id, csrf]) => { const f = document.createElement('form'); f.method = 'post';
-        f.action = location.pathname + '/matches/' + id + '/result';
-        for (const [k, v] of [['csrf', csrf], ['choice', 'seat:1']]) {
-          const i = document.createElement('input'); i.name = k; i.value = v; i.type = 'hidden'; f.append(i); }
-        document.body.append(f); f.submit(); }""",
-        [m["id"], page.locator("input[name=csrf]").first.get_attribute("value")],
-    )
-    page.wait_for_selector(".error")
+    history = len(api(server).get(f"/v1/matches/{m['id']}").json()["history"])
+    with page.expect_navigation():
+        page.locator(f"#m-{m['id']}").get_by_role("button", name="Draw").click()
+    # post/redirect/get: the console's own address, the refusal shown there in words and names
+    assert page.url.split("#")[0] == f"{server}/console/e/{club['id']}"
     error = page.inner_text(".error")
     assert f"Table {m['table']}'s result was already recorded" in error, error
     assert not UUID.search(error) and "PUT" not in error, error
     assert _places(server, m["id"]) == ("confirmed", [1, 2])  # nothing changed
+    assert "Confirmed" in page.inner_text(f"#m-{m['id']}")
     shot(page, "console-refused")
+    # the live refresh goes on after the refusal: the other tab's result appears by itself
+    with other.expect_navigation():
+        other.locator(f"#m-{n['id']}").get_by_role("button", name="Draw").click()
+    page.wait_for_function(
+        "id => document.querySelector('#m-' + id).textContent.includes('Confirmed')", arg=n["id"]
+    )
+    # and the first tab's draw shows in the other tab, live
+    third = club["matches"][2]
+    with page.expect_navigation():
+        page.locator(f"#m-{third['id']}").get_by_role("button", name="Draw").click()
+    other.wait_for_function(
+        "id => document.querySelector('#m-' + id).textContent.includes('Confirmed')", arg=third["id"]
+    )
+    # a reload sends nothing again and no longer shows the refusal
+    page.reload()
+    assert page.locator(".error").count() == 0
+    assert len(api(server).get(f"/v1/matches/{m['id']}").json()["history"]) == history
+    page.context.close()
+    other.context.close()
+
+
+def test_registering_then_reloading_registers_nobody_twice(server: str, browser: Any) -> None:
+    client = api(server)
+    made = client.post(
+        "/v1/events", json={"name": "Walk-ins", "game": "generic"}, headers=bearer(ADMIN)
+    ).json()
+    page = _console(browser, server, {"id": made["id"], "organizer": made["organizer_token"]})
+    page.fill("#names", "Hana\nIchiro")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Register").click()
+    assert page.locator("a.personal").count() == 2
+    assert page.url == f"{server}/console/e/{made['id']}#entries"  # the console's own address
+    page.reload()
+    page.wait_for_selector("#entries")
+    assert client.get(f"/v1/events/{made['id']}").json()["entries"] == 2
+    # a refused paste keeps what was typed
+    page.fill("#names", "Jun\n" + "x" * 300)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Register").click()
+    assert "nothing was registered" in page.inner_text(".error")
+    assert page.input_value("#names") == "Jun\n" + "x" * 300
+    assert client.get(f"/v1/events/{made['id']}").json()["entries"] == 2
+    page.context.close()

@@ -2,6 +2,10 @@
 // (1, 2, … the seat that won; d a draw) on the focused row.
 (function () {
   "use strict";
+  // an answer shown once (new players' links) was the response to a form: make this page the
+  // console's own address, so that a reload shows the console instead of sending the form again
+  var once = document.querySelector("[data-page-url]");
+  if (once && window.history && history.replaceState) history.replaceState(null, "", once.getAttribute("data-page-url"));
   document.querySelectorAll("select[data-autosubmit]").forEach(function (s) {
     s.addEventListener("change", function () { s.form.submit(); });
   });
