@@ -379,9 +379,7 @@ async def report(request: Request, event_id: str, match_id: str, session: Sessio
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
         match = await _match_of(session, event_id, match_id)
         _still_open(request, match)
-        await result_svc.report(
-            session, match_id, principal, forms.result_body(match, str(form.get("choice")))
-        )
+        await result_svc.report(session, match_id, principal, forms.body_of(match, form))
 
     return await _act(request, session, event_id, action, f"#m-{match_id}")
 
@@ -401,7 +399,7 @@ async def correct(request: Request, event_id: str, match_id: str, session: Sessi
 
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
         match = await _match_of(session, event_id, match_id)
-        body = forms.result_body(match, str(form.get("choice")))
+        body = forms.body_of(match, form)
         await result_svc.correct(session, match_id, principal, str(form.get("version", "")), body)
 
     return await _act(request, session, event_id, action, f"#m-{match_id}")

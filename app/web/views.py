@@ -54,6 +54,8 @@ def tables_of(view: RoundView) -> list[Table]:
                 "first": s.first_token,
                 "place": s.place,
                 "score": s.score,
+                "body_points": s.body_points,
+                "differential": s.differential,
             }
             for s in sorted(m.seats, key=lambda s: s.seat)
         ]
@@ -129,9 +131,26 @@ class EventPage:
     def stage_rounds(self, stage: Stage) -> list[tuple[RoundView, list[Table]]]:
         return [(r, tables_of(r)) for r in self.rounds if r.stage.id == stage.id]
 
+    def fields(self, table: Table) -> tuple[str, ...]:
+        """What a result at this table records besides places, where the preset scores it: a
+        score when a tie-break reads scores (or the scheme is the game's score), body points and
+        the differential when the differential decides ranks."""
+        return result_fields(self.event.settings or {}, table.stage.settings or {})
+
     @property
     def disputes(self) -> int:
         return sum(1 for t in self.current if t.match.status == MatchStatus.DISPUTED)
+
+
+def result_fields(event_settings: dict[str, Any], stage_settings: dict[str, Any]) -> tuple[str, ...]:
+    chain = stage_settings.get("tiebreaks", event_settings.get("tiebreaks")) or []
+    scoring = stage_settings.get("scoring", event_settings.get("scoring")) or {}
+    out: list[str] = []
+    if scoring.get("scheme") == "game_score" or any("score" in c or "points_behind" in c for c in chain):
+        out.append("score")
+    if "differential" in chain:
+        out.extend(("body_points", "differential"))
+    return tuple(out)
 
 
 async def event_page(

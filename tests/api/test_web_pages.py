@@ -9,6 +9,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import event as sa_event
+from sqlalchemy.engine import Engine
+
 from app.core import presets
 from app.web import i18n
 from app.web.console import COOKIE, csrf_of
@@ -488,3 +491,92 @@ def _check_plan(plan: str, rounds: list[dict[str, Any]], groups: dict[str, str |
             assert group == groups.get(m["seats"][0]["entry_id"])
             assert len({groups.get(s["entry_id"]) for s in m["seats"]}) == 1
             assert all(s["name"] in text for s in m["seats"]) and str(m["table"]) in text.split()
+
+
+async def test_a_page_reads_its_event_once(api: Api) -> None:
+    """Rendering the event page or the console reads the event's row once, not once a service."""
+    c = api.client
+    made = (
+        await c.post(
+            "/v1/events",
+            json={
+                "name": "Counted",
+                "game": "generic",
+                "settings": {"stages": [{"format": "swiss", "rounds": 2}]},
+            },
+            headers=api.admin(),
+        )
+    ).json()
+    eid, org = made["id"], made["organizer_token"]
+    rows = [{"name": n} for n in ("Ada", "Grace", "Alan", "Barbara")]
+    assert (await c.post(f"/v1/events/{eid}/entries", json=rows, headers=bearer(org))).status_code == 201
+    assert (await c.post(f"/v1/events/{eid}/start", headers=bearer(org))).status_code == 200
+    reads: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        flat = " ".join(statement.split()).lower()
+        # the event's row (the standings cache's one-column look at its mark is not a read of it)
+        if flat.startswith("select events.id, events.name") and "where events.id =" in flat:
+            reads.append(flat)
+
+    c.cookies.set(COOKIE, org)
+    sa_event.listen(Engine, "before_cursor_execute", seen)
+    try:
+        for path in (f"/e/{eid}", f"/console/e/{eid}", f"/e/{eid}/projector"):
+            reads.clear()
+            assert (await c.get(path)).status_code == 200
+            assert len(reads) == 1, (path, len(reads))
+    finally:
+        sa_event.remove(Engine, "before_cursor_execute", seen)
+
+
+async def test_the_console_records_places_with_ties_and_scores(api: Api) -> None:
+    """A 4-seat table: each seat's place (a tie kept), with scores where a tie-break reads them; a
+    seat left without a place is refused naming the player, and what was chosen is kept."""
+    c = api.client
+    made = (
+        await c.post(
+            "/v1/events",
+            json={
+                "name": "Four seats",
+                "game": "generic",
+                "settings": {
+                    "stages": [{"format": "free_for_all", "table_size": 4}],
+                    "scoring": {"scheme": "placement", "points": [3, 2, 1, 0]},
+                    "tiebreaks": ["points_behind_all"],
+                },
+            },
+            headers=api.admin(),
+        )
+    ).json()
+    eid, org = made["id"], made["organizer_token"]
+    rows = [{"name": n} for n in ("Ada", "Grace", "Alan", "Barbara")]
+    assert (await c.post(f"/v1/events/{eid}/entries", json=rows, headers=bearer(org))).status_code == 201
+    m = (await c.post(f"/v1/events/{eid}/start", headers=bearer(org))).json()["round"]["matches"][0]
+    c.cookies.set(COOKIE, org)
+    page = await c.get(f"/console/e/{eid}")
+    assert 'name="place:3" value="4"' in page.text and 'name="score:0"' in page.text
+    assert 'name="body_points:0"' not in page.text  # no differential in this event's ranks
+    assert "Ada won" not in page.text  # no one-click winner at a table of four
+    url = f"/console/e/{eid}/matches/{m['id']}/result"
+    names = [s["name"] for s in sorted(m["seats"], key=lambda s: s["seat"])]
+    partial = {
+        "csrf": csrf_of(org),
+        "choice": "places",
+        "form_match": m["id"],
+        "place:0": "1",
+        "place:1": "1",
+        "place:2": "3",
+    }
+    shown = await _refused(c, await c.post(url, data=partial), f"no place for {names[3]}")
+    assert f'name="place:2" value="3" id="pl-{m["id"]}-2-3" checked' in shown  # kept
+    assert (await c.get(f"/v1/matches/{m['id']}")).json()["status"] == "pending"
+    full = {**partial, "place:3": "4", "score:0": "40", "score:1": "40", "score:2": "25.5", "score:3": "10"}
+    assert (await c.post(url, data=full)).status_code == 303
+    got = (await c.get(f"/v1/matches/{m['id']}")).json()
+    seats = sorted(
+        got["result"]["seats"],
+        key=lambda s: names.index(next(x["name"] for x in m["seats"] if x["entry_id"] == s["entry_id"])),
+    )
+    assert got["status"] == "confirmed"
+    assert [s["place"] for s in seats] == [1, 1, 3, 4] and [s["score"] for s in seats] == [40, 40, 25.5, 10]

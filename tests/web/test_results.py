@@ -167,3 +167,56 @@ def test_registering_then_reloading_registers_nobody_twice(server: str, browser:
     assert page.input_value("#names") == "Jun\n" + "x" * 300
     assert client.get(f"/v1/events/{made['id']}").json()["entries"] == 2
     page.context.close()
+
+
+def test_a_four_seat_table_by_clicks_and_by_keys(server: str, browser: Any) -> None:
+    client = api(server)
+    made = client.post(
+        "/v1/events",
+        json={
+            "name": "Four a table",
+            "game": "generic",
+            "settings": {
+                "stages": [{"format": "swiss", "table_size": 4, "rounds": 2}],
+                "scoring": {"scheme": "placement", "points": [3, 2, 1, 0]},
+            },
+        },
+        headers=bearer(ADMIN),
+    ).json()
+    org = bearer(made["organizer_token"])
+    rows = [{"name": n} for n in ("Ada", "Grace", "Alan", "Barbara", "Claude", "Edsger", "Frances", "Ken")]
+    assert client.post(f"/v1/events/{made['id']}/entries", json=rows, headers=org).status_code == 201
+    first, second = client.post(f"/v1/events/{made['id']}/start", headers=org).json()["round"]["matches"]
+    page = _console(browser, server, {"id": made["id"], "organizer": made["organizer_token"]})
+    row = page.locator(f"#m-{first['id']}")
+    assert row.get_by_role("button", name="Ada won").count() == 0  # places, not one winner
+    # clicks: one a seat (a tie for first), one to record
+    by_seat = sorted(first["seats"], key=lambda s: s["seat"])
+    for s, place in zip(by_seat, (1, 1, 3, 4), strict=True):
+        row.get_by_label(f"{s['name']}: {place}.", exact=True).check()
+    with page.expect_navigation():
+        row.get_by_role("button", name="Record the places").click()
+    got = client.get(f"/v1/matches/{first['id']}").json()
+    place_of = {s["entry_id"]: s["place"] for s in got["result"]["seats"]}
+    assert got["status"] == "confirmed" and [place_of[s["entry_id"]] for s in by_seat] == [1, 1, 3, 4]
+    # keys: the row focused, each seat's place in seat order, Enter
+    page.locator(f"#m-{second['id']}").focus()
+    for key in "2143":
+        page.keyboard.press(key)
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    got = client.get(f"/v1/matches/{second['id']}").json()
+    place_of = {s["entry_id"]: s["place"] for s in got["result"]["seats"]}
+    by_seat = sorted(second["seats"], key=lambda s: s["seat"])
+    assert got["status"] == "confirmed" and [place_of[s["entry_id"]] for s in by_seat] == [2, 1, 4, 3]
+    shot(page, "console-four-seats")
+    # the public page agrees with the API's standings, row by row
+    standings = client.get(f"/v1/events/{made['id']}/standings").json()
+    public = page.context.new_page()
+    public.goto(f"{server}/e/{made['id']}")
+    cells = public.locator("table.standings tbody tr")
+    assert cells.count() == len(standings["rows"])
+    for i, r in enumerate(standings["rows"]):
+        text = cells.nth(i).inner_text()
+        assert r["name"] in text and f"{r['points']:g}" in text
+    page.context.close()
