@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 import segno
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 
 from app.api.deps import MaybePrincipal, SessionDep
 from app.core.access import Access, authorize
@@ -16,6 +16,7 @@ from app.core.errors import NotFound, Unauthorized
 from app.core.vocabulary import EventStatus, Role
 from app.services import events as event_svc
 from app.services import results as result_svc
+from app.services.reads import load_match
 from app.web import forms
 from app.web.render import page
 from app.web.views import LIVE_TYPES, event_page, seated
@@ -117,3 +118,20 @@ async def player_view(
         body=lambda tb, choice: json.dumps(forms.result_body(tb.match, choice)),
         names=lambda tb: json.dumps({s["entry_id"]: s["name"] for s in tb.seats}),
     )
+
+
+@router.post("/e/{event_id}/m/{match_id}/result")
+async def player_places(
+    request: Request, event_id: str, match_id: str, session: SessionDep, principal: MaybePrincipal
+) -> JSONResponse:
+    """A seated player's places at a table of three or more, from the player's page (the entry
+    token as the bearer header, so another site cannot send it): the form's body as the console
+    builds it, then the API's own report (a claim the other seats confirm)."""
+    if principal is None:
+        raise Unauthorized("the entry's own token is required")
+    match = await load_match(session, match_id)
+    if match.event_id != event_id:
+        raise NotFound(f"match {match_id} of event {event_id} not found")
+    body = forms.places_body(match, dict(await request.form()))
+    view = await result_svc.report(session, match_id, principal, body)
+    return JSONResponse({"status": str(view.match.status)})

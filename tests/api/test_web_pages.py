@@ -580,3 +580,32 @@ async def test_the_console_records_places_with_ties_and_scores(api: Api) -> None
     )
     assert got["status"] == "confirmed"
     assert [s["place"] for s in seats] == [1, 1, 3, 4] and [s["score"] for s in seats] == [40, 40, 25.5, 10]
+
+
+async def test_a_player_reports_places_with_the_entry_token_only(api: Api) -> None:
+    c = api.client
+    made = (
+        await c.post(
+            "/v1/events",
+            json={
+                "name": "Four phones",
+                "game": "generic",
+                "settings": {"stages": [{"format": "swiss", "table_size": 4, "rounds": 1}]},
+            },
+            headers=api.admin(),
+        )
+    ).json()
+    eid, org = made["id"], made["organizer_token"]
+    rows = [{"name": n} for n in ("Ada", "Grace", "Alan", "Barbara")]
+    entries = _items((await c.post(f"/v1/events/{eid}/entries", json=rows, headers=bearer(org))).json())
+    m = (await c.post(f"/v1/events/{eid}/start", headers=bearer(org))).json()["round"]["matches"][0]
+    seat0 = min(m["seats"], key=lambda s: s["seat"])["entry_id"]
+    token = next(e["entry_token"] for e in entries if e["id"] == seat0)
+    form = {"place:0": "1", "place:1": "2", "place:2": "3", "place:3": "4"}
+    url = f"/e/{eid}/m/{m['id']}/result"
+    assert (await c.post(url, data=form)).status_code == 401  # no token: nothing is reported
+    refused = await c.post(url, data={"place:0": "1"}, headers=bearer(token))
+    assert refused.status_code == 422 and "no place for" in refused.json()["detail"]
+    done = await c.post(url, data=form, headers=bearer(token))
+    assert done.status_code == 200 and done.json()["status"] == "reported"
+    assert (await c.get(f"/v1/matches/{m['id']}")).json()["status"] == "reported"

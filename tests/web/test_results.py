@@ -220,3 +220,48 @@ def test_a_four_seat_table_by_clicks_and_by_keys(server: str, browser: Any) -> N
         text = cells.nth(i).inner_text()
         assert r["name"] in text and f"{r['points']:g}" in text
     page.context.close()
+
+
+def test_players_report_their_places_from_their_phones(server: str, browser: Any) -> None:
+    client = api(server)
+    made = client.post(
+        "/v1/events",
+        json={
+            "name": "Phones at four",
+            "game": "generic",
+            "settings": {"stages": [{"format": "swiss", "table_size": 4, "rounds": 1}]},
+        },
+        headers=bearer(ADMIN),
+    ).json()
+    org = bearer(made["organizer_token"])
+    rows = [{"name": n} for n in ("Hana", "Ichiro", "Jun", "Kaori")]
+    entries = items(client.post(f"/v1/events/{made['id']}/entries", json=rows, headers=org).json())
+    m = client.post(f"/v1/events/{made['id']}/start", headers=org).json()["round"]["matches"][0]
+    token = {e["id"]: e["entry_token"] for e in entries}
+    by_seat = sorted(m["seats"], key=lambda s: s["seat"])
+    places = (2, 1, 3, 3)  # a tie for third
+    contexts = []
+    for k, seat in enumerate(by_seat):
+        context = browser.new_context(**PHONE, locale="en-US")
+        phone = context.new_page()
+        phone.goto(f"{server}/e/{made['id']}/me#token={token[seat['entry_id']]}")
+        card = phone.locator(f"#m-{m['id']}")
+        assert card.get_by_role("button", name="I won").count() == 0
+        if k == 0:  # one seat left out: refused, naming the player; the choices stay
+            for s, place in list(zip(by_seat, places, strict=True))[:3]:
+                card.get_by_label(f"{s['name']}: {place}.", exact=True).check()
+            card.get_by_role("button", name="Report these places").click()
+            phone.wait_for_selector("text=The report was refused:")
+            said = phone.inner_text("#me-status")
+            assert f"no place for {by_seat[3]['name']}" in said and not UUID.search(said), said
+            assert card.get_by_label(f"{by_seat[0]['name']}: 2.", exact=True).is_checked()
+        for s, place in zip(by_seat, places, strict=True):
+            card.get_by_label(f"{s['name']}: {place}.", exact=True).check()
+        card.get_by_role("button", name="Report these places").click()
+        phone.wait_for_selector("text=Your report was sent.")
+        contexts.append(context)
+    got = client.get(f"/v1/matches/{m['id']}").json()
+    place_of = {s["entry_id"]: s["place"] for s in got["result"]["seats"]}
+    assert got["status"] == "confirmed" and [place_of[s["entry_id"]] for s in by_seat] == [2, 1, 3, 3]
+    for context in contexts:
+        context.close()
