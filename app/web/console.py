@@ -95,6 +95,38 @@ async def _console(
     )
 
 
+async def _verdict(
+    request: Request,
+    session: AsyncSession,
+    event_id: str,
+    principal: Principal,
+    token: str,
+    match: Any,
+    shown: Any,
+    log: str,
+) -> HTMLResponse:
+    """The adjudicator's verdict of a game log, before it is recorded: each seat's place and score
+    by name, the verdict's details, and the button that records it."""
+    entries = await entries_of(session, event_id, principal)
+    names = {e.entry.id: e.entry.name for e in entries}
+    event = (await event_svc.get_event_view(session, event_id)).event
+    return page(
+        request,
+        "console_verdict.html",
+        event=event,
+        match=match,
+        seats=sorted(
+            ((names.get(s.entry_id, s.entry_id), s) for s in shown.report.seats),
+            key=lambda ns: (ns[1].place is None, ns[1].place or 0),
+        ),
+        outcome=shown.report.outcome,
+        details=json.dumps(shown.verdict, ensure_ascii=False, indent=2) if shown.verdict else "",
+        adjudicator=shown.adjudicator,
+        log=log,
+        csrf=csrf_of(token),
+    )
+
+
 def _where(problem: Problem) -> str:
     """Where a problem is, when it helps the organizer (a pasted row, a setting); a result's seats
     are named in the message itself."""
@@ -172,6 +204,10 @@ async def _act(
         response = RedirectResponse(f"/console/e/{event_id}{anchor}", status_code=303)
         _set_flash(request, response, token, {**failure, "event_id": event_id, "kept": kept})
         return response
+    if isinstance(shown, dict) and "verdict_of" in shown:  # a verdict shown, nothing recorded
+        discard_pending(session)
+        await session.rollback()
+        return await _verdict(request, session, event_id, principal, token, *shown["verdict_of"])
     if isinstance(shown, dict):  # an answer shown once (new entries' personal links)
         return await _console(request, session, event_id, principal, token, **shown)
     return RedirectResponse(f"/console/e/{event_id}{anchor}", status_code=303)
@@ -382,6 +418,55 @@ async def report(request: Request, event_id: str, match_id: str, session: Sessio
         await result_svc.report(session, match_id, principal, forms.body_of(match, form))
 
     return await _act(request, session, event_id, action, f"#m-{match_id}")
+
+
+def _game_log(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        msg = f"the game log is not JSON ({exc})"
+        raise InvalidInput(msg, [Problem(("game_log",), msg)]) from None
+
+
+async def _log_text(form: dict[str, Any]) -> str:
+    """The game log pasted, or the file chosen (the file wins when both are given)."""
+    upload = form.get("logfile")
+    raw = await upload.read() if upload is not None and hasattr(upload, "read") else b""
+    if raw.strip():
+        try:
+            return str(raw.decode("utf-8-sig"))
+        except UnicodeDecodeError:
+            raise InvalidInput(
+                "the file is not UTF-8", [Problem(("logfile",), "must be UTF-8 text")]
+            ) from None
+    text = str(form.get("log", "")).strip()
+    if not text:
+        raise InvalidInput("paste the game log or choose its file", [Problem(("log",), "required")])
+    return text
+
+
+@router.post("/e/{event_id}/matches/{match_id}/log", response_class=HTMLResponse)
+async def game_log(request: Request, event_id: str, match_id: str, session: SessionDep) -> Response:
+    """A game log pasted or uploaded: first the adjudicator's verdict, shown and not recorded
+    (``step=preview``); then, on the organizer's word, the result it decides (``step=commit``)."""
+    if (await request.form()).get("step") == "commit":
+
+        async def commit(principal: Principal, form: dict[str, Any]) -> Any:
+            _still_open(request, await _match_of(session, event_id, match_id))
+            body = {"game_log": _game_log(str(form.get("log", "")))}
+            await result_svc.report(session, match_id, principal, body)
+
+        return await _act(request, session, event_id, commit, f"#m-{match_id}")
+
+    async def judge(principal: Principal, form: dict[str, Any]) -> Any:
+        match = await _match_of(session, event_id, match_id)
+        _still_open(request, match)
+        text = await _log_text(form)
+        shown = await result_svc.preview(session, match_id, principal, {"game_log": _game_log(text)})
+        table = {"id": match.id, "table": match.table}  # kept: the rollback expires the row
+        return {"verdict_of": (table, shown, json.dumps(json.loads(text), ensure_ascii=False))}
+
+    return await _act(request, session, event_id, judge, f"#m-{match_id}")
 
 
 @router.post("/e/{event_id}/matches/{match_id}/confirm")

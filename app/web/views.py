@@ -19,7 +19,7 @@ from app.services.events import EntryView, EventView
 from app.services.exports import CrossTableView
 from app.services.presets import bga as bga_svc
 from app.services.presets import titan_arena as titan_svc
-from app.services.reads import details_of, stages_of
+from app.services.reads import details_of, game_of, stages_of
 from app.services.rounds import RoundView
 from app.services.standings import StandingsView
 
@@ -119,6 +119,7 @@ class EventPage:
     past: list[tuple[RoundView, list[Table]]] = field(default_factory=list)
     titan: TitanPage | None = None
     bga: BgaPage | None = None
+    adjudicated: bool = False  # the game's results can be its game log, judged by its adjudicator
 
     @property
     def event(self) -> Any:
@@ -175,6 +176,8 @@ async def event_page(
         except DomainError:  # a multi-seat design has no two-seat cross-table
             crosstable = None
     page = EventPage(view, stages, rounds, standings, crosstable)
+    if fresh:  # the console: whether a table's result can be its game log
+        page.adjudicated = bool((await game_of(session, view.event)).adjudicator)
     if rounds:
         page.current = tables_of(rounds[-1])
         page.past = [(r, tables_of(r)) for r in reversed(rounds[:-1])]

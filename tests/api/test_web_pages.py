@@ -5,6 +5,7 @@ GET /v1/presets lists every preset; every string is translated."""
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -609,3 +610,60 @@ async def test_a_player_reports_places_with_the_entry_token_only(api: Api) -> No
     done = await c.post(url, data=form, headers=bearer(token))
     assert done.status_code == 200 and done.json()["status"] == "reported"
     assert (await c.get(f"/v1/matches/{m['id']}")).json()["status"] == "reported"
+
+
+RINGS = {
+    "rings": [
+        [
+            {"card": "Shield bearer", "owner": 1},
+            {"card": "Mace bearer", "owner": 2},
+            {"card": "Club", "owner": 2},
+            {"card": "Sword", "owner": 1},
+            {"card": "Divine Staff", "owner": 2},
+        ],
+        [{"card": "Priest of Osiris", "owner": 2}],
+        [{"card": "Priest of Osiris", "owner": 2}],
+    ],
+    "wagers": {"1": 10, "2": 10},
+}
+
+
+async def test_a_game_log_shows_its_verdict_before_it_is_recorded(api: Api) -> None:
+    c = api.client
+    eid, org, _ = await setup_event(
+        api,
+        ["Ada", "Barbara"],
+        game="rite-of-command",
+        settings={"stages": [{"format": "swiss", "rounds": 1}]},
+    )
+    m = (await start(api, eid, org))["round"]["matches"][0]
+    c.cookies.set(COOKIE, org)
+    csrf = csrf_of(org)
+    page = await c.get(f"/console/e/{eid}")
+    assert f'action="/console/e/{eid}/matches/{m["id"]}/log"' in page.text
+    url = f"/console/e/{eid}/matches/{m['id']}/log"
+    # not JSON: refused, the text kept
+    await _refused(
+        c,
+        await c.post(url, data={"csrf": csrf, "step": "preview", "form_match": m["id"], "log": "{rings"}),
+        "not JSON",
+        "{rings</textarea>",
+    )
+    # an uploaded file: the verdict, with names and places, and nothing recorded
+    shown = await c.post(
+        url,
+        data={"csrf": csrf, "step": "preview", "form_match": m["id"], "log": ""},
+        files={"logfile": ("ring.json", json.dumps(RINGS).encode(), "application/json")},
+    )
+    assert shown.status_code == 200 and "rite-of-command" in shown.text
+    winner = m["seats"][1]["name"]
+    assert re.search(rf'<td class="num">1</td><td>{winner}</td><td class="num">2</td>', shown.text), (
+        shown.text
+    )
+    assert (await c.get(f"/v1/matches/{m['id']}")).json()["status"] == "pending"
+    log = html.unescape(re.search(r'name="log" value="([^"]*)"', shown.text).group(1))  # type: ignore[union-attr]
+    done = await c.post(url, data={"csrf": csrf, "step": "commit", "log": log})
+    assert done.status_code == 303
+    got = (await c.get(f"/v1/matches/{m['id']}")).json()
+    assert got["status"] == "confirmed" and [s["place"] for s in got["result"]["seats"]] == [2, 1]
+    assert got["verdict"]["adjudicator"] == "rite-of-command"

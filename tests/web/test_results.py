@@ -4,6 +4,7 @@ refresh and a second console tab after it; a reload that never resubmits."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -265,3 +266,61 @@ def test_players_report_their_places_from_their_phones(server: str, browser: Any
     assert got["status"] == "confirmed" and [place_of[s["entry_id"]] for s in by_seat] == [2, 1, 3, 3]
     for context in contexts:
         context.close()
+
+
+RINGS = {
+    "rings": [
+        [
+            {"card": "Shield bearer", "owner": 1},
+            {"card": "Mace bearer", "owner": 2},
+            {"card": "Club", "owner": 2},
+            {"card": "Sword", "owner": 1},
+            {"card": "Divine Staff", "owner": 2},
+        ],
+        [{"card": "Priest of Osiris", "owner": 2}],
+        [{"card": "Priest of Osiris", "owner": 2}],
+    ],
+    "wagers": {"1": 10, "2": 10},
+}
+
+
+def test_a_game_log_pasted_and_uploaded_shows_its_verdict_first(
+    server: str, browser: Any, tmp_path: Any
+) -> None:
+    client = api(server)
+    made = client.post(
+        "/v1/events",
+        json={
+            "name": "Rings",
+            "game": "rite-of-command",
+            "settings": {"stages": [{"format": "swiss", "rounds": 1}]},
+        },
+        headers=bearer(ADMIN),
+    ).json()
+    org = bearer(made["organizer_token"])
+    rows = [{"name": n} for n in ("Ada", "Barbara", "Claude", "Dana")]
+    assert client.post(f"/v1/events/{made['id']}/entries", json=rows, headers=org).status_code == 201
+    first, second = client.post(f"/v1/events/{made['id']}/start", headers=org).json()["round"]["matches"]
+    page = _console(browser, server, {"id": made["id"], "organizer": made["organizer_token"]})
+    for m, how in ((first, "paste"), (second, "upload")):
+        row = page.locator(f"#m-{m['id']}")
+        row.get_by_text("Game log", exact=True).click()
+        if how == "paste":
+            row.get_by_label("Paste the game log (JSON)").fill(json.dumps(RINGS))
+        else:
+            path = tmp_path / "rings.json"
+            path.write_text(json.dumps(RINGS))
+            row.get_by_label("or choose its file").set_input_files(str(path))
+        with page.expect_navigation():
+            row.get_by_role("button", name="Show the verdict").click()
+        # the verdict, by name, before anything is recorded
+        rows_shown = page.locator("table.verdict tbody tr")
+        assert rows_shown.nth(0).inner_text().split("\t")[:2] == ["1", m["seats"][1]["name"]]
+        assert client.get(f"/v1/matches/{m['id']}").json()["status"] == "pending"
+        shot(page, f"console-verdict-{how}")
+        with page.expect_navigation():
+            page.get_by_role("button", name="Record this result").click()
+        got = client.get(f"/v1/matches/{m['id']}").json()
+        assert got["status"] == "confirmed" and [s["place"] for s in got["result"]["seats"]] == [2, 1]
+        assert page.url.split("#")[0] == f"{server}/console/e/{made['id']}"
+    page.context.close()
