@@ -46,8 +46,14 @@ async def event(request: Request, event_id: str, session: SessionDep) -> HTMLRes
 
 
 @router.get("/e/{event_id}/projector", response_class=HTMLResponse)
-async def projector(request: Request, event_id: str, session: SessionDep) -> HTMLResponse:
-    return page(request, "projector.html", p=await event_page(session, event_id), live_types=LIVE_TYPES)
+async def projector(
+    request: Request,
+    event_id: str,
+    session: SessionDep,
+    every: Annotated[int, Query(ge=1, le=600, description="seconds a page of rows stays up")] = 10,
+) -> HTMLResponse:
+    p = await event_page(session, event_id)
+    return page(request, "projector.html", p=p, live_types=LIVE_TYPES, every=every)
 
 
 @router.get("/e/{event_id}/print/pairings", response_class=HTMLResponse)
