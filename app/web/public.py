@@ -18,10 +18,10 @@ from app.services import events as event_svc
 from app.services import results as result_svc
 from app.services.reads import load_match
 from app.web import forms
-from app.web.render import page
+from app.web.render import PageRoute, page
 from app.web.views import LIVE_TYPES, event_page, seated
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=PageRoute)
 
 Paper = Annotated[Literal["a4", "letter"], Query()]
 ORDER = {

@@ -179,6 +179,12 @@ async def test_every_page_renders_what_the_api_says(api: Api) -> None:
     assert (await c.get(f"/e/{eid}/me/view")).status_code == 401
     assert (await c.get(f"/e/{eid}/me/view", headers=bearer(org))).status_code == 401
     assert (await c.get("/e/no-such-event")).status_code == 404
+    # a browser gets a page; another client keeps the problem+json
+    shown = await c.get("/e/no-such-event", headers={"Accept": "text/html,*/*;q=0.8"})
+    assert shown.status_code == 404 and shown.headers["content-type"].startswith("text/html")
+    assert "<h1>Not found</h1>" in shown.text and "event no-such-event not found" in shown.text
+    plain = await c.get("/e/no-such-event", headers={"Accept": "application/json"})
+    assert plain.headers["content-type"].startswith("application/problem+json")
     # pages stay out of the API's document
     spec = (await c.get("/openapi.json")).json()
     assert not [p for p in spec["paths"] if not p.startswith(("/v1/", "/healthz", "/readyz", "/metrics"))]
