@@ -9,7 +9,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.access import Principal
 from app.core.errors import DomainError
-from app.core.vocabulary import EventStatus, LiveEventType, MatchStatus, StageFormatName
+from app.core.games import battlebooks as bb_games
+from app.core.games import battlebooks_royal as bb_royal
+from app.core.vocabulary import EventStatus, LiveEventType, MatchStatus, StageFormatName, StageStatus
 from app.db.models import Match, Stage
 from app.services import events as event_svc
 from app.services import exports as export_svc
@@ -19,13 +21,16 @@ from app.services.events import EntryView, EventView
 from app.services.exports import CrossTableView
 from app.services.presets import bga as bga_svc
 from app.services.presets import titan_arena as titan_svc
-from app.services.reads import details_of, game_of, stages_of
+from app.services.exports import TRF_FORMATS
+from app.services.reads import details_of, game_of, stage_settings, stages_of
+from app.services.registry import registry_of
 from app.services.rounds import RoundView
 from app.services.standings import StandingsView
 
 LIVE_TYPES = ",".join(t.value for t in LiveEventType)
 OPEN = (MatchStatus.PENDING, MatchStatus.REPORTED, MatchStatus.DISPUTED)
 ELIMINATION = (StageFormatName.SINGLE_ELIMINATION, StageFormatName.DOUBLE_ELIMINATION)
+SCORE_CARD_PRESETS = frozenset(bb_games.PRESETS) | frozenset(bb_royal.PRESETS)
 
 
 @dataclass
@@ -120,6 +125,18 @@ class EventPage:
     titan: TitanPage | None = None
     bga: BgaPage | None = None
     adjudicated: bool = False  # the game's results can be its game log, judged by its adjudicator
+    can_pair: bool = False  # "Pair the next round" has something to do (the active stage's format)
+
+    @property
+    def score_cards(self) -> bool:
+        """BATTLEBOOKS events print score cards (battlebooks.md "Score cards")."""
+        return (self.event.preset or "") in SCORE_CARD_PRESETS
+
+    @property
+    def trf(self) -> bool:
+        """A TRF-16 file exists for the stage the standings are of: a 2-seat Swiss or round robin."""
+        stage = next((s for s in self.stages if self.standings and s.index == self.standings.stage), None)
+        return stage is not None and stage.format in TRF_FORMATS and stage_settings(stage).table_size == 2
 
     @property
     def event(self) -> Any:
@@ -176,8 +193,14 @@ async def event_page(
         except DomainError:  # a multi-seat design has no two-seat cross-table
             crosstable = None
     page = EventPage(view, stages, rounds, standings, crosstable)
-    if fresh:  # the console: whether a table's result can be its game log
+    if fresh:  # the console: whether a table's result can be its game log, whether to pair
         page.adjudicated = bool((await game_of(session, view.event)).adjudicator)
+        active = next((s for s in stages if s.status == StageStatus.ACTIVE), None)
+        page.can_pair = (
+            active is not None
+            and view.event.preset != titan_svc.PRESET  # its heats are opened by choosing players
+            and registry_of(session).format_of(active).nothing_to_pair(active) is None
+        )
     if rounds:
         page.current = tables_of(rounds[-1])
         page.past = [(r, tables_of(r)) for r in reversed(rounds[:-1])]

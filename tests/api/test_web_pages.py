@@ -673,3 +673,34 @@ async def test_a_game_log_shows_its_verdict_before_it_is_recorded(api: Api) -> N
     got = (await c.get(f"/v1/matches/{m['id']}")).json()
     assert got["status"] == "confirmed" and [s["place"] for s in got["result"]["seats"]] == [2, 1]
     assert got["verdict"]["adjudicator"] == "rite-of-command"
+
+
+async def test_the_console_offers_only_the_links_that_apply(api: Api) -> None:
+    """Score cards for BATTLEBOOKS only, TRF-16 for a 2-seat Swiss or round robin, "Pair the next
+    round" only where the stage pairs round by round (not a BGA round robin, released at once)."""
+    c = api.client
+
+    async def console(**event: Any) -> str:
+        players = event.pop("players", ["Ann", "Bob", "Cy", "Dee"])
+        eid, org, _ = await setup_event(api, players, **event)
+        await start(api, eid, org)
+        c.cookies.set(COOKIE, org)
+        return str((await c.get(f"/console/e/{eid}")).text)
+
+    swiss = await console(game="generic", settings={"stages": [{"format": "swiss", "rounds": 3}]})
+    assert "Pair the next round" in swiss and "TRF-16" in swiss and "/print/scorecards" not in swiss
+    bga = await console(game="seasons", preset="bga-round-robin", seed="bga-links")
+    assert "Pair the next round" not in bga and "/print/scorecards" not in bga
+    four = await console(
+        game="generic", settings={"stages": [{"format": "swiss", "table_size": 4, "rounds": 2}]}
+    )
+    assert "TRF-16" not in four and "Pair the next round" in four
+    made = (
+        await c.post(
+            "/v1/events",
+            json={"name": "Cards", "game": "battlebooks", "preset": "battlebooks-clash"},
+            headers=api.admin(),
+        )
+    ).json()
+    c.cookies.set(COOKIE, made["organizer_token"])
+    assert "/print/scorecards" in (await c.get(f"/console/e/{made['id']}")).text
