@@ -18,10 +18,9 @@ from app.services import exports as export_svc
 from app.services import rounds as round_svc
 from app.services import standings as standings_svc
 from app.services.events import EntryView, EventView
-from app.services.exports import CrossTableView
+from app.services.exports import TRF_FORMATS, CrossTableView
 from app.services.presets import bga as bga_svc
 from app.services.presets import titan_arena as titan_svc
-from app.services.exports import TRF_FORMATS
 from app.services.reads import details_of, game_of, stage_settings, stages_of
 from app.services.registry import registry_of
 from app.services.rounds import RoundView
