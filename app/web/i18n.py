@@ -125,6 +125,40 @@ EN: dict[str, str] = {
     "field_body_points": "Body points",
     "field_differential": "Differential",
     "record_places": "Record the places",
+    "knob_avoid_rematches": "Avoid rematches",
+    "knob_block": "Games in a block (one hero each)",
+    "knob_bye": "Who gets the bye",
+    "knob_bye_points": "Points for a bye",
+    "knob_capacity": "Most entries",
+    "knob_draw": "Points for a draw",
+    "knob_first_round": "First round",
+    "knob_format": "Format",
+    "knob_game_minutes": "Minutes a game",
+    "knob_h2h_default": "Head-to-head value when unplayed",
+    "knob_late_entries": "Late entries",
+    "knob_loss": "Points for a loss",
+    "knob_method": "How the bracket is seeded",
+    "knob_min_entries": "Fewest entries",
+    "knob_mode": "Schedule",
+    "knob_name": "Name",
+    "knob_on_drop": "When a player drops",
+    "knob_pairing": "Pairing",
+    "knob_ranking_basis": "Ranked by (total or average)",
+    "knob_rated": "Rated",
+    "knob_release": "Games released",
+    "knob_rounds": "Rounds",
+    "knob_sanctioned": "Sanctioned",
+    "knob_scheme": "Scoring scheme",
+    "knob_speed": "Speed",
+    "knob_table_size": "Seats a table",
+    "knob_two_player_rule": "Two-player rule",
+    "knob_variant": "Variant",
+    "knob_victim_points": "Points to a rule violation's victim",
+    "knob_violation_points": "Points for a rule violation",
+    "knob_win": "Points for a win",
+    "knob_group_scoring": "Scoring",
+    "knob_group_table_settings": "Table settings",
+    "knob_group_stage": "Stage {n}",
     "error_404": "Not found",
     "error_401": "Sign-in needed",
     "error_403": "Not allowed",
@@ -349,8 +383,42 @@ JA: dict[str, str] = {
     "place_n": "{n}位",
     "field_score": "得点",
     "field_body_points": "ボディポイント",
-    "field_differential": "差分",
+    "field_differential": "得失点差",
     "record_places": "順位を記録",
+    "knob_avoid_rematches": "再戦を避ける",
+    "knob_block": "ブロックの試合数（ヒーロー1人ずつ）",
+    "knob_bye": "不戦勝を受ける人",
+    "knob_bye_points": "不戦勝の勝ち点",
+    "knob_capacity": "最大参加数",
+    "knob_draw": "引き分けの勝ち点",
+    "knob_first_round": "1 回戦",
+    "knob_format": "形式",
+    "knob_game_minutes": "1 試合の分数",
+    "knob_h2h_default": "未対戦時の直接対決の値",
+    "knob_late_entries": "途中参加",
+    "knob_loss": "負けの勝ち点",
+    "knob_method": "トーナメント表の組み方",
+    "knob_min_entries": "最少参加数",
+    "knob_mode": "日程",
+    "knob_name": "名前",
+    "knob_on_drop": "途中棄権時",
+    "knob_pairing": "組み合わせ",
+    "knob_ranking_basis": "順位の基準（合計または平均）",
+    "knob_rated": "レーティング対象",
+    "knob_release": "試合の公開",
+    "knob_rounds": "回戦数",
+    "knob_sanctioned": "公認",
+    "knob_scheme": "得点方式",
+    "knob_speed": "速度",
+    "knob_table_size": "1 卓の席数",
+    "knob_two_player_rule": "2 人用ルール",
+    "knob_variant": "バリアント",
+    "knob_victim_points": "違反の被害者の勝ち点",
+    "knob_violation_points": "ルール違反の勝ち点",
+    "knob_win": "勝ちの勝ち点",
+    "knob_group_scoring": "得点",
+    "knob_group_table_settings": "卓の設定",
+    "knob_group_stage": "ステージ {n}",
     "error_404": "見つかりません",
     "error_401": "サインインが必要です",
     "error_403": "許可されていません",
@@ -485,6 +553,27 @@ def translator(lang: str) -> Callable[..., str]:
         return text.format(**values) if values else text
 
     return t
+
+
+def knob_label(lang: str, path: str) -> str:
+    """A preset setting in words (``stages.0.rounds`` → "Stage 1 · Rounds"); a setting without
+    words keeps its path."""
+    t = translator(lang)
+    parts = path.split(".")
+    words: list[str] = []
+    i = 0
+    while i < len(parts) - 1:
+        if parts[i] == "stages" and parts[i + 1].isdigit():
+            words.append(t("knob_group_stage", n=int(parts[i + 1]) + 1))
+            i += 2
+            continue
+        group = f"knob_group_{parts[i]}"
+        words.append(t(group) if group in EN else parts[i])
+        i += 1
+    key = f"knob_{parts[-1]}"
+    if key not in EN:
+        return path
+    return " · ".join([*words, t(key)])
 
 
 def decided_words(lang: str, reason: str | None) -> str:

@@ -12,7 +12,7 @@ from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from app.core.errors import DomainError
-from app.web.i18n import LANGUAGES, decided_words, pick_language, translator
+from app.web.i18n import LANGUAGES, decided_words, knob_label, pick_language, translator
 
 HERE = Path(__file__).resolve().parent
 LANG_COOKIE = "arbiter_lang"
@@ -44,6 +44,7 @@ def page(request: Request, template: str, status: int = 200, **context: Any) -> 
         lang=lang,
         t=t,
         decided=lambda reason: decided_words(lang, reason),
+        knob_label=lambda path: knob_label(lang, path),
         path=request.url.path,
         **context,
     )

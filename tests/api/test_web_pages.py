@@ -704,3 +704,24 @@ async def test_the_console_offers_only_the_links_that_apply(api: Api) -> None:
     ).json()
     c.cookies.set(COOKIE, made["organizer_token"])
     assert "/print/scorecards" in (await c.get(f"/console/e/{made['id']}")).text
+
+
+async def test_every_preset_setting_has_a_label_in_both_languages(api: Api) -> None:
+    c = api.client
+    for name in presets.PRESETS:
+        labels = {}
+        for lang in ("en", "ja"):
+            page = await c.get("/console", params={"preset": name, "lang": lang})
+            found = re.findall(r'<label for="knob:([^"]+)">([^<]*)</label>', page.text)
+            assert found, name
+            for path, label in found:
+                assert label and label != path and not re.search(r"\w\.\d|\.\w", label), (
+                    name,
+                    lang,
+                    path,
+                    label,
+                )
+            labels[lang] = dict(found)
+        assert labels["en"].keys() == labels["ja"].keys()
+        assert all(labels["en"][k] != labels["ja"][k] for k in labels["en"]), name
+    c.cookies.clear()

@@ -254,7 +254,7 @@ def test_standings_headers_break_between_words_and_show_the_differential(server:
     page = context.new_page()
     page.goto(f"{server}/e/{made['id']}")
     heads = page.locator("table.standings thead th")
-    assert "差分" in heads.all_inner_texts()
+    assert "得失点差" in heads.all_inner_texts()
     lines = page.evaluate(
         """() => Array.from(document.querySelectorAll('table.standings thead th')).map(th => {
              const r = document.createRange(); r.selectNodeContents(th);
