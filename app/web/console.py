@@ -241,16 +241,37 @@ async def _home(
 @router.post("/sign-in", response_class=HTMLResponse)
 async def sign_in(request: Request, session: SessionDep) -> Response:
     _same_origin(request)
-    token = str((await _form(request)).get("token", "")).strip()
+    form = await _form(request)
+    token = str(form.get("token", "")).strip()
     try:
         principal = await principal_of_token(request, session, token) if token else None
-        if principal is None or principal.role != Role.ORGANIZER or principal.event_id is None:
-            raise Unauthorized("that is not an organizer token")
+        if principal is not None and principal.role == Role.ADMIN:
+            # the admin token recovers an event whose organizer token is lost: the event named
+            event_id = _event_id_of(str(form.get("event", "")))
+            if not event_id:
+                raise InvalidInput(
+                    "with the admin token, give the event's id or address",
+                    [Problem(("event",), "required with the admin token")],
+                )
+            event_id = (await event_svc.get_event_view(session, event_id)).event.id
+        elif principal is None or principal.role != Role.ORGANIZER or principal.event_id is None:
+            raise Unauthorized("that is not an organizer token (nor the admin token)")
+        else:
+            event_id = principal.event_id
     except DomainError as exc:
+        await _failed(session, exc)
         return await _home(request, session, "generic", exc.status, error=exc.detail)
-    response = RedirectResponse(f"/console/e/{principal.event_id}", status_code=303)
+    response = RedirectResponse(f"/console/e/{event_id}", status_code=303)
     _set_cookie(request, response, token)
     return response
+
+
+def _event_id_of(text: str) -> str:
+    """An event's id as typed: the id itself, or any of its pages' addresses (…/e/{id}/…)."""
+    text = text.strip()
+    if "/e/" in text:
+        text = text.split("/e/", 1)[1]
+    return text.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0].strip()
 
 
 def _set_cookie(request: Request, response: Response, token: str) -> None:

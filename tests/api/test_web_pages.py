@@ -725,3 +725,31 @@ async def test_every_preset_setting_has_a_label_in_both_languages(api: Api) -> N
         assert labels["en"].keys() == labels["ja"].keys()
         assert all(labels["en"][k] != labels["ja"][k] for k in labels["en"]), name
     c.cookies.clear()
+
+
+async def test_the_admin_token_recovers_an_event_at_the_console_sign_in(api: Api) -> None:
+    c = api.client
+    made = (
+        await c.post("/v1/events", json={"name": "Lost key", "game": "generic"}, headers=api.admin())
+    ).json()
+    eid = made["id"]
+    bare = await c.post("/console/sign-in", data={"token": ADMIN_TOKEN})
+    assert bare.status_code == 422 and "give the event" in bare.text
+    missing = await c.post("/console/sign-in", data={"token": ADMIN_TOKEN, "event": "no-such-event"})
+    assert missing.status_code == 404
+    wrong = await c.post("/console/sign-in", data={"token": "nope", "event": eid})
+    assert wrong.status_code == 401 and COOKIE not in wrong.cookies
+    signed = await c.post(
+        "/console/sign-in", data={"token": ADMIN_TOKEN, "event": f"http://hall.example/e/{eid}/projector"}
+    )
+    assert signed.status_code == 303 and signed.headers["location"] == f"/console/e/{eid}"
+    c.cookies.set(COOKIE, ADMIN_TOKEN)
+    console = await c.get(f"/console/e/{eid}")
+    assert console.status_code == 200 and "Lost key" in console.text
+    renamed = await c.post(
+        f"/console/e/{eid}/rename",
+        data={"csrf": _csrf(console.text), "name": "Found key", "version": str(made["version"])},
+    )
+    assert renamed.status_code == 303
+    assert (await c.get(f"/v1/events/{eid}")).json()["name"] == "Found key"
+    c.cookies.clear()

@@ -324,3 +324,24 @@ def test_a_game_log_pasted_and_uploaded_shows_its_verdict_first(
         assert got["status"] == "confirmed" and [s["place"] for s in got["result"]["seats"]] == [2, 1]
         assert page.url.split("#")[0] == f"{server}/console/e/{made['id']}"
     page.context.close()
+
+
+def test_the_admin_token_opens_an_event_whose_organizer_token_is_lost(server: str, browser: Any) -> None:
+    client = api(server)
+    made = client.post(
+        "/v1/events", json={"name": "Recovered", "game": "generic"}, headers=bearer(ADMIN)
+    ).json()
+    page = browser.new_page(locale="en-US")
+    page.goto(f"{server}/console")
+    page.fill("#org-token", ADMIN)
+    page.get_by_text("Lost the organizer token?").click()
+    page.get_by_label("Event (id or address)").fill(f"{server}/e/{made['id']}")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Sign in").click()
+    assert page.url == f"{server}/console/e/{made['id']}"
+    assert page.inner_text("h1").startswith("Recovered")
+    page.fill("#names", "Hana\nIchiro")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Register").click()
+    assert client.get(f"/v1/events/{made['id']}").json()["entries"] == 2
+    page.close()
