@@ -366,6 +366,19 @@ async def register(request: Request, event_id: str, session: SessionDep) -> Resp
     return await _act(request, session, event_id, action, "#entries")
 
 
+@router.post("/e/{event_id}/entries/{entry_id}/token", response_class=HTMLResponse)
+async def reissue(request: Request, event_id: str, entry_id: str, session: SessionDep) -> Response:
+    """A new personal link for one player (the old one stops working), shown once."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        token = event_svc.new_token()
+        entry = await event_svc.reissue_entry_token(session, event_id, entry_id, hash_token(token))
+        base = str(request.base_url).rstrip("/")
+        return {"links": [(entry.name, f"{base}/e/{event_id}/me#token={token}")]}
+
+    return await _act(request, session, event_id, action, "#entries")
+
+
 @router.post("/e/{event_id}/start")
 async def start(request: Request, event_id: str, session: SessionDep) -> Response:
     async def action(principal: Principal, form: dict[str, Any]) -> Any:

@@ -753,3 +753,29 @@ async def test_the_admin_token_recovers_an_event_at_the_console_sign_in(api: Api
     assert renamed.status_code == 303
     assert (await c.get(f"/v1/events/{eid}")).json()["name"] == "Found key"
     c.cookies.clear()
+
+
+async def test_a_player_gets_a_new_link_and_the_old_one_stops_working(api: Api) -> None:
+    c = api.client
+    eid, org, entries = await setup_event(api, ["Ada", "Grace"])
+    ada = entries["Ada"]
+    old = ada["entry_token"]
+    assert (await c.get(f"/e/{eid}/me/view", headers=bearer(old))).status_code == 200
+    # the API: organizer only
+    assert (
+        await c.post(f"/v1/events/{eid}/entries/{ada['id']}/token", headers=bearer(old))
+    ).status_code == 403
+    fresh = await c.post(f"/v1/events/{eid}/entries/{ada['id']}/token", headers=bearer(org))
+    assert fresh.status_code == 200 and fresh.json()["id"] == ada["id"]
+    new = fresh.json()["entry_token"]
+    assert (await c.get(f"/e/{eid}/me/view", headers=bearer(old))).status_code == 401
+    assert (await c.get(f"/e/{eid}/me/view", headers=bearer(new))).status_code == 200
+    # the console: one button, the new link shown once
+    c.cookies.set(COOKIE, org)
+    shown = await c.post(f"/console/e/{eid}/entries/{ada['id']}/token", data={"csrf": csrf_of(org)})
+    assert shown.status_code == 200 and shown.text.count('class="personal"') == 1
+    link = re.search(r'class="personal" href="([^"]+)"', shown.text).group(1)  # type: ignore[union-attr]
+    latest = link.split("#token=")[1]
+    assert (await c.get(f"/e/{eid}/me/view", headers=bearer(new))).status_code == 401
+    assert (await c.get(f"/e/{eid}/me/view", headers=bearer(latest))).status_code == 200
+    c.cookies.clear()
