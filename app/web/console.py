@@ -32,6 +32,7 @@ from app.services.reads import load_match
 from app.services.tokens import hash_token
 from app.web import forms
 from app.web.i18n import translator
+from app.web.public import qr_svg
 from app.web.render import language, page
 from app.web.views import LIVE_TYPES, entries_of, event_page
 
@@ -209,8 +210,9 @@ async def _act(
         discard_pending(session)
         await session.rollback()
         return await _verdict(request, session, event_id, principal, token, *shown["verdict_of"])
-    if isinstance(shown, dict):  # an answer shown once (new entries' personal links)
-        return await _console(request, session, event_id, principal, token, **shown)
+    if isinstance(shown, dict):  # an answer shown once (new entries' personal links, with QR codes)
+        links = [(name, url, qr_svg(url)) for name, url in shown.get("links", [])]
+        return await _console(request, session, event_id, principal, token, **{**shown, "links": links})
     return RedirectResponse(f"/console/e/{event_id}{anchor}", status_code=303)
 
 

@@ -63,7 +63,7 @@ async def print_pairings(
     return page(request, "print_pairings.html", p=await event_page(session, event_id), paper=paper)
 
 
-def _qr(url: str) -> str:
+def qr_svg(url: str) -> str:
     """A QR code that scans: one unit a module in a ``viewBox`` (the page's CSS sets its printed
     size, never cropping it), the standard four-module quiet zone drawn white around it."""
     return str(segno.make(url, error="m").svg_inline(scale=1, border=4, omitsize=True, light="#fff"))
@@ -76,7 +76,9 @@ async def print_slips(
     p = await event_page(session, event_id)
     base = str(request.base_url).rstrip("/")
     slips = [(t, f"{base}/e/{event_id}/m/{t.match.id}") for t in p.current if t.open]
-    return page(request, "print_slips.html", p=p, paper=paper, slips=[(t, url, _qr(url)) for t, url in slips])
+    return page(
+        request, "print_slips.html", p=p, paper=paper, slips=[(t, url, qr_svg(url)) for t, url in slips]
+    )
 
 
 @router.get("/e/{event_id}/print/scorecards", response_class=HTMLResponse)

@@ -98,3 +98,48 @@ def test_every_slip_code_scans_on_screen_and_on_paper(server: str, browser: Any,
         text = page.inner_text("main")
         assert f"Table {m['table']}" in text and all(s["name"] in text for s in m["seats"])
     page.close()
+
+
+def test_personal_links_print_as_cards_whose_codes_open_each_players_page(
+    server: str, browser: Any, tmp_path: Path
+) -> None:
+    client = api(server)
+    made = client.post("/v1/events", json={"name": "Cards", "game": "generic"}, headers=bearer(ADMIN)).json()
+    page = browser.new_page(viewport={"width": 1024, "height": 800}, locale="en-US")
+    page.goto(f"{server}/console")
+    page.fill("#org-token", made["organizer_token"])
+    with page.expect_navigation():
+        page.get_by_role("button", name="Sign in").click()
+    names = ["Hana", "Ichiro", "Jun"]
+    page.fill("#names", "\n".join(names))
+    with page.expect_navigation():
+        page.get_by_role("button", name="Register").click()
+    links = {page.locator("a.personal").nth(i).get_attribute("href") for i in range(3)}
+    cards = page.locator("article.link-card")
+    assert cards.count() == 3
+    for i in range(3):
+        assert _decoded(Image.open(io.BytesIO(cards.nth(i).locator("svg").screenshot()))) == [
+            cards.nth(i).locator(".url").inner_text()
+        ]
+    page.emulate_media(media="print")
+    assert not page.locator("#entries").is_visible() and cards.nth(0).is_visible()  # only the cards print
+    pdf = tmp_path / "links.pdf"
+    pdf.write_bytes(page.pdf())
+    done = subprocess.run(
+        [PDFTOPPM, "-r", "150", "-gray", "-png", str(pdf), str(tmp_path / "links")],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    printed = sorted(u for p in sorted(tmp_path.glob("links*.png")) for u in _decoded(Image.open(p)))
+    assert printed == sorted(links)
+    # each printed code opens that player's own page
+    opened = []
+    for url in printed:
+        phone = browser.new_context(locale="en-US").new_page()
+        phone.goto(url)
+        phone.wait_for_selector("#me h2")
+        opened.append(phone.inner_text("#me h2"))
+        phone.context.close()
+    assert sorted(opened) == sorted(names)
+    page.close()
