@@ -32,6 +32,7 @@ ETAGGED = frozenset(
         "list_entries",
         "get_leaderboard",
         "list_rating_pools",
+        "get_season_standings",
         "get_match",
     }
 )

@@ -131,7 +131,7 @@ def _roles(dependant: Dependant) -> list[str]:
 
 
 # the order the document lists roles in
-ROLE_ORDER = ("admin", "organizer", "scorekeeper", "judge", "entry", "monitor")
+ROLE_ORDER = ("admin", "organizer", "scorekeeper", "judge", "entry", "season", "monitor")
 
 
 def _request_header(name: str, description: str) -> dict[str, Any]:
