@@ -73,8 +73,8 @@ def test_draws_from_the_button_the_key_and_the_players_pages(
     assert _places(server, first["id"]) == ("confirmed", [1, 1])
     assert page.locator(".error").count() == 0
     assert "Confirmed" in page.inner_text(f"#m-{first['id']}")
-    # the d key on a focused row: one key
-    page.locator(f"#m-{second['id']}").focus()
+    # back on the console, the focus is on the next open table: the d key there, one key
+    assert page.evaluate("document.activeElement.id") == f"m-{second['id']}"
     with page.expect_navigation():
         page.keyboard.press("d")
     assert _places(server, second["id"]) == ("confirmed", [1, 1])
@@ -200,8 +200,8 @@ def test_a_four_seat_table_by_clicks_and_by_keys(server: str, browser: Any) -> N
     got = client.get(f"/v1/matches/{first['id']}").json()
     place_of = {s["entry_id"]: s["place"] for s in got["result"]["seats"]}
     assert got["status"] == "confirmed" and [place_of[s["entry_id"]] for s in by_seat] == [1, 1, 3, 4]
-    # keys: the row focused, each seat's place in seat order, Enter
-    page.locator(f"#m-{second['id']}").focus()
+    # keys: back on the console the next open table has the focus; each seat's place, Enter
+    assert page.evaluate("document.activeElement.id") == f"m-{second['id']}"
     for key in "2143":
         page.keyboard.press(key)
     with page.expect_navigation():

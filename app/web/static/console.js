@@ -7,6 +7,21 @@
   // console's own address, so that a reload shows the console instead of sending the form again
   var once = document.querySelector("[data-page-url]");
   if (once && window.history && history.replaceState) history.replaceState(null, "", once.getAttribute("data-page-url"));
+  // back from a result (the redirect names its row): the focus goes to the next table still open,
+  // so a round is entered key after key without reaching for the mouse
+  // (after the browser's own move to the fragment, which would take the focus back to that row)
+  function focusNext() {
+    var target = location.hash && document.getElementById(location.hash.slice(1));
+    if (!target || !target.hasAttribute("data-match-row")) return;
+    var rows = Array.prototype.slice.call(document.querySelectorAll("[data-match-row]"));
+    var at = rows.indexOf(target);
+    var next = rows.slice(at).concat(rows.slice(0, at)).filter(function (r) {
+      return /\bm-(pending|reported|disputed)\b/.test(r.className);
+    })[0];
+    if (next) next.focus();
+  }
+  if (document.readyState === "complete") setTimeout(focusNext, 0);
+  else window.addEventListener("load", function () { setTimeout(focusNext, 0); });
   document.querySelectorAll("select[data-autosubmit]").forEach(function (s) {
     s.addEventListener("change", function () { s.form.submit(); });
   });
