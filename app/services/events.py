@@ -363,6 +363,16 @@ async def drop_entry(session: AsyncSession, event_id: str, entry_id: str, princi
     return entry
 
 
+async def reissue_entry_token(session: AsyncSession, event_id: str, entry_id: str, token_hash: str) -> Entry:
+    """Give an entry a new token (its personal link lost or shared): the old one stops working at
+    once, as only the new one's digest is kept."""
+    await lock_event(session, event_id)
+    entry = await get_entry(session, event_id, entry_id)
+    entry.token_hash = token_hash
+    await session.flush()
+    return entry
+
+
 async def request_integrity_check(session: AsyncSession, event_id: str) -> Job:
     event = await get_event(session, event_id)
     return await create_job(
