@@ -127,7 +127,7 @@ def _preset(block: int, stage_name: str, playoff: bool, **extra: Any) -> dict[st
     }
 
 
-# A preset belongs to its game (battlebooks.md "World rankings (Elo)"): every BATTLEBOOKS preset, here
+# A preset belongs to its game (battlebooks.md "World rankings"): every BATTLEBOOKS preset, here
 # and in battlebooks_royal.py, is named ``battlebooks-…`` and sets up an event of the game ``battlebooks``.
 GAME = "battlebooks"
 PRESET_PREFIX = "battlebooks-"

@@ -75,8 +75,9 @@ class TwoPlayer(EventRules):
     async def check_report(
         self, session: AsyncSession, event: Event, stage: Stage, match: Match, report: Report
     ) -> Report:
-        """bga-round-robin.md "decided series": once a best-of final is decided, its remaining
-        games are void; a result for one is refused (409 naming the rule) and counts for nothing."""
+        """bga-round-robin.md, the ruling on a decided series: once a best-of final is decided, its
+        remaining games are void; a result for one is refused (409 naming the rule), counting for
+        nothing."""
         if stage.format != StageFormatName.SERIES or report.outcome == Outcome.VOID:
             return report
         others = [m for _, m in await stage_matches(session, stage) if m.id != match.id]
