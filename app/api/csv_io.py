@@ -6,8 +6,9 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Annotated, Any, Literal
 
+from fastapi import Query
 from fastapi.responses import Response
 
 from app.core.errors import InvalidInput, Problem
@@ -92,3 +93,7 @@ CSV_CONTENT: dict[int | str, dict[str, Any]] = {
         "description": "JSON, or CSV with ?format=csv",
     }
 }
+
+
+# ``?format=`` of a read that also answers as a spreadsheet
+FormatQuery = Annotated[Literal["json", "csv"], Query(description="json, or csv for a spreadsheet")]

@@ -15,8 +15,9 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
+from app.api.auth import Admin
 from app.api.caching import cached
-from app.api.deps import Admin, SessionDep
+from app.api.deps import SessionDep
 from app.api.jobs import accepted
 from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
 from app.api.schemas import JobAccepted, Strict
