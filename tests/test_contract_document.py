@@ -60,7 +60,7 @@ def test_security_and_headers_are_declared() -> None:
             bearers = [req["bearer"] for req in op["security"] if "bearer" in req]
             assert len(bearers) == 1, op["operationId"]
             roles = bearers[0]
-            assert set(roles) <= {"admin", "organizer", "scorekeeper", "judge", "entry", "monitor"}
+            assert set(roles) <= {"admin", "organizer", "scorekeeper", "judge", "entry", "season", "monitor"}
             assert roles or {} in op["security"], op["operationId"]  # none only where a token is optional
     roles = {
         i: next(r["bearer"] for r in by_id[i]["security"] if "bearer" in r)

@@ -49,6 +49,13 @@ def _for_entry(access: Access) -> Requirement:
     return _stating(access, requirement)
 
 
+def _in_season(access: Access) -> Requirement:
+    async def requirement(season_id: str, principal: MaybePrincipal) -> Principal:
+        return authorize(principal, access, season_id=season_id)
+
+    return _stating(access, requirement)
+
+
 def _with_rows(access: Access) -> Requirement:
     async def requirement(principal: MaybePrincipal) -> Principal:
         if principal is None:
@@ -58,7 +65,7 @@ def _with_rows(access: Access) -> Requirement:
     return _stating(access, requirement)
 
 
-# what each rule reads from the path: nothing, its event, or its event and entry
+# what each rule reads from the path: nothing, its event, its event and entry, or its season
 _BY_PATH: dict[Access, Requirement] = {
     Access.ADMIN: _anywhere(Access.ADMIN),
     Access.ANY_ORGANIZER: _anywhere(Access.ANY_ORGANIZER),
@@ -69,6 +76,7 @@ _BY_PATH: dict[Access, Requirement] = {
     Access.RESULTS: _in_event(Access.RESULTS),
     Access.JUDGE: _in_event(Access.JUDGE),
     Access.JUDGE_OR_OWN_ENTRY: _for_entry(Access.JUDGE_OR_OWN_ENTRY),
+    Access.SEASON: _in_season(Access.SEASON),
 }
 # a route on a match (``/v1/matches/{match_id}…``): its event and seats are the rows its service
 # locks, and the service decides with them; the dependency requires a token
@@ -92,6 +100,7 @@ OrganizerOrOwnEntry = Annotated[Principal, Depends(require(Access.ORGANIZER_OR_O
 Judge = Annotated[Principal, Depends(require(Access.JUDGE))]
 JudgeOrOwnEntry = Annotated[Principal, Depends(require(Access.JUDGE_OR_OWN_ENTRY))]
 Monitor = Annotated[Principal, Depends(require(Access.METRICS))]
+SeasonOrganizer = Annotated[Principal, Depends(require(Access.SEASON))]
 # routes on a match: a token is required, and the service checks it against the match's rows
 SeatedOrOrganizer = Annotated[Principal, Depends(require(Access.ORGANIZER_OR_SEATED))]
 ResultKeeper = Annotated[Principal, Depends(require(Access.RESULTS, rows=True))]

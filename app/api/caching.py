@@ -12,12 +12,15 @@ more (a sealed pack).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from fastapi import Request, Response
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+
+from app.api.csv_io import csv_text
 
 # The operations answered through cached(): the OpenAPI document declares If-None-Match, ETag,
 # Cache-Control and 304 on them.
@@ -28,6 +31,8 @@ ETAGGED = frozenset(
         "get_round",
         "list_entries",
         "get_leaderboard",
+        "list_rating_pools",
+        "get_season_standings",
         "get_match",
     }
 )
@@ -53,19 +58,40 @@ def cached(request: Request, content: Any, *, version: int | None = None) -> Res
     return cached_json(request, json_body(content), version=version)
 
 
-def cached_json(request: Request, body: bytes, *, version: int | None = None) -> Response:
-    """A JSON body already rendered (a cached one), answered as ``cached`` answers."""
+def cached_json(
+    request: Request,
+    body: bytes,
+    *,
+    version: int | None = None,
+    media_type: str = "application/json",
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """A JSON body already rendered (a cached one), answered as ``cached`` answers; or another
+    rendering of the same read (its CSV, ``media_type``), tagged by its own bytes."""
     route = request.scope.get("route")
     if getattr(route, "operation_id", None) not in ETAGGED:
         raise RuntimeError(f"{getattr(route, 'operation_id', None)} is not declared in ETAGGED")
     digest = hashlib.sha256(body).hexdigest()[:32]
     tag = f'"{version}-{digest}"' if version is not None else f'"{digest}"'
     headers = {
+        **(headers or {}),
         "ETag": tag,
         "Cache-Control": "private, no-cache" if request.headers.get("authorization") else "public, no-cache",
-        "Vary": "Authorization",
+        "Vary": "Authorization, Accept",
     }
     inm = request.headers.get("if-none-match")
     if inm is not None and _matches(inm, tag):
         return Response(status_code=304, headers=headers)
-    return Response(body, media_type="application/json", headers=headers)
+    return Response(body, media_type=media_type, headers=headers)
+
+
+def cached_csv(
+    request: Request, header: Sequence[str], rows: Iterable[Sequence[Any]], filename: str
+) -> Response:
+    """A read's CSV rendering (``?format=csv`` or ``Accept: text/csv``), with its own ETag."""
+    return cached_json(
+        request,
+        csv_text(header, rows).encode(),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )

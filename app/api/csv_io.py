@@ -8,7 +8,7 @@ import io
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal
 
-from fastapi import Query
+from fastapi import Query, Request
 from fastapi.responses import Response
 
 from app.core.errors import InvalidInput, Problem
@@ -97,3 +97,16 @@ CSV_CONTENT: dict[int | str, dict[str, Any]] = {
 
 # ``?format=`` of a read that also answers as a spreadsheet
 FormatQuery = Annotated[Literal["json", "csv"], Query(description="json, or csv for a spreadsheet")]
+
+
+def wants_csv(request: Request, format: str) -> bool:
+    """Whether a read that also answers as a spreadsheet is asked for CSV: ``?format=csv``, or an
+    ``Accept`` that names ``text/csv`` before (or without) JSON."""
+    if format == "csv":
+        return True
+    accept = request.headers.get("accept", "").lower()
+    at = accept.find("text/csv")
+    if at < 0:
+        return False
+    json_at = accept.find("application/json")
+    return json_at < 0 or at < json_at

@@ -38,6 +38,7 @@ class Principal:
     entry_id: str | None = None
     staff_id: str | None = None
     staff_role: StaffRole | None = None
+    season_id: str | None = None
 
     @property
     def scope(self) -> str:
@@ -51,6 +52,8 @@ class Principal:
             return f"entry:{self.entry_id}"
         if self.role is Role.STAFF:
             return f"staff:{self.staff_id}"
+        if self.role is Role.SEASON:
+            return f"season:{self.season_id}"
         return str(self.role)
 
     @property
@@ -97,6 +100,7 @@ class Access(Enum):
     RESULTS = "the organizer, or a scorekeeper or judge of this event"
     JUDGE = "the organizer, or a judge of this event"
     JUDGE_OR_OWN_ENTRY = "the organizer, a judge of this event, or the entry itself"
+    SEASON = "the admin or this season's organizer"
     METRICS = "the admin or the metrics token"
 
     @property
@@ -117,6 +121,7 @@ _ROLES: dict[Access, tuple[str, ...]] = {
     Access.RESULTS: _ORGANIZER + _SCOREKEEPER + _JUDGE,
     Access.JUDGE: _ORGANIZER + _JUDGE,
     Access.JUDGE_OR_OWN_ENTRY: _ORGANIZER + _JUDGE + _ENTRY,
+    Access.SEASON: ("admin", "season"),
     Access.METRICS: ("admin", "monitor"),
 }
 
@@ -128,6 +133,7 @@ def authorize(
     event_id: str | None = None,
     entry_id: str | None = None,
     seated: Collection[str] = (),
+    season_id: str | None = None,
 ) -> Principal:
     """The principal when ``access`` lets it act (on ``event_id``; for ``entry_id``; at a match whose
     seats are ``seated``); otherwise 401 without a token, 403 with the wrong one."""
@@ -143,6 +149,12 @@ def authorize(
         raise Forbidden("only the admin or the metrics token may read the metrics")
     if principal.role is Role.MONITOR:
         raise Forbidden("the metrics token reads only /metrics")
+    if access is Access.SEASON:
+        if principal.is_admin or (principal.role is Role.SEASON and principal.season_id == season_id):
+            return principal
+        raise Forbidden("only the admin or this season's organizer may do this")
+    if principal.role is Role.SEASON:
+        raise Forbidden("a season's token acts on its season only")
     if access is Access.ANY_ORGANIZER:
         if principal.role in (Role.ADMIN, Role.ORGANIZER):
             return principal

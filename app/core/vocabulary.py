@@ -128,6 +128,7 @@ class Role(StrEnum):
     ADMIN = "admin"
     ORGANIZER = "organizer"
     STAFF = "staff"  # a named scorekeeper or judge of one event (``StaffRole``)
+    SEASON = "season"  # the organizer of one league season (api.md "Seasons")
     ENTRY = "entry"
     MONITOR = "monitor"  # the metrics token: reads GET /metrics and nothing else
 

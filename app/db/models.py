@@ -322,6 +322,34 @@ class RoundClock(Base):
     __table_args__ = (CheckConstraint("state IN ('running', 'paused', 'ended')", name="state"),)
 
 
+class Season(Base):
+    """A league's season (api.md "Seasons"): one table across the events attached to it, from a
+    points table by place (``points``) and, optionally, each player's ``best_of`` results. Its
+    organizer speaks with a token of its own (only the hash is kept)."""
+
+    __tablename__ = "seasons"
+
+    id: Mapped[str] = id_column()
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    points: Mapped[list[Any]] = mapped_column(JSONType, nullable=False)
+    best_of: Mapped[int | None] = mapped_column(Integer)
+    token_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    created_by: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class SeasonEvent(Base):
+    """An event counted in a season."""
+
+    __tablename__ = "season_events"
+
+    season_id: Mapped[str] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
+    event_id: Mapped[str] = mapped_column(
+        ForeignKey("events.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    added_at: Mapped[datetime] = _created()
+
+
 class EventHistory(Base):
     """The audit trail of an event's own changes: undone rounds, swaps, identity splits, check-in
     drops, cancellation (a match's result has its own, ``ResultHistory``)."""

@@ -3,7 +3,7 @@
 Tokens are never stored: an event keeps its organizer token's SHA-256 and an entry its own token's
 (``hash_token``), so a copy of the database names no token. The admin and the metrics tokens are
 settings, compared in constant time; every other token is found by one statement, built once, that
-asks the three tables that hold them (events, staff, entries) for its digest; a revoked staff
+asks the four tables that hold them (events, staff, entries, seasons) for its digest; a revoked staff
 token is no token.
 """
 
@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from app.core.access import Principal
 from app.core.errors import Unauthorized
 from app.core.vocabulary import Role, StaffRole
-from app.db.models import Entry, Event, Staff
+from app.db.models import Entry, Event, Season, Staff
 
 
 def new_token() -> str:
@@ -60,7 +60,13 @@ def _token_lookup() -> Any:
         Entry.id.label("id"),
         null().label("staff_role"),
     ).where(Entry.token_hash == digest)
-    return union_all(organizer, staff, entry)
+    season = select(
+        literal(Role.SEASON.value).label("role"),
+        null().label("event_id"),
+        Season.id.label("id"),
+        null().label("staff_role"),
+    ).where(Season.token_hash == digest)
+    return union_all(organizer, staff, entry, season)
 
 
 _TOKEN_LOOKUP = _token_lookup()
@@ -88,4 +94,6 @@ async def principal_of_token(
         return Principal(
             Role.STAFF, event_id=row.event_id, staff_id=row.id, staff_role=StaffRole(row.staff_role)
         )
+    if row.role == Role.SEASON.value:
+        return Principal(Role.SEASON, season_id=row.id)
     return Principal(Role.ENTRY, event_id=row.event_id, entry_id=row.id)

@@ -37,6 +37,16 @@ from app.api.schemas.matches import (
 )
 from app.api.schemas.players import PlayerCreate, PlayerPage, PlayerRead
 from app.api.schemas.rounds import LifecycleRead, RoundCreate, RoundPage, RoundRead, SwapIn, UndoneRound
+from app.api.schemas.seasons import (
+    SeasonCreate,
+    SeasonCreated,
+    SeasonEventIn,
+    SeasonEventRead,
+    SeasonRead,
+    SeasonResultRead,
+    SeasonRowRead,
+    SeasonStandingsRead,
+)
 from app.api.schemas.staff import StaffCreate, StaffCreated, StaffPage, StaffRead
 from app.api.schemas.standings import (
     CrossCellRead,
@@ -124,4 +134,12 @@ __all__ = [
     "AnnouncementPage",
     "ClockIn",
     "ClockRead",
+    "SeasonCreate",
+    "SeasonCreated",
+    "SeasonEventIn",
+    "SeasonEventRead",
+    "SeasonRead",
+    "SeasonResultRead",
+    "SeasonRowRead",
+    "SeasonStandingsRead",
 ]
