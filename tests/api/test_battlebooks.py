@@ -789,7 +789,7 @@ async def test_secret_wars_packs_are_assigned_at_registration_and_revealed_with_
 
 
 async def test_game_3_after_a_bye_in_game_1_may_use_the_book_not_played(api: Api) -> None:
-    # the ruling (battlebooks.md "Heroes"): game 1 was a bye, so nothing was played with the other
+    # the ruling on game 3 (battlebooks.md, Clash): game 1 was a bye, so nothing was played with the other
     # book, and game 3 may use either of the two
     sim = await create(api, "battlebooks-clash", 9)
     rnd = (await start(api, sim.eid, sim.token))["round"]
@@ -840,7 +840,7 @@ async def test_game_3_after_a_bye_in_game_1_may_use_the_book_not_played(api: Api
     ],
 )
 async def test_a_battlebooks_preset_belongs_to_the_battlebooks_game(api: Api, preset: str) -> None:
-    # battlebooks.md "World rankings (Elo)": a BATTLEBOOKS preset on an event of another game is a 422
+    # battlebooks.md "World rankings": a BATTLEBOOKS preset on an event of another game is a 422
     body = {"name": "Wrong game", "game": "generic", "preset": preset}
     r = await api.client.post("/v1/events", json=body, headers=api.admin())
     problem = assert_problem(r, 422)

@@ -607,7 +607,7 @@ async def test_a_schedule_released_by_rounds_uses_the_fewest_rounds_where_a_reso
 
 
 async def test_a_decided_best_of_three_refuses_its_third_game(api: Api) -> None:
-    # bga-round-robin.md "decided series": at 2-0 the third game is void; its result is a 409 naming
+    # bga-round-robin.md, the ruling on a decided series: at 2-0 the third game is void; its result is a 409 naming
     # the rule, and nothing of it counts
     names = [f"Q{i:02d}" for i in range(11)]
     eid, token, entries = await setup(api, TWO, names)

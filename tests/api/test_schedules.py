@@ -81,7 +81,7 @@ async def test_impossible_requests_are_422(api: Api) -> None:
 
 @pytest.mark.parametrize("players", [8, 7, 12])
 async def test_a_two_seat_schedule_is_seated_by_berger_tables(api: Api, players: int) -> None:
-    # formats.md "2-seat round-robin schedules": every player has the first seat
+    # formats.md "Round robin, 2 seats": every player has the first seat
     # floor((n-1)/2) or ceil((n-1)/2) times, as in an event's round robin
     result = await search(api, players=players, table_size=2, mode="complete", rounds=True, time_budget=5)
     assert set(meetings(result["tables"], players).values()) == {1}

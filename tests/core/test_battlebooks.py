@@ -267,7 +267,7 @@ def test_the_final_score_is_the_rounds_plus_the_final_battle_and_a_playoff_game_
 
 @pytest.mark.parametrize("hero", BOOKS)
 def test_game_3_after_a_bye_forfeit_or_void_in_game_1_or_2_takes_either_book(hero: str) -> None:
-    # battlebooks.md "Heroes": game 3 "with either of the two played"; the ruling: a game 1 or 2 that
+    # battlebooks.md, Clash, heroes: game 3 "with either of the two played"; the ruling: a game 1 or 2 that
     # was a bye, a forfeit or a void played no book, so game 3 may use either of the two
     for other in BOOKS:
         assert bb.check_hero("Ann", BOOKS, hero, 3, {1: None, 2: other}) == hero  # a bye in game 1

@@ -67,7 +67,7 @@ def test_invalid() -> None:
 
 
 def test_the_fide_berger_tables_for_eight_and_six() -> None:
-    # formats.md "2-seat round-robin schedules": Berger tables, as FIDE prints them (1-based)
+    # formats.md "Round robin, 2 seats": Berger tables, as FIDE prints them (1-based)
     eight = [
         "1-8 2-7 3-6 4-5",
         "8-5 6-4 7-3 1-2",
