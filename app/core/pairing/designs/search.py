@@ -63,7 +63,19 @@ def _search_complete(
         slots = T * k * (k - 1) // 2
         phi = 2 if slots > npairs else 1
         dlo, dhi = (T * k) // n, -(-(T * k) // n)
-        sa = Anneal(n, blocks, 1, phi, dlo, dhi, 4, 1, 4, True, rand)
+        sa = Anneal(
+            n=n,
+            blocks=blocks,
+            plo=1,
+            phi=phi,
+            dlo=dlo,
+            dhi=dhi,
+            w_def=4,
+            w_sur=1,
+            w_deg=4,
+            replace=True,
+            rand=rand,
+        )
 
         ok = sa.run(effort, stop, lambda s: s.n_def == 0 and s.n_deg == 0)
         return [sorted(b) for b in sa.blocks] if ok else None
@@ -134,7 +146,19 @@ def _search_games(
     while best_key[0] > 0 and not stop() and passes < max_passes:
         passes += 1
         rand = rng.stream(seed, f"designs:games:{n}:{k}:{gpp}:{passes}")
-        sa = Anneal(n, best_tables, plo, phi, gpp, gpp, 1, 1, 0, False, rand)
+        sa = Anneal(
+            n=n,
+            blocks=best_tables,
+            plo=plo,
+            phi=phi,
+            dlo=gpp,
+            dhi=gpp,
+            w_def=1,
+            w_sur=1,
+            w_deg=0,
+            replace=False,
+            rand=rand,
+        )
         sa.run(effort, stop, lambda s: True)
         cand = [sorted(b) for b in sa.blocks]
         key = games_key(cand, n, plo, phi)
