@@ -28,6 +28,7 @@ from app.core.pairing.designs.report import warnings
 from app.core.pairing.designs.resolvable import fewest_resolvable_rounds, improve_rounds, search_rounds
 from app.core.pairing.designs.rounds import color_tables, order_by_rounds
 from app.core.pairing.designs.validation import validate_request
+from app.core.pairing.round_robin import berger_rounds
 
 
 @dataclass
@@ -183,6 +184,21 @@ class _Monotone:
             self.fn(value)
 
 
+def _berger_design(n: int, mode: str, cycles: int, rounds: bool) -> Design:
+    """A 2-seat round robin by Berger tables (formats.md, the ruling "2-seat round-robin
+    schedules"): seats in table order, first seat first; each further cycle swaps the seats."""
+    tables: list[list[int]] = []
+    rnds: list[list[int]] = []
+    for c in range(cycles):
+        for boards in berger_rounds(n):
+            played = [[a, b] if c % 2 == 0 else [b, a] for a, b in boards if a < n and b < n]
+            rnds.append(list(range(len(tables), len(tables) + len(played))))
+            tables += played
+    rep = check_design(tables, n)
+    rep.warnings = warnings(tables, n, 2, mode, rep, False)
+    return Design(tables=tables, rounds=rnds if rounds else None, report=rep)
+
+
 def search_design(
     players: int,
     table_size: int,
@@ -199,6 +215,13 @@ def search_design(
     stop = Stopper(should_stop)
     if progress is not None:
         progress = _Monotone(progress)
+    if k == 2 and (mode == "complete" or (games_per_player or 0) % (n - 1) == 0):
+        design = _berger_design(
+            n, mode, 1 if mode == "complete" else (games_per_player or 0) // (n - 1), rounds
+        )
+        if progress is not None:
+            progress(1.0)
+        return design
     tables: list[list[int]]
     rnds: list[list[int]] | None = None
     steiner = steiner_system(n, k)
