@@ -11,9 +11,10 @@ from app.core.errors import InvalidInput, Problem
 from app.db.models import Match
 
 
-def csrf_matches(sent: object, expected: str) -> bool:
-    """Whether a form's ``csrf`` field is the console's token, compared as bytes in constant time:
-    any text a browser can send (non-ASCII too) is an answer, never an error."""
+def same_token(sent: object, expected: str) -> bool:
+    """Whether what a browser sent (a form's ``csrf`` field, a signed cookie's signature) is the
+    expected token, compared as bytes in constant time: any text (non-ASCII too) is an answer,
+    never an error."""
     return hmac.compare_digest(str(sent).encode("utf-8", "surrogatepass"), expected.encode())
 
 

@@ -35,6 +35,13 @@ async def test_a_non_ascii_form_token_is_refused_not_an_error(api: Api) -> None:
     assert (await api.client.get(f"/v1/events/{event['id']}")).json()["status"] == "registration"
 
 
+async def test_a_forged_non_ascii_flash_cookie_is_ignored_not_an_error(api: Api) -> None:
+    event, token = await make_event(api)
+    cookie = f"arbiter_console={token}; arbiter_console_flash=eyJhIjoxfQ.\u00e9\u00e9".encode("latin-1")
+    r = await api.client.get(f"/console/e/{event['id']}", headers={"Cookie": cookie})
+    assert r.status_code == 200, r.text[:300]
+
+
 # --------------------------------------------------------------------------- CSV exports
 
 
