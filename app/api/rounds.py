@@ -8,7 +8,7 @@ from weakref import WeakKeyDictionary
 from fastapi import APIRouter, Header, Path, Query, Request, Response
 from fastapi.responses import PlainTextResponse
 
-from app.api.caching import cached, cached_json
+from app.api.caching import Rendered, cached, cached_json, rendered
 from app.api.csv_io import CSV_CONTENT, csv_response
 from app.api.deps import MaybePrincipal, SessionDep
 from app.api.events import event_read
@@ -45,6 +45,7 @@ from app.services import results as result_svc
 from app.services import rounds as round_svc
 from app.services import standings as standings_svc
 from app.services.events import EventView
+from app.services.formats.explanations import PER_PAIR
 from app.services.offload import collector_paused
 from app.services.results import MatchView
 from app.services.rounds import RoundView
@@ -116,12 +117,16 @@ def full_match_read(view: MatchView, warnings: list[str] | None = None) -> Match
     return match_read(view.match, view.round, view.stage, view.names, view.claims, view.history, warnings)
 
 
-def round_read(view: RoundView) -> RoundRead:
+def round_read(view: RoundView, *, explain: bool = True) -> RoundRead:
+    """The round; without ``explain``, its pairing's explanation without the per-pair rows."""
+    pairing = (view.round.details or {}).get("pairing")
+    if pairing is not None and not explain:
+        pairing = {k: v for k, v in pairing.items() if k not in PER_PAIR}
     return RoundRead(
         number=view.round.number,
         stage=view.stage.index,
         matches=[match_read(m, view.round, view.stage, view.names) for m in view.matches],
-        pairing=(view.round.details or {}).get("pairing"),
+        pairing=pairing,
         swaps=(view.round.details or {}).get("swaps", []),
     )
 
@@ -194,6 +199,9 @@ ROUND_COLUMNS = (
 )
 
 FormatQuery = Annotated[Literal["json", "csv"], Query(description="json, or csv for a spreadsheet")]
+ExplainQuery = Annotated[
+    bool, Query(description="with the pairing's explanation of each pair (or table); without, its summary")
+]
 
 
 @router.get(
@@ -209,6 +217,7 @@ async def list_rounds(
     format: FormatQuery = "json",
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
+    explain: ExplainQuery = False,
 ) -> Response:
     """The rounds with their matches, stage by stage; `?format=csv` gives every round's pairings one
     seat a line (whole, not paged)."""
@@ -235,14 +244,29 @@ async def list_rounds(
         ]
         return csv_response(ROUND_COLUMNS, lines, f"pairings-{event_id}.csv")
     chunk, nxt = page(views, lambda v: [v.stage.index, v.round.number], limit, cursor)
-    return cached(request, RoundPage(items=[round_read(v) for v in chunk], next_cursor=nxt))
+    return cached(request, RoundPage(items=[round_read(v, explain=explain) for v in chunk], next_cursor=nxt))
+
+
+# Each round of the service's cache rendered once per form (with the explanation or not), kept as
+# long as the round is.
+_rendered_rounds: WeakKeyDictionary[RoundView, dict[bool, Rendered]] = WeakKeyDictionary()
 
 
 @router.get("/v1/events/{event_id}/rounds/{number}", operation_id="get_round", response_model=RoundRead)
 async def get_round(
-    request: Request, event_id: str, number: Annotated[int, Path(ge=1, le=1_000_000)], session: SessionDep
+    request: Request,
+    event_id: str,
+    number: Annotated[int, Path(ge=1, le=1_000_000)],
+    session: SessionDep,
+    explain: ExplainQuery = False,
 ) -> Response:
-    return cached(request, round_read(await round_svc.round_by_number(session, event_id, number)))
+    """The round with its matches; its pairing's explanation of each pair with `?explain=true`."""
+    view = await round_svc.cached_round(session, event_id, number)
+    forms = _rendered_rounds.setdefault(view, {})
+    kept = forms.get(explain)
+    if kept is None:
+        kept = forms[explain] = rendered(round_read(view, explain=explain))
+    return cached_json(request, kept)
 
 
 @router.delete("/v1/events/{event_id}/rounds/{number}", operation_id="undo_round", response_model=UndoneRound)
@@ -347,7 +371,7 @@ async def advance_event(event_id: str, session: SessionDep, principal: MaybePrin
 
 
 # Each standings answer of the service's cache rendered once, kept as long as the answer is.
-_rendered: WeakKeyDictionary[standings_svc.StandingsView, bytes] = WeakKeyDictionary()
+_rendered: WeakKeyDictionary[standings_svc.StandingsView, Rendered] = WeakKeyDictionary()
 
 StageQuery = Annotated[
     int | None, Query(ge=0, le=1000, description="stage index; default the current (or last) stage")
@@ -392,9 +416,9 @@ async def get_standings(
             for r in view.rows
         ]
         return csv_response((*header, *view.tiebreaks, *tail), lines, f"standings-{event_id}.csv")
-    rendered = _rendered.get(view)
-    if rendered is not None:
-        return cached_json(request, rendered)
+    kept = _rendered.get(view)
+    if kept is not None:
+        return cached_json(request, kept)
     read = StandingsRead(
         event_id=event_id,
         stage=view.stage,
@@ -420,8 +444,8 @@ async def get_standings(
             for r in view.rows
         ],
     )
-    rendered = _rendered[view] = read.model_dump_json().encode()
-    return cached_json(request, rendered)
+    kept = _rendered[view] = rendered(read)
+    return cached_json(request, kept)
 
 
 @router.get(
