@@ -2,32 +2,44 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+# what serving needs (requirements.lock) and, for the tests and tools, the dev extra on top
+RUNTIME := $(VENV)/.runtime-$(shell cat pyproject.toml requirements.lock | sha1sum | cut -c1-12)
+STAMP   := $(VENV)/.installed-$(shell cat pyproject.toml requirements.lock | sha1sum | cut -c1-12)
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 # the embedded default on a laptop: a fixed local admin token unless one is set
 export ARBITER_ADMIN_TOKEN ?= change-me-local
 
-.PHONY: venv run migrate worker test lint typecheck bench bench-quick openapi lock clean fuzz
+.PHONY: runtime venv run migrate worker test lint typecheck bench bench-quick openapi lock clean fuzz
 
-# a quiet install, so that a failure stands out (setuptools' notice on every editable install is muted)
-$(STAMP): pyproject.toml
+# Serving installs only the locked runtime (every hash checked, as the image does) and Arbiter itself,
+# editable, built by the locked setuptools; the test toolchain comes with `make test` (the dev extra).
+# Quiet installs, so that a failure stands out (setuptools' notice on an editable install is muted).
+PIP := PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip
+$(RUNTIME): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	PIP_DISABLE_PIP_VERSION_CHECK=1 $(BIN)/python -m pip install -q --upgrade pip
-	PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONWARNINGS='ignore:Editable installation' \
-		$(BIN)/python -m pip install -q -e '.[dev]'
+	$(PIP) install -q --require-hashes --no-deps -r requirements.lock
+	$(PIP) install -q --no-deps --no-build-isolation -e .
+	rm -f $(VENV)/.runtime-*
+	touch $@
+
+$(STAMP): $(RUNTIME)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e '.[dev]'
 	rm -f $(VENV)/.installed-*
 	touch $@
 
+runtime: $(RUNTIME)
+
 venv: $(STAMP)
 
-migrate: venv
+migrate: runtime
 	$(BIN)/arbiter migrate
 
 run: migrate
 	$(BIN)/arbiter serve --host $(HOST) --port $(PORT)
 
-worker: venv
+worker: runtime
 	$(BIN)/arbiter worker
 
 lint: venv

@@ -9,6 +9,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -20,9 +21,11 @@ from app.api import (
     contract,
     events,
     games,
+    hall,
     health,
     jobs,
     live,
+    matches,
     metrics,
     players,
     presets,
@@ -31,6 +34,9 @@ from app.api import (
     rite_of_command,
     rounds,
     schedules,
+    seasons,
+    staff,
+    standings,
     strategic_titan,
     titan_arena,
     webhooks,
@@ -38,7 +44,7 @@ from app.api import (
 from app.api.guard import RequestGuardMiddleware
 from app.api.middleware import RequestLogMiddleware
 from app.db.session import make_engine, make_sessionmaker
-from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, sweep
+from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, commit_and_dispatch, sweep
 from app.observability import logs
 from app.runtime import (
     describe,
@@ -49,6 +55,7 @@ from app.runtime import (
     warn_without_admin,
     warn_without_webhook_key,
 )
+from app.services import hall as hall_svc
 from app.services import offload
 from app.services.live import Hub
 from app.services.outbox import HUB_KEY
@@ -91,6 +98,31 @@ async def _sweep_loop(app: FastAPI, settings: Settings) -> None:
             except Exception:
                 log.exception("pruning failed")
         await asyncio.sleep(settings.arbiter_sweep_seconds)
+
+
+async def _clock_loop(app: FastAPI) -> None:
+    """Say when a round's time is up (app/services/hall.py): about once a second, read when the first
+    running clock ends; when it has, end it and announce it (every process does; one succeeds)."""
+    while True:
+        wait = 1.0
+        try:
+            async with app.state.sessionmaker() as session:
+                due = await hall_svc.next_due(session)
+            now = datetime.now(UTC)
+            if due is not None and due <= now:
+                gate: asyncio.Lock | None = app.state.write_gate
+                async with contextlib.AsyncExitStack() as stack:
+                    if gate is not None:
+                        await stack.enter_async_context(gate)
+                    session = await stack.enter_async_context(app.state.sessionmaker())
+                    await hall_svc.expire_due(session)
+                    await commit_and_dispatch(session, app.state.dispatcher)
+                wait = 0.05
+            elif due is not None:
+                wait = min(wait, max(0.05, (due - now).total_seconds()))
+        except Exception:
+            log.exception("the round clock's check failed")
+        await asyncio.sleep(wait)
 
 
 _frozen = False
@@ -143,10 +175,14 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     warn_without_webhook_key(settings)
     if not settings.redis_url:
         sweeper = asyncio.create_task(_sweep_loop(app, settings))
+    clock = asyncio.create_task(_clock_loop(app))
     _freeze_startup_objects()
     try:
         yield
     finally:
+        clock.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await clock
         await hub.close()
         if sweeper is not None:
             sweeper.cancel()
@@ -192,6 +228,11 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
         events,
         presets,
         rounds,
+        matches,
+        standings,
+        staff,
+        hall,
+        seasons,
         live,
         webhooks,
         schedules,

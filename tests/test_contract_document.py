@@ -56,8 +56,22 @@ def test_security_and_headers_are_declared() -> None:
         assert "authorization" not in names
         codes = {int(c) for c in op["responses"]}
         assert 401 in codes, op["operationId"]  # a malformed Authorization, on public routes too
-        if 403 in codes:  # a route that resolves a token
-            assert {"bearer": []} in op["security"], op["operationId"]
+        if 403 in codes:  # a route that resolves a token, and the roles its permission admits
+            bearers = [req["bearer"] for req in op["security"] if "bearer" in req]
+            assert len(bearers) == 1, op["operationId"]
+            roles = bearers[0]
+            assert set(roles) <= {"admin", "organizer", "scorekeeper", "judge", "entry", "season", "monitor"}
+            assert roles or {} in op["security"], op["operationId"]  # none only where a token is optional
+    roles = {
+        i: next(r["bearer"] for r in by_id[i]["security"] if "bearer" in r)
+        for i in by_id
+        if "security" in by_id[i]
+    }
+    assert roles["create_event"] == ["admin"] and roles["create_round"] == ["admin", "organizer"]
+    assert roles["swap_entries"] == ["admin", "organizer", "judge"]
+    assert roles["correct_result"] == ["admin", "organizer", "scorekeeper", "judge"]
+    assert roles["report_result"] == ["admin", "organizer", "scorekeeper", "judge", "entry"]
+    assert roles["drop_entry"] == ["admin", "organizer", "judge", "entry"] and roles["list_entries"] == []
     for op_id in IDEMPOTENT:
         op = by_id[op_id]
         assert "Idempotency-Key" in {p["name"] for p in op["parameters"]}

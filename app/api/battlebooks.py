@@ -23,12 +23,14 @@ import io
 from datetime import datetime
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Header, Query, Response
+from fastapi import APIRouter, Depends, Header, Query, Response
 from pydantic import BaseModel, Field
 
-from app.api.deps import MaybePrincipal, SessionDep
-from app.api.rounds import full_match_read
+from app.api.auth import require
+from app.api.deps import SessionDep
+from app.api.matches import full_match_read
 from app.api.schemas import MatchRead, StrictTypes
+from app.core.access import Access, Principal
 from app.core.games import battlebooks as bb
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome
 from app.services.presets.battlebooks import ScoreCardView, score_card, score_cards
@@ -196,14 +198,14 @@ async def declare_hero(
     match_id: str,
     body: HeroDeclaration,
     session: SessionDep,
-    principal: MaybePrincipal,
+    who: Annotated[Principal, Depends(require(Access.ORGANIZER_OR_OWN_ENTRY, rows=True))],
     response: Response,
     if_match: Annotated[str | None, Header()] = None,
 ) -> MatchRead:
     """Declare a seat's hero before the game (the seat's own entry token, or the organizer), on a
     pending match of a BATTLEBOOKS Swiss event: checked by the hero rule now, shown on the pairing,
     and the hero of the result. `If-Match` is optional (412 when stale)."""
-    match = await declare(session, match_id, principal, body.entry_id, body.character, if_match)
+    match = await declare(session, match_id, who, body.entry_id, body.character, if_match)
     response.headers["ETag"] = f'"{match.version}"'
     return full_match_read(await match_view(session, match))
 

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
-from app.api.deps import MaybePrincipal, SessionDep
+from app.api.auth import EventMember, Organizer, require
+from app.api.deps import SessionDep
 from app.api.schemas import Strict
-from app.core.access import Access, authorize
+from app.core.access import Access, Principal
 from app.core.vocabulary import EventStatus
 from app.services.presets import bga as svc
 
@@ -96,10 +97,10 @@ async def get_bga_event(event_id: str, session: SessionDep) -> BgaRead:
     response_model=ActionRead,
 )
 async def withdraw_finalist(
-    event_id: str, body: FinalistIn, session: SessionDep, principal: MaybePrincipal
+    event_id: str, body: FinalistIn, session: SessionDep, who: EventMember
 ) -> ActionRead:
     """Withdraw an entry from the final (the organizer, or the entry itself); the next in line replaces it."""
-    return ActionRead(**await svc.withdraw_finalist(session, event_id, principal, body.entry_id))
+    return ActionRead(**await svc.withdraw_finalist(session, event_id, who, body.entry_id))
 
 
 @router.post(
@@ -108,10 +109,10 @@ async def withdraw_finalist(
     response_model=ActionRead,
 )
 async def register_finalist(
-    event_id: str, body: FinalistIn, session: SessionDep, principal: MaybePrincipal
+    event_id: str, body: FinalistIn, session: SessionDep, who: EventMember
 ) -> ActionRead:
     """Register a finalist for the final (the organizer, or the finalist itself)."""
-    return ActionRead(**await svc.register_finalist(session, event_id, principal, body.entry_id))
+    return ActionRead(**await svc.register_finalist(session, event_id, who, body.entry_id))
 
 
 @router.post(
@@ -119,21 +120,21 @@ async def register_finalist(
     operation_id="close_bga_final_registration",
     response_model=ActionRead,
 )
-async def close_final_registration(
-    event_id: str, session: SessionDep, principal: MaybePrincipal
-) -> ActionRead:
+async def close_final_registration(event_id: str, session: SessionDep, who: Organizer) -> ActionRead:
     """Close the final's registration (organizer): every unregistered finalist forfeits."""
-    authorize(principal, Access.ORGANIZER, event_id=event_id)
     return ActionRead(**await svc.close_final_registration(session, event_id))
 
 
 @router.post("/v1/matches/{match_id}/bga/tables", operation_id="record_bga_table", response_model=ActionRead)
 async def record_table(
-    match_id: str, body: TableIn, session: SessionDep, principal: MaybePrincipal
+    match_id: str,
+    body: TableIn,
+    session: SessionDep,
+    who: Annotated[Principal, Depends(require(Access.ORGANIZER_OR_EVENT_ENTRY, rows=True))],
 ) -> ActionRead:
     """Record a BGA table created for a scheduled match; every table of the match is judged again
     (wrong settings, wrong players and surplus tables do not count; the oldest valid one does)."""
-    return ActionRead(**await svc.record_table(session, match_id, principal, body.model_dump()))
+    return ActionRead(**await svc.record_table(session, match_id, who, body.model_dump()))
 
 
 @router.post(
@@ -144,10 +145,9 @@ async def record_table(
 async def close_join_deadline(
     event_id: str,
     session: SessionDep,
-    principal: MaybePrincipal,
+    who: Organizer,
     body: JoinDeadlineIn | None = None,
 ) -> ActionRead:
     """Close the join deadline (organizer): players named absent, and every player of a pending match
     with no counted table, score a violation."""
-    authorize(principal, Access.ORGANIZER, event_id=event_id)
     return ActionRead(**await svc.close_join_deadline(session, event_id, body.absent if body else {}))

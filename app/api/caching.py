@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,8 @@ from fastapi import Request, Response
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+
+from app.api.csv_io import csv_text
 
 # The operations answered through cached(): the OpenAPI document declares If-None-Match, ETag,
 # Cache-Control and 304 on them.
@@ -34,6 +37,8 @@ ETAGGED = frozenset(
         "get_round",
         "list_entries",
         "get_leaderboard",
+        "list_rating_pools",
+        "get_season_standings",
         "get_match",
     }
 )
@@ -107,9 +112,17 @@ def cached(request: Request, content: Any, *, version: int | None = None) -> Res
     return cached_json(request, json_body(content), version=version)
 
 
-def cached_json(request: Request, body: bytes | Rendered, *, version: int | None = None) -> Response:
+def cached_json(
+    request: Request,
+    body: bytes | Rendered,
+    *,
+    version: int | None = None,
+    media_type: str = "application/json",
+    headers: dict[str, str] | None = None,
+) -> Response:
     """A JSON body already rendered (a kept one: ``Rendered``, sent gzipped to a client that takes
-    it), answered as ``cached`` answers."""
+    it), answered as ``cached`` answers; or another rendering of the same read (its CSV,
+    ``media_type``), tagged by its own bytes."""
     route = request.scope.get("route")
     if getattr(route, "operation_id", None) not in ETAGGED:
         raise RuntimeError(f"{getattr(route, 'operation_id', None)} is not declared in ETAGGED")
@@ -121,9 +134,10 @@ def cached_json(request: Request, body: bytes | Rendered, *, version: int | None
     compress = kept is not None and len(raw) >= GZIP_FROM
     zipped = compress and takes_gzip(request)
     headers = {
+        **(headers or {}),
         "ETag": f'{tag[:-1]}-gzip"' if zipped else tag,
         "Cache-Control": "private, no-cache" if request.headers.get("authorization") else "public, no-cache",
-        "Vary": "Authorization, Accept-Encoding" if compress else "Authorization",
+        "Vary": "Authorization, Accept, Accept-Encoding" if compress else "Authorization, Accept",
     }
     inm = request.headers.get("if-none-match")
     if inm is not None and (_matches(inm, tag) or compress and _matches(inm, f'{tag[:-1]}-gzip"')):
@@ -131,5 +145,17 @@ def cached_json(request: Request, body: bytes | Rendered, *, version: int | None
     if zipped:
         assert kept is not None
         headers["Content-Encoding"] = "gzip"
-        return Response(kept.gzipped(), media_type="application/json", headers=headers)
-    return Response(raw, media_type="application/json", headers=headers)
+        return Response(kept.gzipped(), media_type=media_type, headers=headers)
+    return Response(raw, media_type=media_type, headers=headers)
+
+
+def cached_csv(
+    request: Request, header: Sequence[str], rows: Iterable[Sequence[Any]], filename: str
+) -> Response:
+    """A read's CSV rendering (``?format=csv`` or ``Accept: text/csv``), with its own ETag."""
+    return cached_json(
+        request,
+        csv_text(header, rows).encode(),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )

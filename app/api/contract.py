@@ -123,6 +123,17 @@ def _calls(dependant: Dependant) -> Iterator[Any]:
         yield from _calls(sub)
 
 
+def _roles(dependant: Dependant) -> list[str]:
+    """The roles the route's stated permission admits (``app/api/auth.py``: each requirement carries
+    its ``Access``); none for a read whose token is optional."""
+    rules = [access for call in _calls(dependant) if (access := getattr(call, "access", None)) is not None]
+    return sorted({role for rule in rules for role in rule.roles}, key=ROLE_ORDER.index)
+
+
+# the order the document lists roles in
+ROLE_ORDER = ("admin", "organizer", "scorekeeper", "judge", "entry", "season", "monitor")
+
+
 def _request_header(name: str, description: str) -> dict[str, Any]:
     return {
         "name": name,
@@ -189,9 +200,12 @@ def _operation(route: APIRoute, path: str, method: str, op: dict[str, Any]) -> N
     else:
         op.pop("parameters", None)
     if protected:
-        # a token is optional where a read shows more to its holder, required everywhere else
+        # a token is optional where a read shows more to its holder, required everywhere else; the
+        # requirement's roles are the kinds of token its rule admits (OpenAPI 3.1: an http scheme's
+        # requirement may list roles)
         optional = route.operation_id in TOKEN_OPTIONAL
-        op["security"] = [{}, {"bearer": []}] if optional else [{"bearer": []}]
+        roles = _roles(route.dependant)
+        op["security"] = [{}, {"bearer": roles}] if optional else [{"bearer": roles}]
     responses: dict[str, Any] = op.setdefault("responses", {})
     for code, resp in responses.items():
         if code.startswith("2"):
@@ -289,7 +303,9 @@ def document(app: FastAPI) -> dict[str, Any]:
         "bearer": {
             "type": "http",
             "scheme": "bearer",
-            "description": 'the admin token, an event\'s organizer token, or an entry token (api.md "Authentication")',
+            "description": "the admin token, an event's organizer token, a staff member's token (a "
+            "scorekeeper or a judge), an entry token, or the metrics token; each operation's "
+            'requirement lists the roles its permission admits (api.md "Authentication and tokens")',
         }
     }
     return spec

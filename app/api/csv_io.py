@@ -6,8 +6,9 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Annotated, Any, Literal
 
+from fastapi import Query, Request
 from fastapi.responses import Response
 
 from app.core.errors import InvalidInput, Problem
@@ -92,3 +93,20 @@ CSV_CONTENT: dict[int | str, dict[str, Any]] = {
         "description": "JSON, or CSV with ?format=csv",
     }
 }
+
+
+# ``?format=`` of a read that also answers as a spreadsheet
+FormatQuery = Annotated[Literal["json", "csv"], Query(description="json, or csv for a spreadsheet")]
+
+
+def wants_csv(request: Request, format: str) -> bool:
+    """Whether a read that also answers as a spreadsheet is asked for CSV: ``?format=csv``, or an
+    ``Accept`` that names ``text/csv`` before (or without) JSON."""
+    if format == "csv":
+        return True
+    accept = request.headers.get("accept", "").lower()
+    at = accept.find("text/csv")
+    if at < 0:
+        return False
+    json_at = accept.find("application/json")
+    return json_at < 0 or at < json_at

@@ -10,21 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import hmac
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, Header, Request
-from sqlalchemy import String, bindparam, literal, null, select, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from app.core.access import Access, Principal, authorize
+from app.core.access import Principal
 from app.core.errors import Unauthorized
-from app.core.vocabulary import Role
-from app.db.models import Entry, Event
 from app.db.session import read_only
 from app.jobs import commit_and_dispatch, discard_pending
+from app.services import tokens
 
 # Requests that only read: their transaction takes no write lock on SQLite (app/db/session.py).
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -55,10 +51,6 @@ SessionDep = Annotated[AsyncSession, Depends(get_session, scope="function")]
 PRINCIPAL_STATE = "arbiter_principal"
 
 
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 def parse_bearer(authorization: str) -> str:
     """The token of ``Bearer <token>``; anything else — another scheme, no token, characters outside
     printable ASCII (RFC 6750's token68 and then some) — is a 401, never a 500."""
@@ -71,10 +63,6 @@ def parse_bearer(authorization: str) -> str:
     return token
 
 
-def _same(a: str, b: str) -> bool:
-    return hmac.compare_digest(a.encode(), b.encode())
-
-
 async def resolve_principal(
     request: Request, session: AsyncSession | AsyncConnection, authorization: str
 ) -> Principal:
@@ -82,38 +70,17 @@ async def resolve_principal(
     return await principal_of_token(request, session, parse_bearer(authorization))
 
 
-def _token_lookup() -> Any:
-    """The event a token organizes, or the entry (and its event) it speaks for: one statement, built
-    once (``digest`` bound at each call)."""
-    digest = bindparam("digest", type_=String)
-    organizer = select(
-        literal(Role.ORGANIZER.value).label("role"), Event.id.label("event_id"), null().label("entry_id")
-    ).where(Event.organizer_token_hash == digest)
-    entry = select(
-        literal(Role.ENTRY.value).label("role"), Entry.event_id.label("event_id"), Entry.id.label("entry_id")
-    ).where(Entry.token_hash == digest)
-    return union_all(organizer, entry)
-
-
-_TOKEN_LOOKUP = _token_lookup()
-
-
 async def principal_of_token(
     request: Request, session: AsyncSession | AsyncConnection, token: str
 ) -> Principal:
     """The principal a token speaks for (the bearer header's, or the console's sign-in); unknown: 401."""
-    admin = request.app.state.settings.arbiter_admin_token
-    if admin and _same(token, admin):
-        return Principal(Role.ADMIN)
-    monitor = request.app.state.settings.arbiter_metrics_token
-    if monitor and _same(token, monitor):
-        return Principal(Role.MONITOR)
-    row = (await session.execute(_TOKEN_LOOKUP, {"digest": hash_token(token)})).first()
-    if row is None:
-        raise Unauthorized("unknown token")
-    if row.role == Role.ORGANIZER.value:
-        return Principal(Role.ORGANIZER, event_id=row.event_id)
-    return Principal(Role.ENTRY, event_id=row.event_id, entry_id=row.entry_id)
+    settings = request.app.state.settings
+    return await tokens.principal_of_token(
+        session,
+        token,
+        admin_token=settings.arbiter_admin_token,
+        metrics_token=settings.arbiter_metrics_token,
+    )
 
 
 async def get_principal(
@@ -130,10 +97,3 @@ async def get_principal(
 
 
 MaybePrincipal = Annotated[Principal | None, Depends(get_principal)]
-
-
-def require_admin(principal: MaybePrincipal) -> Principal:
-    return authorize(principal, Access.ADMIN)
-
-
-Admin = Annotated[Principal, Depends(require_admin)]

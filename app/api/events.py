@@ -9,9 +9,10 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
+from app.api.auth import Admin, JudgeOrOwnEntry, Organizer, OrganizerOrOwnEntry
 from app.api.caching import cached
 from app.api.csv_io import MAX_ROWS, read_entry_rows
-from app.api.deps import Admin, MaybePrincipal, SessionDep, hash_token
+from app.api.deps import MaybePrincipal, SessionDep
 from app.api.idempotency import run_idempotent
 from app.api.jobs import accepted
 from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
@@ -34,12 +35,12 @@ from app.api.schemas import (
     IdentityRead,
     JobAccepted,
 )
-from app.core.access import Access, authorize
 from app.core.errors import InvalidInput, Problem
 from app.core.vocabulary import EntryStatus, EventStatus
 from app.services import events as svc
 from app.services.events import EntryView, EventView
 from app.services.history import event_history
+from app.services.tokens import hash_token
 
 router = APIRouter(prefix="/v1/events", tags=["events"])
 
@@ -129,12 +130,11 @@ async def update_event(
     event_id: str,
     body: EventUpdate,
     session: SessionDep,
-    principal: MaybePrincipal,
+    who: Organizer,
     response: Response,
     if_match: Annotated[str | None, Header()] = None,
 ) -> EventRead:
     """Rename an event or replace its settings overrides (organizer; `If-Match: <version>`)."""
-    authorize(principal, Access.ORGANIZER, event_id=event_id)
     view = await svc.update_event(session, event_id, if_match, body.name, body.settings)
     response.headers["ETag"] = f'"{view.event.version}"'
     return event_read(view)
@@ -235,13 +235,10 @@ async def _entry_payload(request: Request) -> tuple[str, Any]:
     response_model=EntryCreated | list[EntryCreated],
     openapi_extra=_ENTRY_BODY,
 )
-async def create_entry(
-    request: Request, event_id: str, session: SessionDep, principal: MaybePrincipal
-) -> Response:
+async def create_entry(request: Request, event_id: str, session: SessionDep, who: Organizer) -> Response:
     """Register a player (organizer), or many at once: a JSON list or `text/csv` (columns `name`,
     `external_id`, `rating`, `seed`, `club`, `characters` separated by `|`). Many are all or nothing:
     a 422 names every bad row. Entry tokens are returned once; players report with them."""
-    authorize(principal, Access.ORGANIZER, event_id=event_id)
     kind, payload = await _entry_payload(request)
 
     async def handler() -> tuple[int, object, dict[str, str]]:
@@ -249,7 +246,7 @@ async def create_entry(
             body = _validated([payload], "body")[0]
             token = svc.new_token()
             entry = await svc.add_entry(session, event_id, _spec(body), hash_token(token))
-            view = await svc.registered(session, entry, principal)
+            view = await svc.registered(session, entry, who)
             created = EntryCreated(**entry_read(view).model_dump(), entry_token=token)
             return 201, created, {"Location": f"/v1/events/{event_id}/entries/{entry.id}"}
         bodies = _validated(payload, kind)
@@ -260,15 +257,13 @@ async def create_entry(
         return (
             201,
             [
-                EntryCreated(
-                    **entry_read(await svc.registered(session, e, principal)).model_dump(), entry_token=t
-                )
+                EntryCreated(**entry_read(await svc.registered(session, e, who)).model_dump(), entry_token=t)
                 for e, t in zip(entries, tokens, strict=True)
             ],
             {},
         )
 
-    return await run_idempotent(request, session, principal, payload, handler)
+    return await run_idempotent(request, session, who, payload, handler)
 
 
 @router.get("/{event_id}/entries", operation_id="list_entries", response_model=EntryPage)
@@ -296,16 +291,13 @@ async def get_entry(
 
 
 @router.delete("/{event_id}/entries/{entry_id}", operation_id="drop_entry", response_model=EntryRead)
-async def drop_entry(
-    event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
-) -> EntryRead:
-    """Drop an entry (the organizer, or the entry itself). Its results stay; it is paired no more.
+async def drop_entry(event_id: str, entry_id: str, session: SessionDep, who: JudgeOrOwnEntry) -> EntryRead:
+    """Drop an entry (the organizer, a judge, or the entry itself). Its results stay; it is paired no more.
 
     Where the stage's `on_drop` is `resign` (the Board Game Arena presets), its open games are lost:
     each is recorded as a forfeit won by the others (`violation`: scored as its violation)."""
-    who = authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=entry_id)
     entry = await svc.drop_entry(session, event_id, entry_id, who)
-    return entry_read(await svc.registered(session, entry, principal))
+    return entry_read(await svc.registered(session, entry, who))
 
 
 @router.post(
@@ -314,9 +306,8 @@ async def drop_entry(
     status_code=202,
     response_model=JobAccepted,
 )
-async def integrity_check(event_id: str, session: SessionDep, principal: MaybePrincipal) -> JSONResponse:
+async def integrity_check(event_id: str, session: SessionDep, who: Organizer) -> JSONResponse:
     """Audit the event's stored data in a background job (organizer): 202 with the job's id."""
-    authorize(principal, Access.ORGANIZER, event_id=event_id)
     return accepted(await svc.request_integrity_check(session, event_id))
 
 
@@ -324,11 +315,10 @@ async def integrity_check(event_id: str, session: SessionDep, principal: MaybePr
     "/{event_id}/entries/{entry_id}/check-in", operation_id="check_in_entry", response_model=CheckInRead
 )
 async def check_in(
-    event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
+    event_id: str, entry_id: str, session: SessionDep, who: OrganizerOrOwnEntry
 ) -> CheckInRead:
     """Check an entry in before the start (the organizer, or the entry's own token); needs
     `check_in: true` in the settings. At the start, entries not checked in are dropped."""
-    authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=entry_id)
     e = await svc.check_in(session, event_id, entry_id, True)
     return CheckInRead(entry_id=e.id, checked_in=True, checked_in_at=e.checked_in_at)
 
@@ -337,10 +327,9 @@ async def check_in(
     "/{event_id}/entries/{entry_id}/check-in", operation_id="undo_check_in", response_model=CheckInRead
 )
 async def undo_check_in(
-    event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
+    event_id: str, entry_id: str, session: SessionDep, who: OrganizerOrOwnEntry
 ) -> CheckInRead:
     """Take a check-in back (the organizer, or the entry itself) before the start."""
-    authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=entry_id)
     e = await svc.check_in(session, event_id, entry_id, False)
     return CheckInRead(entry_id=e.id, checked_in=False, checked_in_at=None)
 
@@ -359,11 +348,8 @@ def identity_read(view: svc.IdentityView) -> IdentityRead:
 @router.get(
     "/{event_id}/entries/{entry_id}/identity", operation_id="get_entry_identity", response_model=IdentityRead
 )
-async def get_identity(
-    event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
-) -> IdentityRead:
+async def get_identity(event_id: str, entry_id: str, session: SessionDep, who: Organizer) -> IdentityRead:
     """The entry's player, how the registration matched it, and the player's other events (organizer)."""
-    authorize(principal, Access.ORGANIZER, event_id=event_id)
     return identity_read(await svc.identity_view(session, event_id, entry_id))
 
 
@@ -372,26 +358,21 @@ async def get_identity(
     operation_id="split_entry_identity",
     response_model=IdentityRead,
 )
-async def split_identity(
-    event_id: str, entry_id: str, session: SessionDep, principal: MaybePrincipal
-) -> IdentityRead:
+async def split_identity(event_id: str, entry_id: str, session: SessionDep, who: Organizer) -> IdentityRead:
     """Undo the match to an existing player (organizer, during registration): the entry gets a new
     player of its own. Kept in the event's history."""
-    who = authorize(principal, Access.ORGANIZER, event_id=event_id)
     return identity_read(await svc.split_identity(session, event_id, entry_id, who))
 
 
 @router.post("/{event_id}/cancel", operation_id="cancel_event", response_model=EventRead)
-async def cancel_event(event_id: str, session: SessionDep, principal: MaybePrincipal) -> EventRead:
+async def cancel_event(event_id: str, session: SessionDep, who: Organizer) -> EventRead:
     """Cancel the event (organizer): nothing more is paired or registered; its results stay."""
-    who = authorize(principal, Access.ORGANIZER, event_id=event_id)
     return event_read(await svc.cancel_event(session, event_id, who))
 
 
 @router.delete("/{event_id}", operation_id="delete_event", status_code=204)
-async def delete_event(event_id: str, session: SessionDep, principal: MaybePrincipal) -> Response:
+async def delete_event(event_id: str, session: SessionDep, who: Organizer) -> Response:
     """Delete an event that never started, with its entries (organizer); 409 once it has started."""
-    authorize(principal, Access.ORGANIZER, event_id=event_id)
     await svc.delete_event(session, event_id)
     return Response(status_code=204)
 
@@ -403,10 +384,9 @@ async def get_forbidden_pairs(event_id: str, session: SessionDep) -> ForbiddenPa
 
 @router.put("/{event_id}/forbidden-pairs", operation_id="put_forbidden_pairs", response_model=ForbiddenPairs)
 async def put_forbidden_pairs(
-    event_id: str, body: ForbiddenPairs, session: SessionDep, principal: MaybePrincipal
+    event_id: str, body: ForbiddenPairs, session: SessionDep, who: Organizer
 ) -> ForbiddenPairs:
     """Replace the pairs of entries that are never paired together (organizer)."""
-    who = authorize(principal, Access.ORGANIZER, event_id=event_id)
     return ForbiddenPairs(pairs=await svc.put_forbidden_pairs(session, event_id, body.pairs, who))
 
 

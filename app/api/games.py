@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
-from app.api.deps import Admin, SessionDep
+from app.api.auth import Admin
+from app.api.deps import SessionDep
 from app.api.idempotency import run_idempotent
 from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
 from app.api.schemas import GameCreate, GamePage, GameRead

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
-from app.api.deps import MaybePrincipal, SessionDep
-from app.core.access import Access, authorize
+from app.api.auth import Monitor
+from app.api.deps import SessionDep
 from app.observability.metrics import CONTENT_TYPE, render
 from app.services.operations import metrics_snapshot
 
@@ -14,8 +14,7 @@ router = APIRouter(tags=["operations"])
 
 
 @router.get("/metrics", include_in_schema=False)
-async def metrics(request: Request, session: SessionDep, principal: MaybePrincipal) -> Response:
-    authorize(principal, Access.METRICS)
+async def metrics(request: Request, session: SessionDep, who: Monitor) -> Response:
     state = request.app.state
     snapshot = await metrics_snapshot(
         session,

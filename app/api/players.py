@@ -4,10 +4,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 
-from app.api.deps import MaybePrincipal, SessionDep
+from app.api.auth import AnyOrganizer
+from app.api.deps import SessionDep
 from app.api.idempotency import run_idempotent
 from app.api.schemas import PlayerCreate, PlayerPage, PlayerRead
-from app.core.access import Access, authorize
 from app.db.models import Player
 from app.services import players as svc
 
@@ -20,10 +20,9 @@ def player_read(p: Player) -> PlayerRead:
 
 @router.post("", operation_id="create_player", status_code=201, response_model=PlayerRead)
 async def create_player(
-    request: Request, body: PlayerCreate, session: SessionDep, principal: MaybePrincipal
+    request: Request, body: PlayerCreate, session: SessionDep, who: AnyOrganizer
 ) -> Response:
     """Create a player (the admin, or any event's organizer)."""
-    who = authorize(principal, Access.ANY_ORGANIZER)
 
     async def handler() -> tuple[int, object, dict[str, str]]:
         p = await svc.create_player(session, body.name, body.external_id)

@@ -1,24 +1,29 @@
-"""Ratings resources (api.md "Resources": ``/v1/ratings/{pool}``, ``/v1/players/{id}/ratings``;
-battlebooks.md "World rankings").
+"""Ratings resources (api.md "Ratings": ``/v1/ratings``, ``/v1/ratings/{pool}``,
+``/v1/players/{id}/ratings``; battlebooks.md "World rankings").
 
 Rulings where the spec is silent: ratings and history values are shown rounded to 0.1 (stored
 unrounded); the leaderboard lists every rating row of the pool (also a player given a starting
 rating who has not played yet); ``PUT …/settings`` creates a pool that does not exist yet, every other
-route answers 404 for an unknown pool; the leaderboard cursor is opaque.
+route answers 404 for an unknown pool; the leaderboard cursor is opaque. The pools and a leaderboard
+also answer as CSV (``?format=csv`` or ``Accept: text/csv``), with their own ETag: the pools' page
+as the JSON pages them, a leaderboard whole (a league's spreadsheet wants every row).
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from app.api.caching import cached
-from app.api.deps import Admin, SessionDep
+from app.api.auth import Admin
+from app.api.caching import cached, cached_csv
+from app.api.csv_io import CSV_CONTENT, FormatQuery, wants_csv
+from app.api.deps import SessionDep
 from app.api.jobs import accepted
-from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
+from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, bad_cursor, decode_cursor, encode_cursor, page
 from app.api.schemas import JobAccepted, Strict
 from app.core import ratings as core
 from app.services import ratings as svc
@@ -42,6 +47,20 @@ class LeaderboardRow(BaseModel):
 class Leaderboard(BaseModel):
     pool: str
     items: list[LeaderboardRow]
+    next_cursor: str | None = None
+
+
+class PoolRead(BaseModel):
+    pool: str
+    game: str | None = Field(description="the game whose events feed it (null: a pool of its own)")
+    character: str | None = Field(description="the hero or character it rates (BATTLEBOOKS' Roll Call)")
+    players: int
+    games: int = Field(description="rated games (matches) in its history")
+    updated_at: datetime | None = Field(description="when a rating of it last changed")
+
+
+class PoolPage(BaseModel):
+    items: list[PoolRead]
     next_cursor: str | None = None
 
 
@@ -97,15 +116,69 @@ class PoolSettingsRead(BaseModel):
     job_id: str | None = None
 
 
-@router.get("/v1/ratings/{pool}", operation_id="get_leaderboard", response_model=Leaderboard)
+POOL_COLUMNS = ("pool", "game", "character", "players", "games", "updated_at")
+BOARD_COLUMNS = ("rank", "player_id", "name", "rating", "games", "title")
+
+
+@router.get("/v1/ratings", operation_id="list_rating_pools", response_model=PoolPage, responses=CSV_CONTENT)
+async def list_rating_pools(
+    request: Request,
+    session: SessionDep,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+    format: FormatQuery = "json",
+) -> Response:
+    """The rating pools by key, each with its players, rated games and last change (`?format=csv`:
+    this page, one pool a line)."""
+    after = None
+    if cursor:
+        after = decode_cursor(cursor)
+        if not isinstance(after, str):
+            raise bad_cursor()
+    rows, last = await svc.pools(session, limit, after)
+    items = [
+        PoolRead(
+            pool=r.key,
+            game=r.game,
+            character=r.character,
+            players=r.players,
+            games=r.games,
+            updated_at=r.updated_at,
+        )
+        for r in rows
+    ]
+    if wants_csv(request, format):
+        lines = [
+            (i.pool, i.game, i.character, i.players, i.games, i.updated_at and i.updated_at.isoformat())
+            for i in items
+        ]
+        return cached_csv(request, POOL_COLUMNS, lines, "rating-pools.csv")
+    return cached(request, PoolPage(items=items, next_cursor=encode_cursor(last) if last else None))
+
+
+@router.get(
+    "/v1/ratings/{pool}", operation_id="get_leaderboard", response_model=Leaderboard, responses=CSV_CONTENT
+)
 async def get_leaderboard(
     request: Request,
     pool: str,
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
     cursor: str | None = None,
+    format: FormatQuery = "json",
 ) -> Response:
-    """A pool's leaderboard, highest rating first; equal ratings share a rank."""
+    """A pool's leaderboard, highest rating first; equal ratings share a rank (`?format=csv`: the
+    whole board, one player a line)."""
+    if wants_csv(request, format):
+        whole: list[svc.BoardRow] = []
+        after = None
+        while True:
+            chunk, after = await svc.leaderboard(session, pool, 500, after)
+            whole += chunk
+            if after is None:
+                break
+        lines = [(r.rank, r.player_id, r.name, _r(r.rating), r.games, core.title(r.rating)) for r in whole]
+        return cached_csv(request, BOARD_COLUMNS, lines, f"leaderboard-{pool}.csv")
     rows, nxt = await svc.leaderboard(session, pool, limit, cursor)
     board = Leaderboard(
         pool=pool,

@@ -18,7 +18,8 @@ from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.deps import MaybePrincipal, SessionDep
+from app.api.auth import SeatedOrOrganizer
+from app.api.deps import SessionDep
 from app.api.idempotency import run_idempotent
 from app.core.games import strategic_titan as st
 from app.services import strategic_titan as svc
@@ -190,19 +191,19 @@ async def append_log(
     match_id: str,
     body: StrategicTitanEvent,
     session: SessionDep,
-    principal: MaybePrincipal,
+    who: SeatedOrOrganizer,
     if_match: Annotated[str | None, Header()] = None,
 ) -> Response:
     """Append one event to the match's Strategic Titan record (organizer, or an entry seated here)."""
     event = body.model_dump(exclude_none=True)
 
     async def handler() -> tuple[int, object, dict[str, str]]:
-        done = await svc.append_event(session, match_id, principal, if_match, event)
+        done = await svc.append_event(session, match_id, who, if_match, event)
         payload = MatchLogAppended(index=done.index, state=done.state, version=done.version)
         headers = {"Location": f"/v1/matches/{match_id}/log", "ETag": f'"{done.version}"'}
         return 201, payload, headers
 
-    return await run_idempotent(request, session, principal, event, handler)
+    return await run_idempotent(request, session, who, event, handler)
 
 
 @router.get("/v1/matches/{match_id}/log", operation_id="get_match_log", response_model=MatchLogRead)

@@ -24,7 +24,8 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api import schemas
-from app.api.deps import MaybePrincipal, SessionDep
+from app.api.auth import EventMember
+from app.api.deps import SessionDep
 from app.api.verdicts import TitanVerdict
 from app.core.games import titan_arena as core
 from app.services.offload import off_loop
@@ -195,7 +196,7 @@ async def get_final_rules(event_id: str, session: SessionDep) -> dict[str, Any]:
     response_model=FinalRulesRead,
 )
 async def choose_final_rules(
-    event_id: str, body: FinalRulesIn, session: SessionDep, principal: MaybePrincipal
+    event_id: str, body: FinalRulesIn, session: SessionDep, who: EventMember
 ) -> dict[str, Any]:
     """A finalist opts in (or out) of the Colossal Arena rules for the final."""
-    return await svc.choose_final_rules(session, event_id, principal, body.entry_id, body.colossal)
+    return await svc.choose_final_rules(session, event_id, who, body.entry_id, body.colossal)

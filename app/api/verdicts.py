@@ -1,13 +1,16 @@
 """The verdicts of adjudicated games as clients read them: the stateless tools' answers
 (``POST /v1/adjudicate/…``) and a match's ``verdict`` (``GET /v1/matches/{id}``), one shape per
 adjudicator (titan-arena.md "The in-game tie-break"; rite-of-command.md; battlebooks.md
-"battlebooks-battle-royal"; strategic-titan.md)."""
+"battlebooks-battle-royal"; strategic-titan.md). A match's verdict is routed to its member by what
+each game declares (app/core/games/registry.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from pydantic import BaseModel, Field
+
+from app.core.games.registry import stored_verdict_keys, verdict_members
 
 
 # --- Titan: The Arena --------------------------------------------------------------------------
@@ -114,14 +117,12 @@ class MatchVerdict(BaseModel):
     )
 
 
-_MEMBERS = {
-    "titan-arena": "titan_arena",
-    "rite-of-command": "rite_of_command",
-    "battlebooks-royal": "battlebooks_royal",
-    "strategic-titan": "strategic_titan",
-}
-# Verdicts stored before the adjudicator's name was kept with them, known by a key of their own.
-_SHAPES = {"tiebreaks": "titan-arena", "rings": "rite-of-command", "holders": "battlebooks-royal"}
+# Each adjudicated game's member above and the key its old stored verdicts are known by, as the
+# game declares them (app/core/games/registry.py: GAMES); a game without its member fails here.
+_MEMBERS = verdict_members()
+_SHAPES, _REST = stored_verdict_keys()
+if set(_MEMBERS.values()) != set(MatchVerdict.model_fields) - {"adjudicator"}:
+    raise ImportError(f"MatchVerdict's members are not the adjudicated games' {sorted(_MEMBERS.values())}")
 
 
 def match_verdict(details: dict[str, Any] | None) -> MatchVerdict | None:
@@ -131,5 +132,5 @@ def match_verdict(details: dict[str, Any] | None) -> MatchVerdict | None:
         return None
     name = (details or {}).get("adjudicator")
     if name not in _MEMBERS:
-        name = next((n for key, n in _SHAPES.items() if key in verdict), "strategic-titan")
+        name = next((n for key, n in _SHAPES.items() if key in verdict), _REST)
     return MatchVerdict.model_validate({"adjudicator": name, _MEMBERS[name]: verdict})

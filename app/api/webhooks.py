@@ -8,7 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
-from app.api.deps import Admin, MaybePrincipal, SessionDep
+from app.api.auth import Admin, Organizer
+from app.api.deps import SessionDep
 from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
 from app.api.schemas import (
     DeliveryPage,
@@ -18,7 +19,6 @@ from app.api.schemas import (
     WebhookPage,
     WebhookRead,
 )
-from app.core.access import Access, authorize
 from app.core.vocabulary import DeliveryStatus, LiveEventType, WebhookStatus
 from app.db.models import Webhook, WebhookDelivery
 from app.services import webhooks as svc
@@ -72,11 +72,10 @@ def created(registered: svc.Registered, location: str) -> JSONResponse:
     response_model=WebhookCreated,
 )
 async def create_event_webhook(
-    event_id: str, body: WebhookCreate, session: SessionDep, principal: MaybePrincipal
+    event_id: str, body: WebhookCreate, session: SessionDep, who: Organizer
 ) -> JSONResponse:
     """Register an endpoint told of this event's changes (organizer). The secret is in this answer
     only; deliveries are signed with it (Standard Webhooks)."""
-    who = authorize(principal, Access.ORGANIZER, event_id=event_id)
     registered = await svc.register(session, who, event_id, body.url, body.events)
     return created(registered, f"/v1/events/{event_id}/webhooks/{registered.hook.id}")
 
@@ -85,12 +84,11 @@ async def create_event_webhook(
 async def list_event_webhooks(
     event_id: str,
     session: SessionDep,
-    principal: MaybePrincipal,
+    who: Organizer,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> WebhookPage:
     """The event's endpoints (organizer), disabled ones with the reason."""
-    authorize(principal, Access.ORGANIZER, event_id=event_id)
     hooks, nxt = page(await svc.list_hooks(session, event_id), lambda h: h.id, limit, cursor)
     return WebhookPage(items=[webhook_read(h) for h in hooks], next_cursor=nxt)
 
@@ -98,21 +96,15 @@ async def list_event_webhooks(
 @router.get(
     "/v1/events/{event_id}/webhooks/{hook_id}", operation_id="get_event_webhook", response_model=WebhookRead
 )
-async def get_event_webhook(
-    event_id: str, hook_id: str, session: SessionDep, principal: MaybePrincipal
-) -> WebhookRead:
-    authorize(principal, Access.ORGANIZER, event_id=event_id)
+async def get_event_webhook(event_id: str, hook_id: str, session: SessionDep, who: Organizer) -> WebhookRead:
     return webhook_read(await svc.get_hook(session, hook_id, event_id))
 
 
 @router.delete(
     "/v1/events/{event_id}/webhooks/{hook_id}", operation_id="delete_event_webhook", status_code=204
 )
-async def delete_event_webhook(
-    event_id: str, hook_id: str, session: SessionDep, principal: MaybePrincipal
-) -> Response:
+async def delete_event_webhook(event_id: str, hook_id: str, session: SessionDep, who: Organizer) -> Response:
     """Delete an endpoint and its delivery log (organizer); nothing more is sent to it."""
-    authorize(principal, Access.ORGANIZER, event_id=event_id)
     await svc.delete_hook(session, hook_id, event_id)
     return Response(status_code=204)
 
@@ -126,12 +118,11 @@ async def list_event_webhook_deliveries(
     event_id: str,
     hook_id: str,
     session: SessionDep,
-    principal: MaybePrincipal,
+    who: Organizer,
     limit: LimitQuery = 50,
     cursor: str | None = None,
 ) -> DeliveryPage:
     """The delivery log, newest first (organizer): each delivery's status, attempts and last error."""
-    authorize(principal, Access.ORGANIZER, event_id=event_id)
     rows, nxt = await svc.deliveries(session, hook_id, event_id, limit, cursor)
     return DeliveryPage(items=[delivery_read(d) for d in rows], next_cursor=nxt)
 

@@ -1,7 +1,8 @@
 """Presets: each source document's event as data over the general engine (formats.md "Presets").
 
 A preset is a settings document; ``settings`` given at event creation override it key by
-key. The game issues register the seeds' presets here; ``generic`` is the plain default.
+key. Each game declares its presets with itself (``app/core/games/registry.py``: ``GAMES``); they
+are collected here from those declarations; ``generic`` is the plain default.
 """
 
 from __future__ import annotations
@@ -11,16 +12,9 @@ from typing import Any
 
 from app.core.errors import InvalidInput, Problem
 from app.core.event_settings import DEFAULT_SETTINGS, merge
-from app.core.games import battlebooks, battlebooks_royal, bga
-from app.core.games import titan_arena as titan_arena_games
+from app.core.games import registry as games
 
-PRESETS: dict[str, dict[str, Any]] = {
-    "generic": DEFAULT_SETTINGS,
-}
-PRESETS.update(battlebooks_royal.PRESETS)
-PRESETS.update(battlebooks.PRESETS)
-PRESETS.update(bga.PRESETS)
-PRESETS.update(titan_arena_games.PRESETS)
+PRESETS: dict[str, dict[str, Any]] = {"generic": DEFAULT_SETTINGS, **games.PRESETS}
 
 
 def resolve(preset: str | None, overrides: dict[str, Any] | None) -> dict[str, Any]:

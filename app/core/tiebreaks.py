@@ -370,22 +370,3 @@ def build_chain(names: Sequence[str]) -> tuple[Criterion, ...]:
 def describe() -> Mapping[str, str]:
     """Criterion name → one-line description with its direction."""
     return {c.name: f"({'more' if c.higher_is_better else 'less'}) {c.summary}" for c in CRITERIA.values()}
-
-
-# The chain a stage ranks by when neither the event nor the stage names ``tiebreaks`` (README
-# "Scoring and tie-breaks"; formats.md "Default tie-breaks"). ``tiebreaks: []`` keeps ties shared.
-DEFAULT_CHAINS: dict[str, tuple[str, ...]] = {
-    "swiss": ("buchholz", "sonneborn_berger", "wins"),
-    "round_robin": ("head_to_head", "sonneborn_berger", "wins"),
-    "single_elimination": ("wins", "buchholz"),
-    "double_elimination": ("wins", "buchholz"),
-    "heats": ("wins",),
-    "series": ("wins",),
-    "free_for_all": (),
-    "playoff": (),
-}
-
-
-def default_chain(stage_format: str | None) -> tuple[str, ...]:
-    """The default tie-break chain of a stage format (none outside a stage)."""
-    return DEFAULT_CHAINS.get(stage_format or "", ())

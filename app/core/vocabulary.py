@@ -102,6 +102,13 @@ class LiveEventType(StrEnum):
     RESULT_CORRECTED = "result.corrected"
     STANDINGS_CHANGED = "standings.changed"
     STAGE_ADVANCED = "stage.advanced"
+    CLOCK_STARTED = "clock.started"
+    CLOCK_PAUSED = "clock.paused"
+    CLOCK_RESUMED = "clock.resumed"
+    CLOCK_EXTENDED = "clock.extended"
+    CLOCK_STOPPED = "clock.stopped"  # the organizer ended the round
+    CLOCK_ENDED = "clock.ended"  # time is up
+    ANNOUNCEMENT_POSTED = "announcement.posted"
 
 
 class WebhookStatus(StrEnum):
@@ -116,9 +123,20 @@ class DeliveryStatus(StrEnum):
 
 
 class Role(StrEnum):
-    """Who a bearer token speaks for (api.md "Conventions" — Auth)."""
+    """Who a bearer token speaks for (api.md "Authentication and tokens")."""
 
     ADMIN = "admin"
     ORGANIZER = "organizer"
+    STAFF = "staff"  # a named scorekeeper or judge of one event (``StaffRole``)
+    SEASON = "season"  # the organizer of one league season (api.md "Seasons")
     ENTRY = "entry"
     MONITOR = "monitor"  # the metrics token: reads GET /metrics and nothing else
+
+
+class StaffRole(StrEnum):
+    """What an event's staff token may do besides reading (api.md "Staff"): a scorekeeper enters,
+    confirms and corrects results and rules on disputes; a judge also drops entries and swaps seats.
+    Neither changes settings, pairs, undoes or advances."""
+
+    SCOREKEEPER = "scorekeeper"
+    JUDGE = "judge"

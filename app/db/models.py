@@ -267,6 +267,89 @@ class ResultHistory(Base):
     created_at: Mapped[datetime] = _created()
 
 
+class Staff(Base):
+    """A named member of an event's staff: a scorekeeper or a judge (api.md "Staff"), speaking
+    with its own token (only the token's hash is kept). A revoked member keeps its row, so the
+    audit histories that name it (``staff:<id>``) still say who it was; its token is refused."""
+
+    __tablename__ = "staff"
+
+    id: Mapped[str] = id_column()
+    event_id: Mapped[str] = mapped_column(
+        ForeignKey("events.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    role: Mapped[str] = mapped_column(String(16), nullable=False)
+    token_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    created_by: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[datetime] = _created()
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    __table_args__ = (CheckConstraint("role IN ('scorekeeper', 'judge')", name="role"),)
+
+
+class Announcement(Base):
+    """A short message the organizer posts to the projector and every open page of its event
+    (api.md "Announcements"), announced on the live stream and to webhooks."""
+
+    __tablename__ = "announcements"
+
+    id: Mapped[str] = id_column()
+    event_id: Mapped[str] = mapped_column(
+        ForeignKey("events.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    text: Mapped[str] = mapped_column(String(500), nullable=False)
+    actor: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class RoundClock(Base):
+    """An event's round timer (api.md "The round clock"): one row an event, made at its first
+    start. While it runs, ``ends_at`` is when time is up; paused, ``remaining_s`` is what is left.
+    ``tables`` holds the extra seconds given to single tables (a late start, a judge call), by match."""
+
+    __tablename__ = "round_clocks"
+
+    event_id: Mapped[str] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"), primary_key=True)
+    round: Mapped[int | None] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(String(16), nullable=False)
+    duration_s: Mapped[int] = mapped_column(Integer, nullable=False)
+    ends_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    remaining_s: Mapped[float | None] = mapped_column(Float)
+    tables: Mapped[dict[str, Any]] = mapped_column(JSONType, nullable=False, default=dict)
+    updated_at: Mapped[datetime] = _created()
+
+    __table_args__ = (CheckConstraint("state IN ('running', 'paused', 'ended')", name="state"),)
+
+
+class Season(Base):
+    """A league's season (api.md "Seasons"): one table across the events attached to it, from a
+    points table by place (``points``) and, optionally, each player's ``best_of`` results. Its
+    organizer speaks with a token of its own (only the hash is kept)."""
+
+    __tablename__ = "seasons"
+
+    id: Mapped[str] = id_column()
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    points: Mapped[list[Any]] = mapped_column(JSONType, nullable=False)
+    best_of: Mapped[int | None] = mapped_column(Integer)
+    token_hash: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    created_by: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class SeasonEvent(Base):
+    """An event counted in a season."""
+
+    __tablename__ = "season_events"
+
+    season_id: Mapped[str] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
+    event_id: Mapped[str] = mapped_column(
+        ForeignKey("events.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    added_at: Mapped[datetime] = _created()
+
+
 class EventHistory(Base):
     """The audit trail of an event's own changes: undone rounds, swaps, identity splits, check-in
     drops, cancellation (a match's result has its own, ``ResultHistory``)."""

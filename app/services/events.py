@@ -40,10 +40,7 @@ from app.services.reads import (
 )
 from app.services.registry import registry_of
 from app.services.summary import Summary, summarize
-
-
-def new_token() -> str:
-    return secrets.token_urlsafe(32)
+from app.services.tokens import new_token as new_token  # the name the routes and pages call
 
 
 def _standings_problems(settings: dict[str, Any]) -> list[Problem]:

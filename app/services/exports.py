@@ -12,7 +12,7 @@ from app.core.crosstable import CrossRow, crosstable
 from app.core.errors import Conflict
 from app.core.scoring import GameResult
 from app.core.trf import TrfGame, TrfPlayer, trf_document
-from app.core.vocabulary import MatchStatus, Outcome, StageFormatName
+from app.core.vocabulary import MatchStatus, Outcome
 from app.db.models import Entry, Event, Player, Round, Stage
 from app.services.reads import (
     details_of,
@@ -24,6 +24,7 @@ from app.services.reads import (
     stage_settings,
     stage_standings,
 )
+from app.services.registry import registry_of
 from app.services.standings import chosen_stage
 
 
@@ -49,19 +50,20 @@ async def crosstable_view(session: AsyncSession, event_id: str, stage_index: int
         g = game_result(rnd, match)
         if g is not None:
             games.append(g)
-    return CrossTableView(event, stage, rounds, crosstable(rows, games, stage_config(event, stage).scoring))
-
-
-TRF_FORMATS = (StageFormatName.SWISS, StageFormatName.ROUND_ROBIN)
+    return CrossTableView(
+        event, stage, rounds, crosstable(rows, games, stage_config(session, event, stage).scoring)
+    )
 
 
 async def trf_export(session: AsyncSession, event_id: str, stage_index: int | None) -> str:
-    """The TRF-16 file of a 2-seat Swiss or round robin stage (app/core/trf.py)."""
+    """The TRF-16 file of a 2-seat stage of a format that declares its TRF kind (``StageFormat.trf``:
+    Swiss, round robin; app/core/trf.py)."""
     event = await get_event(session, event_id)
     stage = await chosen_stage(session, event_id, stage_index)
     if stage is None:
         raise Conflict("the event has not started: there is nothing to report")
-    if stage.format not in TRF_FORMATS or stage_settings(stage).table_size != 2:
+    kind = registry_of(session).format_of(stage).trf
+    if kind is None or stage_settings(stage).table_size != 2:
         raise Conflict(
             f"a TRF file reports a 2-seat Swiss or round robin; stage {stage.index} is a "
             f"{stage.format} of {stage_settings(stage).table_size} seats"
@@ -100,7 +102,7 @@ async def trf_export(session: AsyncSession, event_id: str, stage_index: int | No
             else:
                 code = "1" if s.place == 1 else "0"
             games[(rnd.id, s.entry_id)] = TrfGame(start.get(other.entry_id), "wb"[i], code)
-    scoring = stage_config(event, stage).scoring
+    scoring = stage_config(session, event, stage).scoring
     out = []
     for e in order:
         entry = entries[e]
@@ -119,6 +121,5 @@ async def trf_export(session: AsyncSession, event_id: str, stage_index: int | No
         )
     first = rounds[0].created_at if rounds else event.created_at
     last = rounds[-1].created_at if rounds else event.created_at
-    kind = "Swiss System" if stage.format == StageFormatName.SWISS else "Round Robin"
     points = (scoring.win, scoring.draw, scoring.loss, scoring.bye_points())
     return trf_document(event.name, f"{first:%Y/%m/%d}", f"{last:%Y/%m/%d}", kind, len(rounds), points, out)

@@ -49,6 +49,7 @@ from app.services.rounds import (
     numbered_round,
     round_matches,
     round_view,
+    write_drawn,
     write_round,
 )
 
@@ -97,15 +98,8 @@ async def pair_next_round(
     custom = await rules.stage_tables(session, event, stage, rounds)
     if custom is not None:
         return await round_view(session, *await write_round(session, event, stage, custom))
-    explain: dict[str, Any] = {}
-    generated = await fmt.next_tables(session, event, stage, rounds, explain)
-    rnd, released = await write_round(
-        session,
-        event,
-        stage,
-        generated,
-        {"pairing": explain} if explain else None,
-        first_seat_token=bool(explain.get("seat_balance")),
+    rnd, released = await write_drawn(
+        session, event, stage, await fmt.next_tables(session, event, stage, rounds)
     )
     await results.resign_games(session, event, stage, released, results.organizer_of(event).actor)
     return await round_view(session, rnd, released)

@@ -27,8 +27,7 @@ from app.core.event_settings import EventSettings, StageSettings
 from app.core.scoring import GameResult, SeatResult
 from app.core.stage_details import StageDetails, parse_details
 from app.core.standings import EntryInfo, StandingRow, StandingsConfig, compute_standings, standings_config
-from app.core.tiebreaks import default_chain
-from app.core.vocabulary import EntryStatus, MatchStatus, Outcome, StageStatus
+from app.core.vocabulary import EntryStatus, MatchStatus, Outcome, StageFormatName, StageStatus
 from app.db.base import new_mark
 from app.db.models import Entry, Event, Game, Match, Round, Seat, Stage
 from app.db.session import transaction_state
@@ -228,13 +227,27 @@ def tiebreak_source(event: Event, stage: Stage | None) -> str:
     return f"default:{stage.format}"
 
 
-def stage_config(event: Event, stage: Stage | None) -> StandingsConfig:
+TIEBREAKS_KEY = "default_tiebreaks"
+"""The session's info key of every stage format's default tie-break chain, as each format declares
+it (``StageFormat.tiebreaks``; put there by ``Registry.session_info``)."""
+
+
+def default_tiebreaks(session: AsyncSession, stage_format: str) -> tuple[str, ...]:
+    """The default tie-break chain of a stage format (formats.md "Default tie-breaks")."""
+    chains = session.info.get(TIEBREAKS_KEY)
+    if chains is None:
+        raise RuntimeError("this session was made without the registry (make_sessionmaker(engine, registry))")
+    chain: tuple[str, ...] = chains[StageFormatName(stage_format)]
+    return chain
+
+
+def stage_config(session: AsyncSession, event: Event, stage: Stage | None) -> StandingsConfig:
     """The event's standings settings, with the stage's own scoring / tiebreaks / basis where it sets
-    them; without ``tiebreaks`` anywhere, the stage format's default chain (``tiebreaks.DEFAULT_CHAINS``)."""
+    them; without ``tiebreaks`` anywhere, the stage format's default chain (``default_tiebreaks``)."""
     own = stage_settings(stage) if stage is not None else None
     document = settings_of(event).standings_document(own)
     if "tiebreaks" not in document and stage is not None:
-        document["tiebreaks"] = list(default_chain(stage.format))
+        document["tiebreaks"] = list(default_tiebreaks(session, stage.format))
     return standings_config(document)
 
 
@@ -387,4 +400,4 @@ async def stage_standings(
             if g is not None and all(s.entry_id in wanted for s in g.seats):
                 games.append(g)
     infos = [EntryInfo(e, entries[e].name, entries[e].tiebreak_value, entries[e].status) for e in ids]
-    return compute_standings(infos, games, stage_config(event, stage), seed=event.seed)
+    return compute_standings(infos, games, stage_config(session, event, stage), seed=event.seed)

@@ -15,10 +15,12 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core.presets import PRESETS
 from app.core.vocabulary import JobKindName, StageFormatName
 from app.db.models import Event, Stage
 from app.jobs import JobKind
 from app.services.formats.base import StageFormat
+from app.services.reads import TIEBREAKS_KEY
 from app.services.rules import GENERIC, EventRules
 
 INFO_KEY = "registry"
@@ -29,6 +31,11 @@ class Registry:
     formats: Mapping[StageFormatName, StageFormat]
     rules: Mapping[str, EventRules]
     job_kinds: Mapping[JobKindName | str, JobKind]
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.rules) - set(PRESETS))
+        if unknown:
+            raise ValueError(f"rules for presets no game declares (app/core/games/registry.py): {unknown}")
 
     def format_of(self, stage: Stage) -> StageFormat:
         return self.formats[StageFormatName(stage.format)]
@@ -41,8 +48,10 @@ class Registry:
         return replace(self, job_kinds=kinds)
 
     def session_info(self) -> dict[str, Any]:
-        """What a session factory gives every session it makes (``make_sessionmaker``)."""
-        return {INFO_KEY: self}
+        """What a session factory gives every session it makes (``make_sessionmaker``): the registry,
+        and every format's default tie-break chain, which the standings read (``reads.stage_config``)
+        below the formats."""
+        return {INFO_KEY: self, TIEBREAKS_KEY: {name: f.tiebreaks for name, f in self.formats.items()}}
 
 
 def registry_of(session: AsyncSession) -> Registry:

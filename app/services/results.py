@@ -415,11 +415,12 @@ async def _after_confirm(
 async def report(
     session: AsyncSession, match_id: str, principal: Principal | None, body: dict[str, Any]
 ) -> MatchView:
-    """A result from the organizer (final) or from a seated entry (a claim); the match as answered."""
+    """A result from the organizer or its staff (final) or from a seated entry (a claim); the match
+    as answered."""
     held = await _held(session, match_id, principal, Access.ORGANIZER_OR_SEATED)
     event, stage, match, principal = held.locked.event, held.locked.stage, held.locked.match, held.principal
     seated = {s.entry_id for s in match.seats}
-    organizer = principal.organizes(event.id)
+    organizer = principal.keeps_results(event.id)
     if event.status != EventStatus.RUNNING or stage.status != StageStatus.ACTIVE:
         raise Conflict("this match's stage is closed: results can no longer be reported")
     if match.status == MatchStatus.BYE:
@@ -479,7 +480,7 @@ async def report(
 
 async def confirm(session: AsyncSession, match_id: str, principal: Principal | None) -> MatchView:
     """The organizer confirms the players' claims, which must agree (at least one filed)."""
-    held = await _held(session, match_id, principal, Access.ORGANIZER)
+    held = await _held(session, match_id, principal, Access.RESULTS)
     event, stage, match, organizer = held.locked.event, held.locked.stage, held.locked.match, held.principal
     if event.status != EventStatus.RUNNING or stage.status != StageStatus.ACTIVE:
         raise Conflict("this match's stage is closed: results can no longer be confirmed")
@@ -522,7 +523,7 @@ async def correct(
     """The organizer's correction of a result, or ruling on a dispute (``If-Match``: the match's
     version). A correction after the match's stage has closed changes no later stage; its warnings
     say what those stages built on that is now stale (kept in the history with the correction)."""
-    event, stage, _, match, organizer = await _context(session, match_id, principal, Access.ORGANIZER)
+    event, stage, _, match, organizer = await _context(session, match_id, principal, Access.RESULTS)
     check_if_match(if_match, match.version)
     if match.status == MatchStatus.BYE:
         raise Conflict("a bye has no result to correct")

@@ -6,6 +6,7 @@ table's first token holder is drawn from the event seed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,28 @@ from app.db.models import Event, Match, Round, Seat, Stage
 from app.services import outbox
 from app.services.marked import MarkedCache
 from app.services.reads import details_of, entries_by_id, entry_names, game_of, get_event, stage_settings
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """A round as a stage format draws it (``StageFormat.next_tables``): its ``tables``; why they
+    are paired so (``pairing``: one of app/services/formats/explanations.py's shapes, kept as the
+    round's ``details["pairing"]``); and ``seat_balance``: each pair's seats were allocated by the
+    entries' seat histories (formats.md "Seat allocation"), so the first seat holds the first token."""
+
+    tables: list[list[str]]
+    pairing: Mapping[str, Any] | None = None
+    seat_balance: bool = False
+
+
+async def write_drawn(
+    session: AsyncSession, event: Event, stage: Stage, drawn: Drawn
+) -> tuple[Round, list[Match]]:
+    """``write_round`` of a drawn round, with its explanation and its seats' first token."""
+    details = {"pairing": dict(drawn.pairing)} if drawn.pairing else None
+    return await write_round(
+        session, event, stage, drawn.tables, details, first_seat_token=drawn.seat_balance
+    )
 
 
 async def _next_round_number(session: AsyncSession, event_id: str) -> int:

@@ -70,7 +70,7 @@ async def event_standings(
     stage = await chosen_stage(session, event_id, stage_index)
     rows = await stage_standings(session, event, stage, group)
     groups = dict(details_of(stage).groups) if stage is not None else {}
-    chain = stage_config(event, stage).tiebreaks
+    chain = stage_config(session, event, stage).tiebreaks
     final = stage is not None and standings_final(stage.status, event.status)
     index = stage.index if stage is not None else None
     return StandingsView(index, group, tuple(rows), groups, chain, tiebreak_source(event, stage), final)

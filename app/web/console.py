@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.csv_io import read_entry_rows
-from app.api.deps import SessionDep, hash_token, principal_of_token
+from app.api.deps import SessionDep, principal_of_token
 from app.api.events import _spec, _validated
 from app.api.schemas import EventUpdate
 from app.core.access import Access, Principal, authorize
@@ -27,6 +27,7 @@ from app.services import lifecycle
 from app.services import results as result_svc
 from app.services.preset_catalog import get_preset, list_presets
 from app.services.reads import load_match
+from app.services.tokens import hash_token
 from app.web import forms
 from app.web.render import page
 from app.web.views import LIVE_TYPES, entries_of, event_page

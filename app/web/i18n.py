@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+
+from app.services.formats.base import StageFormat
+from app.services.formats.registry import FORMATS
 
 LANGUAGES = ("en", "ja")
 
@@ -439,3 +442,14 @@ def decided_words(lang: str, reason: str | None) -> str:
     """A standings row's ``decided_by`` in words (a criterion without words keeps its name)."""
     table = STRINGS.get(lang, EN)
     return table.get(f"by_{reason or 'none'}", reason or table["by_none"])
+
+
+def unlabelled(formats: Iterable[StageFormat]) -> list[str]:
+    """The label keys the formats declare (``StageFormat.label``) that a language has no words for."""
+    return [f"{f.label} ({lang})" for f in formats for lang, table in STRINGS.items() if f.label not in table]
+
+
+# every stage format's name is a key its class declares: one without words fails here
+_missing = unlabelled(FORMATS.values())
+if _missing:
+    raise ImportError(f"stage format labels without words: {', '.join(_missing)}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,15 +18,16 @@ from app.services import rounds as round_svc
 from app.services import standings as standings_svc
 from app.services.events import EntryView, EventView
 from app.services.exports import CrossTableView
+from app.services.formats.base import Display, StageFormat
 from app.services.presets import bga as bga_svc
 from app.services.presets import titan_arena as titan_svc
 from app.services.reads import details_of, stages_of
+from app.services.registry import registry_of
 from app.services.rounds import RoundView
 from app.services.standings import StandingsView
 
 LIVE_TYPES = ",".join(t.value for t in LiveEventType)
 OPEN = (MatchStatus.PENDING, MatchStatus.REPORTED, MatchStatus.DISPUTED)
-ELIMINATION = (StageFormatName.SINGLE_ELIMINATION, StageFormatName.DOUBLE_ELIMINATION)
 
 
 @dataclass
@@ -113,6 +115,7 @@ class EventPage:
     rounds: list[RoundView]
     standings: StandingsView | None
     crosstable: CrossTableView | None = None
+    formats: Mapping[StageFormatName, StageFormat] = field(default_factory=dict)  # the registry's
     current: list[Table] = field(default_factory=list)  # the current round's tables
     past: list[tuple[RoundView, list[Table]]] = field(default_factory=list)
     titan: TitanPage | None = None
@@ -125,6 +128,14 @@ class EventPage:
     @property
     def current_round(self) -> RoundView | None:
         return self.rounds[-1] if self.rounds else None
+
+    def display(self, stage: Stage) -> Display:
+        """How the page shows the stage, as its format declares (``StageFormat.display``)."""
+        return self.formats[StageFormatName(stage.format)].display
+
+    def label(self, stage: Stage) -> str:
+        """The key of the stage's format's name in the pages' words (``StageFormat.label``)."""
+        return self.formats[StageFormatName(stage.format)].label
 
     def stage_rounds(self, stage: Stage) -> list[tuple[RoundView, list[Table]]]:
         return [(r, tables_of(r)) for r in self.rounds if r.stage.id == stage.id]
@@ -149,13 +160,14 @@ async def event_page(
         read = standings_svc.event_standings if fresh else standings_svc.cached_standings
         standings = await read(session, event_id)
     crosstable = None
+    formats = registry_of(session).formats
     stage = next((s for s in stages if standings is not None and s.index == standings.stage), None)
-    if stage is not None and stage.format == StageFormatName.ROUND_ROBIN:
+    if stage is not None and formats[StageFormatName(stage.format)].display == Display.CROSS_TABLE:
         try:
             crosstable = await export_svc.crosstable_view(session, event_id, stage.index)
         except DomainError:  # a multi-seat design has no two-seat cross-table
             crosstable = None
-    page = EventPage(view, stages, rounds, standings, crosstable)
+    page = EventPage(view, stages, rounds, standings, crosstable, formats)
     if rounds:
         page.current = tables_of(rounds[-1])
         page.past = [(r, tables_of(r)) for r in reversed(rounds[:-1])]

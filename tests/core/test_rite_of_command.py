@@ -1,4 +1,4 @@
-"""Rite of Command (spec/rite-of-command.md): catalog, dealing, replay, arming, fights, game, wagers."""
+"""Rite of Command (rite-of-command.md): catalog, dealing, replay, arming, fights, game, wagers."""
 
 from __future__ import annotations
 

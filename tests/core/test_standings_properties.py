@@ -1,5 +1,5 @@
-"""Hypothesis properties of the standings engine (DESIGN.md: order does not matter, shared ranks are
-stable)."""
+"""Hypothesis properties of the standings engine (formats.md "Tie-break criteria": order does not
+matter, shared ranks are stable)."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ async def _clean_recompute(session: Any, event: Event, stage: Stage) -> list[Sta
     ids = list(details_of(stage).entries)
     games = [g for rnd, m in await stage_matches(session, stage) if (g := game_result(rnd, m)) is not None]
     infos = [EntryInfo(e, entries[e].name, entries[e].tiebreak_value, entries[e].status) for e in ids]
-    return compute_standings(infos, games, stage_config(event, stage), seed=event.seed)
+    return compute_standings(infos, games, stage_config(session, event, stage), seed=event.seed)
 
 
 async def _compare(api: Any, event_id: str) -> list[StandingRow]:

@@ -1,47 +1,149 @@
-"""Game adjudicators by name (the ``adjudicator`` of a game in the catalog): a match of such a game
-may be reported as its game record (``game_log``) and the service fills the places from the
-adjudicator's verdict (app/core/games/adjudication.py). A new adjudicated game is one module and
-one row here (and its record's shape in ``RECORD_SHAPES``: the OpenAPI document's ``game_log``
-schema); a game whose record names its players (Titan: The Arena) also has a row in
-``SEAT_ORDER``, which puts the record's players in the match's seat order first."""
+"""Every game the product knows more of than its catalog row, each declared once (``GAMES``): the
+presets its source documents define (formats.md "Presets"), and for an adjudicated game (the
+``adjudicator`` of a game in the catalog) the function that judges its record, the record's shape,
+how the record is put in seat order, and how a verdict stored before its adjudicator's name was kept
+with it is recognized. A match of an adjudicated game may be reported as its game record
+(``game_log``) and the service fills the places from the adjudicator's verdict
+(app/core/games/adjudication.py).
+
+Everything else is built from ``GAMES``: ``ADJUDICATORS``, ``RECORD_SHAPES`` (the OpenAPI document's
+``game_log`` schema), ``SEAT_ORDER``, ``PRESETS`` (collected by ``app/core/presets.py``), and the
+verdict members and stored keys ``app/api/verdicts.py`` routes a match's verdict by. A declaration
+that is incomplete, or that repeats another's name or preset, fails as this module is imported."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from app.core.errors import InvalidInput, Problem
-from app.core.games import battlebooks_royal, rite_of_command, strategic_titan, titan_arena
+from app.core.games import battlebooks, battlebooks_royal, bga, rite_of_command, strategic_titan, titan_arena
 from app.core.games.adjudication import Adjudication, Adjudicator, SeatOutcome
 
 __all__ = [
     "ADJUDICATORS",
+    "GAMES",
+    "PRESETS",
     "RECORD_SHAPES",
     "SEAT_ORDER",
     "Adjudication",
     "Adjudicator",
+    "Game",
     "SeatOutcome",
     "adjudicator_name",
     "get_adjudicator",
     "in_seat_order",
+    "stored_verdict_keys",
+    "verdict_members",
 ]
 
-ADJUDICATORS: Mapping[str, Adjudicator] = {
-    "titan-arena": titan_arena.adjudicate_match,
-    "rite-of-command": rite_of_command.adjudicate_match,
-    "strategic-titan": strategic_titan.adjudicate_match,
-    "battlebooks-royal": battlebooks_royal.adjudicate_match,
-}
+SeatOrder = Callable[[Any, Sequence[tuple[str, str]]], Any]
 
 
-# Each adjudicator's record as its parser declares it (a TypedDict).
-RECORD_SHAPES: Mapping[str, Any] = {
-    "titan-arena": titan_arena.TitanArenaLog,
-    "rite-of-command": rite_of_command.RiteOfCommandLog,
-    "strategic-titan": strategic_titan.record_shape(),
-    "battlebooks-royal": battlebooks_royal.BattleRoyalLog,
-}
+@dataclass(frozen=True)
+class Game:
+    """One game's declaration.
+
+    ``name``: the adjudicator's name in the catalog (``games.adjudicator``) for an adjudicated game,
+    else the game module's own name. ``presets``: its source documents' events, by preset name.
+    ``adjudicator`` and ``record_shape`` (a ``TypedDict`` whose keys its parser checks) come
+    together; ``seat_order`` when the record names its players (it puts them in the match's seat
+    order first); ``stored_key``: a key found only in this game's verdicts, by which one stored
+    before the adjudicator's name was kept with it is known (None for the one adjudicated game whose
+    verdicts are what is left)."""
+
+    name: str
+    presets: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    adjudicator: Adjudicator | None = None
+    record_shape: Any = None
+    seat_order: SeatOrder | None = None
+    stored_key: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.adjudicator is None) != (self.record_shape is None):
+            raise TypeError(f"game {self.name!r}: an adjudicator and its record's shape come together")
+        if self.adjudicator is None and (self.seat_order is not None or self.stored_key is not None):
+            raise TypeError(f"game {self.name!r}: seat order and stored verdicts need an adjudicator")
+        if self.adjudicator is None and not self.presets:
+            raise TypeError(f"game {self.name!r} declares nothing: neither presets nor an adjudicator")
+
+    @property
+    def verdict_member(self) -> str:
+        """The member of a match's verdict (``MatchVerdict``) that holds this game's."""
+        return self.name.replace("-", "_")
+
+
+GAMES: tuple[Game, ...] = (
+    Game(
+        "titan-arena",
+        presets=titan_arena.PRESETS,
+        adjudicator=titan_arena.adjudicate_match,
+        record_shape=titan_arena.TitanArenaLog,
+        seat_order=titan_arena.in_seat_order,
+        stored_key="tiebreaks",
+    ),
+    Game(
+        "rite-of-command",
+        adjudicator=rite_of_command.adjudicate_match,
+        record_shape=rite_of_command.RiteOfCommandLog,
+        stored_key="rings",
+    ),
+    Game(
+        "battlebooks-royal",
+        presets=battlebooks_royal.PRESETS,
+        adjudicator=battlebooks_royal.adjudicate_match,
+        record_shape=battlebooks_royal.BattleRoyalLog,
+        stored_key="holders",
+    ),
+    Game(
+        "strategic-titan",
+        adjudicator=strategic_titan.adjudicate_match,
+        record_shape=strategic_titan.record_shape(),
+    ),
+    Game("battlebooks", presets=battlebooks.PRESETS),
+    Game("bga", presets=bga.PRESETS),
+)
+
+
+def _built(games: Sequence[Game]) -> dict[str, dict[str, Any]]:
+    """Every game's presets by name, checking that no name or preset is declared twice and that
+    exactly one adjudicated game has no stored key."""
+    names = [g.name for g in games]
+    if len(set(names)) != len(names):
+        raise ImportError(f"a game is declared twice: {sorted(n for n in names if names.count(n) > 1)}")
+    presets: dict[str, dict[str, Any]] = {}
+    for game in games:
+        for preset, settings in game.presets.items():
+            if preset in presets or preset == "generic":
+                raise ImportError(f"preset {preset!r} of game {game.name!r} is declared twice")
+            presets[preset] = settings
+    keyless = [g.name for g in games if g.adjudicator is not None and g.stored_key is None]
+    if len(keyless) != 1:
+        raise ImportError(
+            f"exactly one adjudicated game stores its verdict without a key of its own: {keyless}"
+        )
+    return presets
+
+
+PRESETS: Mapping[str, dict[str, Any]] = _built(GAMES)
+ADJUDICATORS: Mapping[str, Adjudicator] = {g.name: g.adjudicator for g in GAMES if g.adjudicator is not None}
+RECORD_SHAPES: Mapping[str, Any] = {g.name: g.record_shape for g in GAMES if g.adjudicator is not None}
+SEAT_ORDER: Mapping[str, SeatOrder] = {g.name: g.seat_order for g in GAMES if g.seat_order is not None}
+
+
+def verdict_members() -> dict[str, str]:
+    """Each adjudicator's member of a match's verdict, by adjudicator name."""
+    return {g.name: g.verdict_member for g in GAMES if g.adjudicator is not None}
+
+
+def stored_verdict_keys() -> tuple[dict[str, str], str]:
+    """How a verdict stored without its adjudicator's name is known: the key only one game's
+    verdicts hold → that adjudicator, and the adjudicator of any other."""
+    keyed = {g.stored_key: g.name for g in GAMES if g.stored_key is not None}
+    rest = next(g.name for g in GAMES if g.adjudicator is not None and g.stored_key is None)
+    return keyed, rest
 
 
 def get_adjudicator(name: str) -> Adjudicator:
@@ -51,11 +153,6 @@ def get_adjudicator(name: str) -> Adjudicator:
             f"no adjudicator named {name!r}", [Problem(("game_log",), f"game has no adjudicator {name!r}")]
         )
     return adjudicator
-
-
-SEAT_ORDER: Mapping[str, Callable[[Any, Sequence[tuple[str, str]]], Any]] = {
-    "titan-arena": titan_arena.in_seat_order,
-}
 
 
 def in_seat_order(name: str | None, game_log: Any, seats: Sequence[tuple[str, str]]) -> Any:

@@ -14,11 +14,22 @@ two; a free-for-all or a heat seats whoever plays, within the game's limits). A 
 every game at once says so in ``nothing_to_pair``, and names in ``moot`` the games it no longer
 needs (a decided series' games still out), which the stage voids as it closes.
 A preset's rules (``app/services/rules.py``) may still replace the tables of any round.
+
+Each format also declares, on its class, what the rest of the product derives from it (checked as
+the class is defined: a format missing one does not import):
+- ``tiebreaks``: the chain its standings rank by when neither the event nor the stage names
+  ``tiebreaks`` (formats.md "Default tie-breaks"; ``reads.stage_config``);
+- ``display``: how the event's pages show it (``Display``: ``app/web/views.py``, ``_event_body.html``);
+- ``trf``: the tournament kind a TRF-16 file names for a 2-seat stage of it, or None: no TRF export
+  (``app/services/exports.py``);
+- ``label``: the key of its name in the pages' words (``app/web/i18n.py``, checked there).
+``next_tables`` answers a ``Drawn`` round: its tables, why, and whether its seats were balanced.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import ClassVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -27,10 +38,11 @@ from app.core.event_settings import StageSettings
 from app.core.lifecycle import RankedEntry, select_advancing
 from app.core.stage_details import StageDetails
 from app.core.standings import StandingRow
+from app.core.tiebreaks import chain_problems
 from app.core.vocabulary import MatchStatus, Outcome, StageFormatName
 from app.db.models import Event, Job, Match, Round, Stage
 from app.services.reads import details_of
-from app.services.rounds import create_round
+from app.services.rounds import Drawn, write_drawn
 
 
 def bracket_winner(matches: list[tuple[Round, Match]]) -> str | None:
@@ -43,11 +55,45 @@ def bracket_winner(matches: list[tuple[Round, Match]]) -> str | None:
     return firsts[0] if len(firsts) == 1 else None
 
 
+class Display(StrEnum):
+    """How the event's pages show a stage (web.md "Paths", `/e/{event_id}`): every format's rounds are
+    listed table by table (``tables``); a round robin's standings add its cross-table
+    (``cross_table``); a bracket's rounds stand side by side as well (``bracket``)."""
+
+    TABLES = "tables"
+    CROSS_TABLE = "cross_table"
+    BRACKET = "bracket"
+
+
+DECLARED = ("name", "tiebreaks", "display", "trf", "label")
+"""What every format declares on its class (nothing has a default)."""
+
+
 class StageFormat:
     name: ClassVar[StageFormatName]
+    tiebreaks: ClassVar[tuple[str, ...]]
+    display: ClassVar[Display]
+    trf: ClassVar[str | None]
+    label: ClassVar[str]
     late_entries: ClassVar[bool] = False
     concurrent_tables: ClassVar[bool] = False
     sized_tables: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        missing = [a for a in DECLARED if not hasattr(cls, a)]
+        if missing:
+            raise TypeError(f"stage format {cls.__name__} does not declare {', '.join(missing)}")
+        if not isinstance(cls.name, StageFormatName):
+            raise TypeError(f"stage format {cls.__name__}: name {cls.name!r} is not a StageFormatName")
+        if not isinstance(cls.display, Display):
+            raise TypeError(f"stage format {cls.__name__}: display {cls.display!r} is not a Display")
+        if not isinstance(cls.tiebreaks, tuple) or chain_problems(list(cls.tiebreaks)):
+            raise TypeError(f"stage format {cls.__name__}: tiebreaks {cls.tiebreaks!r} is not a chain")
+        if not (isinstance(cls.label, str) and cls.label) or not (
+            cls.trf is None or isinstance(cls.trf, str)
+        ):
+            raise TypeError(f"stage format {cls.__name__}: label must be a key, trf a kind or None")
 
     def prepare(
         self, event: Event, stage: Stage, settings: StageSettings, details: StageDetails
@@ -60,9 +106,9 @@ class StageFormat:
         return await self.first_round(session, event, stage)
 
     async def next_tables(
-        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]
-    ) -> list[list[str]]:
-        """The next round's tables (``explain`` receives the reasons a pairing gives); Conflict if none."""
+        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
+    ) -> Drawn:
+        """The next round: its tables and the reasons its pairing gives; Conflict if there is none."""
         raise Conflict(f"a {stage.format} stage is one table; it has been created")
 
     async def incomplete(
@@ -110,16 +156,8 @@ class StageFormat:
         """The stage's first generated round (none for a stage without entries)."""
         if not details_of(stage).entries:
             return None
-        explain: dict[str, Any] = {}
-        tables = await self.next_tables(session, event, stage, [], explain)
-        return await create_round(
-            session,
-            event,
-            stage,
-            tables,
-            {"pairing": explain} if explain else None,
-            first_seat_token=bool(explain.get("seat_balance")),
-        )
+        rnd, _ = await write_drawn(session, event, stage, await self.next_tables(session, event, stage, []))
+        return rnd
 
 
 def one_table_incomplete(stage: Stage, rounds: list[Round]) -> str | None:

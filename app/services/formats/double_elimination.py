@@ -9,7 +9,6 @@ the higher tie-break value; a void match stops the bracket until the organizer c
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -24,10 +23,11 @@ from app.core.stage_details import BracketDetails
 from app.core.standings import StandingRow
 from app.core.vocabulary import MatchStatus, StageFormatName
 from app.db.models import Entry, Event, Job, Match, Round, Stage
-from app.services.formats.base import StageFormat, bracket_winner
+from app.services.formats.base import Display, StageFormat, bracket_winner
 from app.services.formats.explanations import BracketExplanation
 from app.services.formats.single_elimination import _winner
 from app.services.reads import details_of, entries_by_id, set_details, stage_matches, stage_settings
+from app.services.rounds import Drawn
 
 
 def _bracket(stage: Stage) -> DoubleBracket:
@@ -66,6 +66,10 @@ def _replay(
 
 class DoubleElimination(StageFormat):
     name = StageFormatName.DOUBLE_ELIMINATION
+    tiebreaks = ("wins", "buchholz")
+    display = Display.BRACKET
+    trf = None
+    label = "stage_double_elimination"
 
     def winner(self, rows: list[StandingRow], matches: list[tuple[Round, Match]]) -> str | None:
         return bracket_winner(matches)
@@ -91,8 +95,8 @@ class DoubleElimination(StageFormat):
         return await self.first_round(session, event, stage)
 
     async def next_tables(
-        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]
-    ) -> list[list[str]]:
+        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
+    ) -> Drawn:
         bracket = _bracket(stage)
         state = _replay(
             bracket, rounds, await stage_matches(session, stage), await entries_by_id(session, event.id)
@@ -102,8 +106,7 @@ class DoubleElimination(StageFormat):
         if not state.ready:
             raise Conflict("no bracket match is ready")
         bracket_why: BracketExplanation = {"method": "double_elimination", "matches": list(state.ready)}
-        explain.update(bracket_why)
-        return [[a, b] for a, b in (state.sides[k] for k in state.ready) if a and b]
+        return Drawn([[a, b] for a, b in (state.sides[k] for k in state.ready) if a and b], bracket_why)
 
     async def incomplete(
         self,

@@ -8,13 +8,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core import rng
 from app.core.vocabulary import StageFormatName
 from app.db.models import Event, Job, Match, Round, Stage
-from app.services.formats.base import StageFormat, one_table_incomplete
+from app.services.formats.base import Display, StageFormat, one_table_incomplete
 from app.services.reads import details_of
 from app.services.rounds import create_round
 
 
 class FreeForAll(StageFormat):
     name = StageFormatName.FREE_FOR_ALL
+    tiebreaks = ()
+    display = Display.TABLES
+    trf = None
+    label = "stage_free_for_all"
     sized_tables = False
 
     async def start(self, session: AsyncSession, event: Event, stage: Stage) -> Round | Job | None:

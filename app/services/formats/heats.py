@@ -7,18 +7,21 @@ entries may join while the heats run.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.errors import Conflict
 from app.core.vocabulary import StageFormatName
 from app.db.models import Event, Job, Round, Stage
-from app.services.formats.base import StageFormat
+from app.services.formats.base import Display, StageFormat
+from app.services.rounds import Drawn
 
 
 class Heats(StageFormat):
     name = StageFormatName.HEATS
+    tiebreaks = ("wins",)
+    display = Display.BRACKET
+    trf = None
+    label = "stage_heats"
     late_entries = True
     concurrent_tables = True
     sized_tables = False
@@ -30,6 +33,6 @@ class Heats(StageFormat):
         return None
 
     async def next_tables(
-        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]
-    ) -> list[list[str]]:
+        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
+    ) -> Drawn:
         raise Conflict("heats are created with explicit tables: POST {tables: [[entry_id, …], …]}")

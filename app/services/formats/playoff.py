@@ -14,7 +14,6 @@ Rulings:
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -24,10 +23,10 @@ from app.core.lifecycle import RankedEntry, tied_for_first
 from app.core.stage_details import BracketDetails
 from app.core.vocabulary import StageFormatName
 from app.db.models import Event, Job, Match, Round, Stage
-from app.services.formats.base import StageFormat, one_table_incomplete
+from app.services.formats.base import Display, StageFormat, one_table_incomplete
 from app.services.formats.single_elimination import SingleElimination, open_bracket
 from app.services.reads import details_of, entries_by_id, game_of, set_details, stage_settings
-from app.services.rounds import create_round
+from app.services.rounds import Drawn, create_round
 
 
 def _knockout(stage: Stage) -> bool:
@@ -37,6 +36,10 @@ def _knockout(stage: Stage) -> bool:
 
 class Playoff(StageFormat):
     name = StageFormatName.PLAYOFF
+    tiebreaks = ()
+    display = Display.BRACKET
+    trf = None
+    label = "stage_playoff"
     knockout = SingleElimination()
 
     async def start(self, session: AsyncSession, event: Event, stage: Stage) -> Round | Job | None:
@@ -60,10 +63,10 @@ class Playoff(StageFormat):
         return None
 
     async def next_tables(
-        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]
-    ) -> list[list[str]]:
+        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
+    ) -> Drawn:
         if _knockout(stage):
-            return await self.knockout.next_tables(session, event, stage, rounds, explain)
+            return await self.knockout.next_tables(session, event, stage, rounds)
         raise Conflict("a playoff is one table; it has been created")
 
     async def incomplete(

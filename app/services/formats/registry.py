@@ -1,4 +1,9 @@
-"""Every stage format, by name (formats.md "Words" — Stage). A new format is one module and one row."""
+"""Every stage format, by name (formats.md "Words" — Stage). A new format is one module and one row.
+
+Each format's class declares what the rest of the product derives from it (``base.DECLARED``: its
+default tie-breaks, its display, its TRF export, its label); what is built from them reads them off
+the format (``Registry.format_of(stage)``; every format's default chain: ``Registry.session_info``),
+and a ``StageFormatName`` without a format fails as this module is imported."""
 
 from __future__ import annotations
 
@@ -28,3 +33,7 @@ FORMATS: Mapping[StageFormatName, StageFormat] = {
         Playoff(),
     )
 }
+
+_missing = [n.value for n in StageFormatName if n not in FORMATS]
+if _missing:
+    raise ImportError(f"stage formats without a format class: {', '.join(_missing)}")

@@ -12,7 +12,6 @@ app/services/schedules.py), which writes the schedule and releases the tables.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -24,9 +23,9 @@ from app.core.stage_details import RoundRobinDetails, StageDetails, Table
 from app.core.vocabulary import EntryStatus, JobKindName, StageFormatName
 from app.db.models import Event, Job, Match, Round, Stage
 from app.jobs import create_job
-from app.services.formats.base import StageFormat
+from app.services.formats.base import Display, StageFormat
 from app.services.reads import details_of, entries_by_id, stage_settings
-from app.services.rounds import create_round
+from app.services.rounds import Drawn, create_round
 
 
 def circle_schedule(
@@ -52,6 +51,10 @@ def _details(stage: Stage) -> RoundRobinDetails:
 
 class RoundRobin(StageFormat):
     name = StageFormatName.ROUND_ROBIN
+    tiebreaks = ("head_to_head", "sonneborn_berger", "wins")
+    display = Display.CROSS_TABLE
+    trf = "Round Robin"
+    label = "stage_round_robin"
 
     def prepare(
         self, event: Event, stage: Stage, settings: StageSettings, details: StageDetails
@@ -82,8 +85,8 @@ class RoundRobin(StageFormat):
         )
 
     async def next_tables(
-        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]
-    ) -> list[list[str]]:
+        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
+    ) -> Drawn:
         schedule = _details(stage).schedule
         if schedule is None:
             raise Conflict("the schedule of this stage is still being searched; see its job")
@@ -93,14 +96,14 @@ class RoundRobin(StageFormat):
         if played >= len(schedule):
             raise Conflict("every round of the round robin is paired; advance to close the stage")
         if stage_settings(stage).on_drop != "bye":
-            return [list(t) for t in schedule[played]]  # a dropped entry's games are resigned
+            return Drawn([list(t) for t in schedule[played]])  # a dropped entry's games are resigned
         entries = await entries_by_id(session, event.id)
         tables: list[list[str]] = []
         for table in schedule[played]:
             live = [e for e in table if entries[e].status == EntryStatus.ACTIVE]
             if live:
                 tables.append(live)  # an opponent who dropped leaves a bye
-        return tables
+        return Drawn(tables)
 
     def nothing_to_pair(self, stage: Stage) -> str | None:
         if not stage_settings(stage).releases_all:

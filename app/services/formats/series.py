@@ -8,17 +8,15 @@ voided as the stage closes."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.errors import Conflict
 from app.core.lifecycle import series_winner
 from app.core.vocabulary import OPEN_MATCH, MatchStatus, Outcome, StageFormatName
 from app.db.models import Event, Job, Match, Round, Stage
-from app.services.formats.base import StageFormat
+from app.services.formats.base import Display, StageFormat
 from app.services.reads import details_of, stage_matches, stage_settings
-from app.services.rounds import create_round
+from app.services.rounds import Drawn, create_round
 
 
 def series_wins(stage: Stage, matches: list[tuple[Round, Match]]) -> dict[str, int]:
@@ -33,6 +31,10 @@ def series_wins(stage: Stage, matches: list[tuple[Round, Match]]) -> dict[str, i
 
 class Series(StageFormat):
     name = StageFormatName.SERIES
+    tiebreaks = ("wins",)
+    display = Display.BRACKET
+    trf = None
+    label = "stage_series"
 
     async def start(self, session: AsyncSession, event: Event, stage: Stage) -> Round | Job | None:
         entry_ids = list(details_of(stage).entries)
@@ -63,15 +65,15 @@ class Series(StageFormat):
         return [m for _, m in matches if m.status in OPEN_MATCH]
 
     async def next_tables(
-        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]
-    ) -> list[list[str]]:
+        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
+    ) -> Drawn:
         best_of = stage_settings(stage).best_of
         wins = series_wins(stage, await stage_matches(session, stage))
         played = len(rounds)
         if series_winner(wins, best_of) or played >= best_of:
             raise Conflict("the series is decided; advance to close the stage")
         a, b = details_of(stage).entries[:2]
-        return [[a, b] if played % 2 == 0 else [b, a]]
+        return Drawn([[a, b] if played % 2 == 0 else [b, a]])
 
     async def incomplete(
         self,

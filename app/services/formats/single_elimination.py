@@ -9,7 +9,6 @@ tie-break value; a void match stops the bracket until the organizer corrects it.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -19,9 +18,9 @@ from app.core.stage_details import BracketDetails
 from app.core.standings import StandingRow
 from app.core.vocabulary import MatchStatus, Outcome, StageFormatName
 from app.db.models import Entry, Event, Job, Match, Round, Stage
-from app.services.formats.base import StageFormat, bracket_winner
+from app.services.formats.base import Display, StageFormat, bracket_winner
 from app.services.reads import details_of, entries_by_id, set_details, stage_matches, stage_settings
-from app.services.rounds import create_round
+from app.services.rounds import Drawn, create_round
 
 
 def _winner(match: Match, entries: dict[str, Entry]) -> str:
@@ -52,6 +51,10 @@ async def open_bracket(session: AsyncSession, event: Event, stage: Stage, method
 
 class SingleElimination(StageFormat):
     name = StageFormatName.SINGLE_ELIMINATION
+    tiebreaks = ("wins", "buchholz")
+    display = Display.BRACKET
+    trf = None
+    label = "stage_single_elimination"
 
     def winner(self, rows: list[StandingRow], matches: list[tuple[Round, Match]]) -> str | None:
         return bracket_winner(matches)
@@ -64,8 +67,8 @@ class SingleElimination(StageFormat):
         return await open_bracket(session, event, stage, settings.method)
 
     async def next_tables(
-        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]
-    ) -> list[list[str]]:
+        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
+    ) -> Drawn:
         if not rounds:
             raise Conflict("the bracket has no first round")
         settings = stage_settings(stage)
@@ -76,12 +79,12 @@ class SingleElimination(StageFormat):
             results = [
                 [s.entry_id for s in sorted(m.seats, key=lambda s: (s.place or 99, s.seat))] for m in last
             ]
-            return multi_seat_next(results, settings.advance_per_table, settings.table_size).tables
+            return Drawn(multi_seat_next(results, settings.advance_per_table, settings.table_size).tables)
         entries = await entries_by_id(session, event.id)
         winners = [_winner(m, entries) for m in sorted(last, key=lambda m: m.table)]
         if len(winners) == 1:
             raise Conflict("the bracket is decided; advance to close the stage")
-        return [winners[i : i + 2] for i in range(0, len(winners), 2)]
+        return Drawn([winners[i : i + 2] for i in range(0, len(winners), 2)])
 
     async def incomplete(
         self,

@@ -20,7 +20,7 @@ from app.core.pairing.swiss import SwissEntry, first_round_order, pair_swiss
 from app.core.pairing.tables import TableEntry, pair_tables
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome, StageFormatName
 from app.db.models import Event, Match, Round, Stage
-from app.services.formats.base import StageFormat
+from app.services.formats.base import Display, StageFormat
 from app.services.formats.explanations import PairRow, SwissExplanation, TablesExplanation
 from app.services.reads import (
     EntryRow,
@@ -31,6 +31,7 @@ from app.services.reads import (
     stage_settings,
     stage_standings,
 )
+from app.services.rounds import Drawn
 
 # Games that give no seat: a forfeit or a void was not played at the table.
 SEATLESS = (Outcome.FORFEIT, Outcome.VOID)
@@ -46,18 +47,25 @@ def _limit(stage: Stage) -> int:
 
 class Swiss(StageFormat):
     name = StageFormatName.SWISS
+    tiebreaks = ("buchholz", "sonneborn_berger", "wins")
+    display = Display.TABLES
+    trf = "Swiss System"
+    label = "stage_swiss"
     late_entries = True
 
     def cannot_undo(self, stage: Stage, rounds: list[Round]) -> str | None:
         return None  # every Swiss round, the first too, is paired again from the standings
 
     async def next_tables(
-        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round], explain: dict[str, Any]
-    ) -> list[list[str]]:
+        self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
+    ) -> Drawn:
         limit = _limit(stage)
         if len(rounds) >= limit:
             raise Conflict(f"all {limit} rounds of this Swiss stage are paired; advance to close the stage")
-        return await _swiss_tables(session, event, stage, len(rounds), explain)
+        explain: dict[str, Any] = {}
+        tables = await _swiss_tables(session, event, stage, len(rounds), explain)
+        # a 2-seat round says whether it balanced seats (SwissExplanation); an N-seat one does not
+        return Drawn(tables, explain, seat_balance=explain.get("seat_balance") is True)
 
     async def incomplete(
         self,

@@ -271,7 +271,7 @@ async def score_card(session: AsyncSession, event_id: str, entry_id: str) -> Sco
             block = settings.block
             if stage.format == StageFormatName.SWISS:
                 rounds_in_stage[0] = swiss_rounds(settings.rounds, len(details_of(stage).entries))
-        config = stage_config(event, stage).scoring
+        config = stage_config(session, event, stage).scoring
         played = await stage_matches(session, stage)
         order = list(dict.fromkeys(r.id for r, _ in played))
         for rnd, match in played:

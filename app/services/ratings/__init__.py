@@ -7,7 +7,7 @@ The package, each module importing only those above it:
 * ``games``: the pool's games in rating order, streamed from the database into the core's games.
 * ``writing``: bulk writing of ratings and history (binary COPY on Postgres, batches on SQLite).
 * ``jobs``: queueing the rating work; the incremental update and the full recompute.
-* ``reads``: the leaderboard and a player's ratings with their history.
+* ``reads``: the pools, the leaderboard and a player's ratings with their history.
 * ``admin``: a pool's settings and a player's starting rating (either may queue a recompute).
 * ``lag``: each pool's lag behind its confirmed matches (for ``GET /metrics``).
 
@@ -29,13 +29,14 @@ from app.services.ratings.jobs import (
 )
 from app.services.ratings.lag import pool_lag
 from app.services.ratings.pools import Sources, get_pool, match_pools, pool_sources
-from app.services.ratings.reads import BoardRow, PlayerPoolRating, leaderboard, player_ratings
+from app.services.ratings.reads import BoardRow, PlayerPoolRating, PoolRow, leaderboard, player_ratings, pools
 
 __all__ = [
     "RECOMPUTE_KIND",
     "UPDATE_KIND",
     "BoardRow",
     "PlayerPoolRating",
+    "PoolRow",
     "Sources",
     "enqueue_rating_update",
     "enqueue_recompute",
@@ -44,6 +45,7 @@ __all__ = [
     "match_pools",
     "player_ratings",
     "pool_lag",
+    "pools",
     "pool_settings",
     "pool_sources",
     "put_pool_settings",

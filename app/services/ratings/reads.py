@@ -1,12 +1,13 @@
-"""The reads behind the ratings routes: a pool's leaderboard and a player's ratings with their
-history (api.md "Resources": ``GET /v1/ratings/{pool}``, ``GET /v1/players/{id}/ratings``; paging by
-``limit`` and ``cursor`` as api.md "Conventions" says).
+"""The reads behind the ratings routes: the pools, a pool's leaderboard and a player's ratings with
+their history (api.md "Ratings": ``GET /v1/ratings``, ``GET /v1/ratings/{pool}``,
+``GET /v1/players/{id}/ratings``; paging by ``limit`` and ``cursor`` as api.md "Paging" says).
 """
 
 from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -23,6 +24,49 @@ class BoardRow:
     name: str
     rating: float
     games: int
+
+
+@dataclass(frozen=True)
+class PoolRow:
+    key: str
+    game: str | None
+    character: str | None
+    players: int
+    games: int
+    updated_at: datetime | None
+
+
+async def pools(session: AsyncSession, limit: int, after: str | None) -> tuple[list[PoolRow], str | None]:
+    """The rating pools by key (after the key ``after``), each with its players, its rated games
+    (distinct matches of its history) and when a rating of it last changed."""
+    stmt = select(RatingPool.key, RatingPool.game_key, RatingPool.character).order_by(RatingPool.key)
+    if after is not None:
+        stmt = stmt.where(RatingPool.key > after)
+    keys = (await session.execute(stmt.limit(limit + 1))).all()
+    page = keys[:limit]
+    wanted = [k.key for k in page]
+    counts = {
+        key: (int(players), updated)
+        for key, players, updated in await session.execute(
+            select(Rating.pool_key, func.count(), func.max(Rating.updated_at))
+            .where(Rating.pool_key.in_(wanted))
+            .group_by(Rating.pool_key)
+        )
+    }
+    games = {
+        key: int(n)
+        for key, n in await session.execute(
+            select(RatingHistory.pool_key, func.count(func.distinct(RatingHistory.match_id)))
+            .join(RatingPool, current_history())
+            .where(RatingHistory.pool_key.in_(wanted))
+            .group_by(RatingHistory.pool_key)
+        )
+    }
+    rows = []
+    for k in page:
+        players, updated = counts.get(k.key, (0, None))
+        rows.append(PoolRow(k.key, k.game_key, k.character, players, games.get(k.key, 0), updated))
+    return rows, (page[-1].key if len(keys) > limit else None)
 
 
 def _encode_cursor(rating: float, player_id: str) -> str:

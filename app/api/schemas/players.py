@@ -1,0 +1,29 @@
+"""Players (api.md "Players")."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import (
+    BaseModel,
+    Field,
+)
+
+from app.api.schemas.common import Strict
+
+
+class PlayerCreate(Strict):
+    name: str = Field(min_length=1, max_length=200)
+    external_id: str | None = Field(default=None, min_length=1, max_length=200)
+
+
+class PlayerRead(BaseModel):
+    id: str
+    name: str
+    external_id: str | None
+    created_at: datetime
+
+
+class PlayerPage(BaseModel):
+    items: list[PlayerRead]
+    next_cursor: str | None = None

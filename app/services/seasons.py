@@ -1,0 +1,122 @@
+"""A league's season (api.md "Seasons"; the table's rules are ``app/core/seasons.py``): created by
+the admin or any event's organizer with a points table, events attached by its own organizer, and
+its table read across them. Only finished events count: their final places are the event's places
+(``event_places``); an attached event still running is listed, not counted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core import seasons as core
+from app.core.access import Principal
+from app.core.errors import InvalidInput, NotFound, Problem
+from app.core.vocabulary import EventStatus
+from app.db.models import Entry, Event, Season, SeasonEvent
+from app.services.reads import get_event, stage_standings, stages_of
+from app.services.tokens import hash_token, new_token
+
+
+@dataclass(frozen=True)
+class SeasonView:
+    season: Season
+    events: list[Event]
+
+
+@dataclass(frozen=True)
+class SeasonTable:
+    view: SeasonView
+    rows: list[core.SeasonRow]
+    counted: list[str]  # the finished events counted
+
+
+def _check(points: list[float], best_of: int | None) -> None:
+    problems = []
+    if not points:
+        problems.append(Problem(("body", "points"), "at least one place must earn points"))
+    if any(b > a for a, b in zip(points, points[1:], strict=False)):
+        problems.append(Problem(("body", "points"), "a place never earns more than the place before it"))
+    if problems:
+        raise InvalidInput("the points table is not valid", problems)
+
+
+async def create(
+    session: AsyncSession, name: str, points: list[float], best_of: int | None, who: Principal
+) -> tuple[Season, str]:
+    _check(points, best_of)
+    token = new_token()
+    season = Season(
+        name=name, points=list(points), best_of=best_of, token_hash=hash_token(token), created_by=who.actor
+    )
+    session.add(season)
+    await session.flush()
+    return season, token
+
+
+async def _season(session: AsyncSession, season_id: str) -> Season:
+    season = await session.get(Season, season_id)
+    if season is None:
+        raise NotFound(f"season {season_id} not found")
+    return season
+
+
+async def view(session: AsyncSession, season_id: str) -> SeasonView:
+    season = await _season(session, season_id)
+    events = (
+        await session.execute(
+            select(Event)
+            .join(SeasonEvent, SeasonEvent.event_id == Event.id)
+            .where(SeasonEvent.season_id == season_id)
+            .order_by(SeasonEvent.added_at, Event.id)
+        )
+    ).scalars()
+    return SeasonView(season, list(events))
+
+
+async def attach(session: AsyncSession, season_id: str, event_id: str) -> SeasonView:
+    """Count an event in the season (attaching it twice changes nothing)."""
+    await _season(session, season_id)
+    await get_event(session, event_id)
+    if await session.get(SeasonEvent, (season_id, event_id)) is None:
+        session.add(SeasonEvent(season_id=season_id, event_id=event_id))
+        await session.flush()
+    return await view(session, season_id)
+
+
+async def detach(session: AsyncSession, season_id: str, event_id: str) -> SeasonView:
+    await _season(session, season_id)
+    gone = await session.execute(
+        delete(SeasonEvent).where(SeasonEvent.season_id == season_id, SeasonEvent.event_id == event_id)
+    )
+    if gone.rowcount == 0:  # type: ignore[attr-defined]
+        raise NotFound(f"event {event_id} is not in season {season_id}")
+    return await view(session, season_id)
+
+
+async def event_places(session: AsyncSession, event: Event) -> list[core.Placing]:
+    """An event's final places, by player: the last stage's standings first, then the entries that
+    stage did not take, by their standings in the stage before, and so on (shared ranks stay shared)."""
+    entries = {
+        e.id: e for e in (await session.execute(select(Entry).where(Entry.event_id == event.id))).scalars()
+    }
+    placed: set[str] = set()
+    out: list[core.Placing] = []
+    for stage in reversed(await stages_of(session, event.id)):
+        rows = [r for r in await stage_standings(session, event, stage) if r.entry_id not in placed]
+        for r in rows:
+            above = sum(1 for o in rows if o.rank < r.rank)
+            shared = sum(1 for o in rows if o.rank == r.rank)
+            entry = entries[r.entry_id]
+            out.append(core.Placing(entry.player_id, entry.name, len(placed) + above + 1, shared))
+        placed |= {r.entry_id for r in rows}
+    return out
+
+
+async def table(session: AsyncSession, season_id: str) -> SeasonTable:
+    seen = await view(session, season_id)
+    finished = [e for e in seen.events if e.status == EventStatus.FINISHED]
+    places = [core.EventPlaces(e.id, await event_places(session, e)) for e in finished]
+    rows = core.standings([float(p) for p in seen.season.points], places, seen.season.best_of)
+    return SeasonTable(seen, rows, [e.id for e in finished])
