@@ -49,10 +49,15 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy app
 
+# the suite on every core (pytest-xdist, TEST_WORKERS processes): each worker has its own databases and
+# names its own queues; the slowest files start first (tests/conftest.py SLOWEST_FIRST), and the 20
+# slowest tests are printed at the end
+TEST_WORKERS ?= auto
 test: venv
 	bash tests/services.sh .test-env
 	$(MAKE) --no-print-directory lint typecheck
-	. ./.test-env && $(BIN)/python -m pytest -q -p no:cacheprovider
+	. ./.test-env && $(BIN)/python -m pytest -q -p no:cacheprovider \
+		-n $(TEST_WORKERS) --dist load --durations=20
 
 # schemathesis over the served OpenAPI (admin token, every check, stateful links) on Postgres and
 # SQLite; fails on any server error, reports the other checks' findings under fuzz-report/

@@ -43,7 +43,7 @@ from app.api import (
 )
 from app.api.guard import RequestGuardMiddleware
 from app.api.middleware import RequestLogMiddleware
-from app.db.session import make_engine, make_sessionmaker
+from app.db.session import make_engine, make_sessionmaker, read_only, write_gate, write_turn
 from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, commit_and_dispatch, sweep
 from app.observability import logs
 from app.runtime import (
@@ -107,14 +107,11 @@ async def _clock_loop(app: FastAPI) -> None:
         wait = 1.0
         try:
             async with app.state.sessionmaker() as session:
+                await read_only(session)  # on SQLite: a reader, never the write lock
                 due = await hall_svc.next_due(session)
             now = datetime.now(UTC)
             if due is not None and due <= now:
-                gate: asyncio.Lock | None = app.state.write_gate
-                async with contextlib.AsyncExitStack() as stack:
-                    if gate is not None:
-                        await stack.enter_async_context(gate)
-                    session = await stack.enter_async_context(app.state.sessionmaker())
+                async with write_turn(app.state.sessionmaker), app.state.sessionmaker() as session:
                     await hall_svc.expire_due(session)
                     await commit_and_dispatch(session, app.state.dispatcher)
                 wait = 0.05
@@ -150,7 +147,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     app.state.hub = hub
     # SQLite has one writer: this process's writing requests queue here for their turn instead of
     # polling the file's lock (app/api/deps.py); other processes still wait on busy_timeout
-    app.state.write_gate = asyncio.Lock() if engine.dialect.name == "sqlite" else None
+    app.state.write_gate = write_gate(engine)
     app.state.sessionmaker = make_sessionmaker(
         engine, {**registry.session_info(), **session_info(settings), HUB_KEY: hub}
     )

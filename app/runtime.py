@@ -43,10 +43,18 @@ async def redeliver_once(sessionmaker: async_sessionmaker[AsyncSession], dispatc
 
 
 def webhook_policy(settings: Settings) -> webhooks.WebhookPolicy:
+    limits = webhooks.DeliveryLimits(
+        connect_seconds=settings.arbiter_webhook_connect_timeout,
+        first_byte_seconds=settings.arbiter_webhook_first_byte_timeout,
+        total_seconds=settings.arbiter_webhook_timeout,
+        max_concurrent=settings.arbiter_webhook_max_deliveries,
+        max_per_receiver=settings.arbiter_webhook_max_per_receiver,
+    )
     return webhooks.WebhookPolicy(
         allow_private=settings.arbiter_webhook_allow_private,
         box=webhooks.SecretBox(settings.webhook_keys),
-        timeout_seconds=settings.arbiter_webhook_timeout,
+        limits=limits,
+        courier=webhooks.Courier(limits),
     )
 
 

@@ -143,7 +143,25 @@ class Settings(BaseSettings):
         description="comma-separated keys that encrypt webhook secrets at rest (the first encrypts)",
     )
     arbiter_webhook_timeout: float = Field(
-        default=10, gt=0, le=60, description="seconds one delivery attempt waits for the endpoint"
+        default=10,
+        gt=0,
+        le=50,
+        description="seconds one delivery attempt may take in all, the lookup included",
+    )
+    arbiter_webhook_connect_timeout: float = Field(
+        default=3, gt=0, le=50, description="seconds a delivery attempt waits to connect to the endpoint"
+    )
+    arbiter_webhook_first_byte_timeout: float = Field(
+        default=5, gt=0, le=50, description="seconds a delivery attempt waits for the answer's headers"
+    )
+    arbiter_webhook_max_deliveries: int = Field(
+        default=32, ge=1, le=1000, description="delivery attempts one process runs at once"
+    )
+    arbiter_webhook_max_per_receiver: int = Field(
+        default=4,
+        ge=1,
+        le=1000,
+        description="delivery attempts one process runs at once to one receiver (scheme, host, port)",
     )
 
     @field_validator("database_url")

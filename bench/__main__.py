@@ -10,6 +10,7 @@ BENCHES = [
     "bench.standings_bench",
     "bench.pairing_bench",
     "bench.seats_bench",
+    "bench.swiss_quality_bench",
     "bench.designs_bench",
     "bench.ratings_bench",
     "bench.observability_bench",

@@ -19,6 +19,7 @@ import tracemalloc
 import networkx as nx
 
 from app.core.pairing.swiss import SwissEntry, choose_bye, first_round_order, pair_cost, pair_swiss
+from app.core.pairing.swiss_cost import score_groups
 from app.core.pairing.tables import TableEntry, pair_tables
 
 
@@ -33,7 +34,9 @@ def swiss_field(n: int, rounds: int = 7, seed: str = "bench") -> list[SwissEntry
     for rnd in range(rounds):
         if rnd:
             order = sorted(ids, key=lambda i: (-score[i], i))
-        p = pair_swiss([SwissEntry(i, score[i], frozenset(opp[i]), byes[i]) for i in order])
+        p = pair_swiss(
+            [SwissEntry(id=i, score=score[i], opponents=frozenset(opp[i]), byes=byes[i]) for i in order]
+        )
         for pr in p.pairs:
             opp[pr.first].add(pr.second)
             opp[pr.second].add(pr.first)
@@ -47,7 +50,7 @@ def swiss_field(n: int, rounds: int = 7, seed: str = "bench") -> list[SwissEntry
             score[p.bye.entry] += 1
             byes[p.bye.entry] += 1
     order = sorted(ids, key=lambda i: (-score[i], i))
-    return [SwissEntry(i, score[i], frozenset(opp[i]), byes[i]) for i in order]
+    return [SwissEntry(id=i, score=score[i], opponents=frozenset(opp[i]), byes=byes[i]) for i in order]
 
 
 def networkx_complete(entries: list[SwissEntry]) -> tuple[list[tuple[int, int]], int]:
@@ -57,9 +60,10 @@ def networkx_complete(entries: list[SwissEntry]) -> tuple[list[tuple[int, int]],
     if b is not None:
         del rest[b]
     costs = {}
+    groups = score_groups(e.score for e in rest)
     for i in range(len(rest)):
         for j in range(i + 1, len(rest)):
-            costs[(i, j)] = pair_cost(rest[i], rest[j], i, j).total
+            costs[(i, j)] = pair_cost(rest[i], rest[j], i, j, groups=groups).total
     big = max(costs.values()) + 1
     g = nx.Graph()
     g.add_weighted_edges_from((i, j, big - c) for (i, j), c in costs.items())

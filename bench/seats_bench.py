@@ -38,7 +38,13 @@ def simulate(n: int, balanced: bool, seed: str = "seats") -> tuple[int, int, flo
         if rnd:
             order = sorted(ids, key=lambda i: (-score[i], i))
         entries = [
-            SwissEntry(i, score[i], frozenset(opp[i]), byes[i], seats=tuple(seats[i]) if balanced else None)
+            SwissEntry(
+                id=i,
+                score=score[i],
+                opponents=frozenset(opp[i]),
+                byes=byes[i],
+                seats=tuple(seats[i]) if balanced else None,
+            )
             for i in order
         ]
         p = pair_swiss(entries)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from app.main import create_app
 from app.settings import Settings
 from app.wiring import build_registry
 from tests.support.api import ADMIN_TOKEN, Api, api_client
-from tests.support.services import admin_execute, clean, in_thread, server_url
+from tests.support.services import admin_execute, clean, in_thread, server_url, worker_id
 
 # Property tests are judged by their examples, not by wall-clock: a loaded 2-core CI machine must not
 # turn a slow example into a failure. The examples stay derandomized per test, so a run is repeatable.
@@ -33,7 +34,7 @@ settings.load_profile("arbiter")
 @pytest.fixture(scope="session")
 def pg_url() -> Iterator[str]:
     server = server_url()
-    name = f"arbiter_test_{uuid.uuid4().hex[:10]}"
+    name = f"arbiter_test_{worker_id()}_{uuid.uuid4().hex[:10]}"
     in_thread(asyncio.run, admin_execute(server, f'CREATE DATABASE "{name}"'))
     url = make_url(server).set(database=name).render_as_string(hide_password=False)
     in_thread(migrate, url)
@@ -49,21 +50,40 @@ def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     return url
 
 
-@pytest.fixture(scope="session", params=["postgres", "sqlite"])
-async def _app(request: pytest.FixtureRequest) -> AsyncIterator[tuple[Any, str]]:
-    backend = request.param
-    url = request.getfixturevalue("pg_url" if backend == "postgres" else "sqlite_url")
-    settings = Settings(
-        database_url=url,
-        redis_url=None,
-        arbiter_admin_token=ADMIN_TOKEN,
-        arbiter_sweep_seconds=3600,
-        arbiter_webhook_allow_private=True,  # the receivers of the tests listen on the loopback
-        arbiter_heavy_burst=1_000_000,  # the suite calls the tools far faster than a client may
-    )
-    app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        yield app, backend
+class Apps:
+    """The app on each backend, started when a test first asks for it and stopped at the end of the
+    run: the tests of a backend share it, and a run that interleaves the backends, as a parallel one
+    does, starts each once rather than once per switch."""
+
+    def __init__(self, urls: dict[str, str], stack: AsyncExitStack) -> None:
+        self.urls, self.stack, self.started = urls, stack, {}
+
+    async def on(self, backend: str) -> Any:
+        if backend not in self.started:
+            settings = Settings(
+                database_url=self.urls[backend],
+                redis_url=None,
+                arbiter_admin_token=ADMIN_TOKEN,
+                arbiter_sweep_seconds=3600,
+                arbiter_webhook_allow_private=True,  # the receivers of the tests listen on the loopback
+                arbiter_heavy_burst=1_000_000,  # the suite calls the tools far faster than a client may
+            )
+            app = create_app(settings)
+            await self.stack.enter_async_context(app.router.lifespan_context(app))
+            self.started[backend] = app
+        return self.started[backend]
+
+
+@pytest.fixture(scope="session")
+async def _apps(pg_url: str, sqlite_url: str) -> AsyncIterator[Apps]:
+    async with AsyncExitStack() as stack:
+        yield Apps({"postgres": pg_url, "sqlite": sqlite_url}, stack)
+
+
+@pytest.fixture(params=["postgres", "sqlite"])
+async def _app(request: pytest.FixtureRequest, _apps: Apps) -> tuple[Any, str]:
+    backend: str = request.param
+    return await _apps.on(backend), backend
 
 
 @pytest.fixture
@@ -87,3 +107,33 @@ async def pg_engine(pg_url: str) -> AsyncIterator[Any]:
 async def pg_sessionmaker(pg_engine: Any) -> Any:
     await clean(pg_engine)
     return make_sessionmaker(pg_engine, build_registry().session_info())
+
+
+# The longest files first (from `pytest --durations=0`, slowest first): a parallel run hands them out
+# before the rest, so that no worker is left running a long one alone at the end. The order of the
+# tests inside a file is kept, and the rest of the suite follows in its own order.
+SLOWEST_FIRST = (
+    "tests/test_fuzz.py",
+    "tests/contract/test_conformance.py",
+    "tests/web/test_pages.py",
+    "tests/web/test_console.py",
+    "tests/workers/test_scale.py",
+    "tests/test_cli.py",
+    "tests/contract/test_typescript.py",
+    "tests/test_bench_http.py",
+    "tests/workers/test_ratings_worker.py",
+    "tests/workers/test_live_streams.py",
+    "tests/api/test_transfer.py",
+    "tests/workers/test_worker_ops.py",
+    "tests/workers/test_worker.py",
+    "tests/core/test_standings_properties.py",
+    "tests/api/test_battlebooks.py",
+    "tests/api/test_lifecycle.py",
+    "tests/api/test_bga.py",
+)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))

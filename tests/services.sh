@@ -5,7 +5,8 @@
 #   2. servers already listening on 127.0.0.1:5432 / :6379 (trust auth, user postgres);
 #   3. the machine's own cluster / redis-server, started;
 #   4. throwaway servers in /tmp (installed from Debian's packages first when missing, as root).
-# The browser tests (tests/web) drive Debian's Chromium: installed here when missing, as root.
+# The browser tests (tests/web) drive Debian's Chromium and render PDFs with poppler-utils:
+# both installed here when missing, as root.
 set -euo pipefail
 out=${1:-.test-env}
 
@@ -55,6 +56,11 @@ fi
 
 if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then
   if have_root; then apt_install chromium; else echo "no chromium: tests/web will fail (install Debian's chromium)" >&2; fi
+fi
+
+# the slips' QR test renders the printed PDF with poppler's pdftoppm
+if ! command -v pdftoppm >/dev/null 2>&1; then
+  if have_root; then apt_install poppler-utils; else echo "no pdftoppm: tests/web/test_qr.py will fail (install Debian's poppler-utils)" >&2; fi
 fi
 
 printf 'export TEST_DATABASE_URL=%q\nexport TEST_REDIS_URL=%q\n' "$db" "$redis" >"$out"

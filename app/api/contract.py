@@ -29,6 +29,7 @@ pairing explanation, and a result's ``game_log`` (each adjudicated game's record
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any, get_type_hints
 
@@ -280,6 +281,44 @@ def _game_log(schemas: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            yield ref.rsplit("/", 1)[1]
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
+
+
+def _request_schemas(spec: dict[str, Any], schemas: dict[str, Any]) -> set[str]:
+    """The component schemas a request body may contain (followed through every reference)."""
+    todo = [n for ops in spec["paths"].values() for op in ops.values() for n in _refs(op.get("requestBody"))]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen and name in schemas:
+            seen.add(name)
+            todo += list(_refs(schemas[name]))
+    return seen
+
+
+def _defaults_described(schemas: dict[str, Any], names: set[str]) -> None:
+    """A request field with a default is optional, and says so: its default moves into its
+    description, so that a generator that reads ``default`` as "always present" (openapi-typescript's
+    default options) does not make a client send it (api.md "The OpenAPI document")."""
+    for name in sorted(names):
+        schema = schemas[name]
+        required = set(schema.get("required", ()))
+        for prop, field in schema.get("properties", {}).items():
+            if "default" in field and prop not in required:
+                value = json.dumps(field.pop("default"))
+                described = field.get("description", "")
+                field["description"] = f"{described} (default {value})" if described else f"default {value}"
+
+
 def document(app: FastAPI) -> dict[str, Any]:
     spec = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
     for context in iter_route_contexts(app.routes):
@@ -299,6 +338,7 @@ def document(app: FastAPI) -> dict[str, Any]:
     schemas["JobRead"]["properties"]["result"] = _job_results(app.state.registry.job_kinds, schemas)
     schemas["RoundRead"]["properties"]["pairing"] = _pairing(schemas)
     schemas["ResultIn"]["properties"]["game_log"] = _game_log(schemas)
+    _defaults_described(schemas, _request_schemas(spec, schemas))
     components["securitySchemes"] = {
         "bearer": {
             "type": "http",

@@ -334,6 +334,21 @@ async def undo_check_in(
     return CheckInRead(entry_id=e.id, checked_in=False, checked_in_at=None)
 
 
+@router.post(
+    "/{event_id}/entries/{entry_id}/token", operation_id="reissue_entry_token", response_model=EntryCreated
+)
+async def reissue_entry_token(
+    event_id: str, entry_id: str, session: SessionDep, who: Organizer
+) -> EntryCreated:
+    """A new entry token for one entry (organizer): its personal link was lost or passed on. The old
+    token stops working at once; the new one is shown once, in `entry_token`."""
+    token = svc.new_token()
+    entry = await svc.reissue_entry_token(session, event_id, entry_id, hash_token(token))
+    return EntryCreated(
+        **entry_read(await svc.registered(session, entry, who)).model_dump(), entry_token=token
+    )
+
+
 def identity_read(view: svc.IdentityView) -> IdentityRead:
     return IdentityRead(
         entry_id=view.entry.id,

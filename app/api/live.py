@@ -46,9 +46,12 @@ _MESSAGE = {
 
 def frame(item: Item) -> str:
     """One SSE message: ``id``, ``event`` and one ``data`` line of JSON; or a comment."""
+    if item.batch:
+        return "".join(frame(one) for one in item.batch)
     if item.comment is not None:
         return f": {item.comment}\n\n"
-    return f"id: {item.id}\nevent: {item.type}\ndata: {json.dumps(item.data, separators=(',', ':'))}\n\n"
+    data = item.encoded if item.encoded is not None else json.dumps(item.data, separators=(",", ":"))
+    return f"id: {item.id}\nevent: {item.type}\ndata: {data}\n\n"
 
 
 async def _frames(items: AsyncIterator[Item], retry_ms: int, event_id: str) -> AsyncIterator[str]:

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import AwareDatetime, BaseModel, Field
 
 from app.api.auth import Admin
 from app.api.caching import cached, cached_csv
@@ -68,6 +68,7 @@ class HistoryItem(BaseModel):
     match_id: str | None
     before: float
     after: float
+    at: datetime | None = Field(default=None, description="when the game was reported")
 
 
 class PlayerRating(BaseModel):
@@ -202,10 +203,18 @@ async def get_leaderboard(
     "/v1/players/{player_id}/ratings", operation_id="get_player_ratings", response_model=PlayerRatingPage
 )
 async def get_player_ratings(
-    player_id: str, session: SessionDep, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    player_id: str,
+    session: SessionDep,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+    since: Annotated[
+        AwareDatetime | None,
+        Query(description="only the games reported at or after this time (with its offset)"),
+    ] = None,
 ) -> PlayerRatingPage:
-    """A player's rating in every pool, by pool, with the history of changes in rating order."""
-    ratings, nxt = page(await svc.player_ratings(session, player_id), lambda p: p.pool, limit, cursor)
+    """A player's rating in every pool, by pool, with the history of changes in rating order
+    (`?since=`: the changes of the games reported since then)."""
+    ratings, nxt = page(await svc.player_ratings(session, player_id, since), lambda p: p.pool, limit, cursor)
     items = [
         PlayerRating(
             pool=p.pool,
@@ -213,7 +222,10 @@ async def get_player_ratings(
             games=p.games,
             title=core.title(p.rating),
             start_rating=p.start_rating,
-            history=[HistoryItem(match_id=m, before=_r(b), after=_r(a)) for m, b, a in p.history],
+            history=[
+                HistoryItem(match_id=h.match_id, before=_r(h.before), after=_r(h.after), at=h.at)
+                for h in p.history
+            ],
         )
         for p in ratings
     ]

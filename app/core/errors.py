@@ -63,6 +63,15 @@ class Conflict(DomainError):
     title = "Conflict"
 
 
+class RuleConflict(Conflict):
+    """A rule refuses the request in the resource's current state (409); ``rule`` names it."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"rule {rule}: {message}")
+        self.rule = rule
+        self.message = message
+
+
 class PreconditionFailed(DomainError):
     """A stale ``If-Match`` version (412)."""
 

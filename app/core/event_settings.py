@@ -27,6 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from app.core.errors import InvalidInput, Problem
+from app.core.scoring import points_per_seat_problems
 from app.core.vocabulary import StageFormatName
 
 STAGE_FORMATS = tuple(StageFormatName)
@@ -312,6 +313,7 @@ def validate(
                 for p in standings_validator(own):
                     problems.append(Problem(("settings", "stages", i, *p.loc[1:]), p.msg))
 
+    problems.extend(points_per_seat_problems(settings, game.min_seats))
     if problems:
         raise InvalidInput(f"{len(problems)} problem(s) in the event settings", problems)
     return settings

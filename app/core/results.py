@@ -8,6 +8,11 @@ differential signed to the winner, and the outcome's implied places filled in.
 Rulings where the spec is silent:
 - ``played`` needs a place for every seat, or a score for every seat (places then follow the scores,
   higher is better, equal scores share a place), or a game log for a game with an adjudicator.
+- Places given are never renumbered (formats.md "Presets", the ruling "places are never
+  renumbered"): in a ``played`` game, or a ``forfeit`` with a place 1, each seat's place must be 1 +
+  the number of seats placed ahead of it (1, 2, 2, 4 or 1, 1, 3). [2, 3, 3] or [1, 3] at two seats
+  are refused naming each seat out of form, and a played [2, 2] is refused (nobody is 1st), never
+  read as a draw; a draw is reported as ``draw`` or [1, 1].
 - ``draw`` and ``timeout`` give every seat place 1, whatever was sent.
 - ``forfeit`` needs places: the seats that did not forfeit take place 1; a table where everyone
   forfeited has no place 1 (all lose), and keeps none after normalization: places 2, 2 stay 2, 2,
@@ -68,10 +73,36 @@ def normalize(match_entries: Sequence[str], outcome: str | None, seats: Sequence
     """Check a report against the table (the match's entries, in seat order) and normalize it.
 
     Raises InvalidInput naming every problem: an entry not at the table, a seat missing or given
-    twice, a place outside the table, missing places.
+    twice, a place outside the table, places not in competition form, missing places.
     """
-    problems: list[Problem] = []
     outcome = outcome or Outcome.PLAYED
+    ordered = _ordered_seats(match_entries, outcome, seats)
+    n = len(match_entries)
+    reported_at = {s.entry_id: i for i, s in enumerate(seats)}
+    places = _places(outcome, ordered, [reported_at[s.entry_id] for s in ordered])
+    diffs = [s.differential for s in ordered]
+    if n == 2:
+        diffs = _two_seat_differentials(outcome, places, ordered)
+    out = tuple(
+        ReportedSeat(
+            entry_id=s.entry_id,
+            place=places[i],
+            score=None if s.score is None else float(s.score),
+            body_points=None if s.body_points is None else float(s.body_points),
+            differential=None if diffs[i] is None else float(diffs[i] or 0.0),
+            character=s.character,
+            violation=bool(s.violation),
+        )
+        for i, s in enumerate(ordered)
+    )
+    return Report(outcome, out)
+
+
+def _ordered_seats(
+    match_entries: Sequence[str], outcome: str, seats: Sequence[ReportedSeat]
+) -> list[ReportedSeat]:
+    """The reported seats in the table's order; InvalidInput naming every seat that does not fit."""
+    problems: list[Problem] = []
     if outcome not in OUTCOMES:
         problems.append(Problem(("outcome",), f"must be one of {', '.join(OUTCOMES)}"))
     n = len(match_entries)
@@ -90,48 +121,49 @@ def normalize(match_entries: Sequence[str], outcome: str | None, seats: Sequence
         problems.append(Problem(("seats",), f"every seat must be reported; missing {', '.join(missing)}"))
     if problems:
         raise InvalidInput(problems[0].msg, problems)
+    return [by_entry[e] for e in match_entries]
 
-    ordered = [by_entry[e] for e in match_entries]
-    places: list[int | None]
+
+def _places(outcome: str, ordered: Sequence[ReportedSeat], at: Sequence[int]) -> list[int | None]:
+    """The places an outcome gives the seats (in table order; ``at``: where each was reported)."""
+    n = len(ordered)
     if outcome in (Outcome.DRAW, Outcome.TIMEOUT):
-        places = [1] * n
-    elif outcome == Outcome.VOID:
-        places = [None] * n
-    else:
-        given = [s.place for s in ordered]
-        scores = [s.score for s in ordered]
-        if all(p is not None for p in given):
-            places = list(competition_places([float(p) for p in given if p is not None], False))
-            if outcome == Outcome.FORFEIT and 1 not in given:
-                places = [max(p or 2, 2) for p in places]  # nobody at place 1: everyone forfeited
-        elif (
-            outcome == Outcome.PLAYED and all(p is None for p in given) and all(s is not None for s in scores)
-        ):
-            places = list(competition_places([float(s) for s in scores if s is not None], True))
-        else:
-            what = (
-                "a place for every seat"
-                if outcome == Outcome.FORFEIT
-                else "a place (or a score) for every seat"
-            )
-            raise InvalidInput(f"a {outcome} result needs {what}", [Problem(("seats",), f"needs {what}")])
+        return [1] * n
+    if outcome == Outcome.VOID:
+        return [None] * n
+    given = [s.place for s in ordered]
+    scores = [s.score for s in ordered]
+    if all(p is not None for p in given):
+        if outcome == Outcome.FORFEIT and 1 not in given:
+            return [max(p or 2, 2) for p in competition_places([float(p or 0) for p in given], False)]
+        _check_competition_form([p or 0 for p in given], outcome, at)
+        return list(given)
+    if outcome == Outcome.PLAYED and all(p is None for p in given) and all(s is not None for s in scores):
+        return list(competition_places([float(s) for s in scores if s is not None], True))
+    what = "a place for every seat" if outcome == Outcome.FORFEIT else "a place (or a score) for every seat"
+    raise InvalidInput(f"a {outcome} result needs {what}", [Problem(("seats",), f"needs {what}")])
 
-    diffs = [s.differential for s in ordered]
-    if n == 2:
-        diffs = _two_seat_differentials(outcome, places, ordered)
-    out = tuple(
-        ReportedSeat(
-            entry_id=s.entry_id,
-            place=places[i],
-            score=None if s.score is None else float(s.score),
-            body_points=None if s.body_points is None else float(s.body_points),
-            differential=None if diffs[i] is None else float(diffs[i] or 0.0),
-            character=s.character,
-            violation=bool(s.violation),
+
+def _check_competition_form(given: Sequence[int], outcome: str, at: Sequence[int]) -> None:
+    """Places as reported must already be in competition form (1, 2, 2, 4 or 1, 1, 3): each seat's
+    place is 1 + the number of seats placed ahead of it. Never renumbered (formats.md "Presets",
+    the ruling "places are never renumbered"): InvalidInput naming every seat whose place is not."""
+    form = competition_places([float(p) for p in given], False)
+    problems = [
+        Problem(
+            ("seats", at[i], "place"),
+            f"place {p} is not in competition form (1, 2, 2, 4 or 1, 1, 3): "
+            + (
+                "no seat is placed 1st"
+                if form[i] == 1
+                else f"{form[i] - 1} seat{'s' if form[i] > 2 else ''} placed ahead of it make it place {form[i]}"
+            ),
         )
-        for i, s in enumerate(ordered)
-    )
-    return Report(outcome, out)
+        for i, p in enumerate(given)
+        if p != form[i]
+    ]
+    if problems:
+        raise InvalidInput(f"a {outcome} result's places are never renumbered: {problems[0].msg}", problems)
 
 
 def _two_seat_differentials(

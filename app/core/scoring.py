@@ -8,7 +8,9 @@ A differential accumulates beside the points; a violation overrides the game's o
 Rulings where the spec is silent:
 - Places only define an order. Seats are sorted by place and tied seats cover consecutive positions,
   so ``(1, 1, 2)`` and ``(1, 1, 3)`` both mean "two share 1st–2nd, the third is 3rd". The effective
-  place of a seat is 1 + the number of seats strictly ahead of it (competition ranking).
+  place of a seat is 1 + the number of seats strictly ahead of it (competition ranking); a match's
+  report is refused unless already in that form (``results.normalize``), the stateless tools read
+  places as an order.
 - A ``played`` game with no places but a score for every seat takes its places from the scores
   (higher is better, equal scores tie). Any other missing place in a played game is invalid input.
 - ``played``: a sole first place is a win and every other seat a loss; a shared first place is a
@@ -274,6 +276,44 @@ def scoring_config(settings: Mapping[str, Any]) -> ScoringConfig:
 # --------------------------------------------------------------------------- validation
 
 
+# The formats whose tables seat the stage's ``table_size`` (a Swiss may add some of one fewer): a
+# points-per-place list there is the list of that table. Heats and free-for-alls seat 3–8 as they come.
+FIXED_TABLE_FORMATS = frozenset(
+    {"round_robin", "swiss", "single_elimination", "double_elimination", "series"}
+)
+
+
+def points_per_seat_problems(settings: Mapping[str, Any], default_table_size: int) -> list[Problem]:
+    """A ``placement`` list of points has exactly one value per seat of the table it scores
+    (formats.md "Presets": [1, 0] for a 3-seat table is a 422, never a silent 0 for 3rd place).
+    Checked for every stage of a fixed table size, against the stage's own scoring or the event's."""
+    stages = settings.get("stages")
+    problems: dict[tuple[str | int, ...], Problem] = {}
+    for i, stage in enumerate(stages if isinstance(stages, list) else []):
+        if not isinstance(stage, Mapping) or stage.get("format") not in FIXED_TABLE_FORMATS:
+            continue
+        size = stage.get("table_size", default_table_size)
+        own = "scoring" in stage
+        scoring = stage.get("scoring") if own else settings.get("scoring")
+        if not isinstance(scoring, Mapping) or scoring.get("scheme") != "placement" or type(size) is not int:
+            continue
+        points = scoring.get("points")
+        if not isinstance(points, list | tuple) or not points or len(points) == size:
+            continue
+        loc: tuple[str | int, ...] = (
+            ("settings", "stages", i, "scoring", "points") if own else ("settings", "scoring", "points")
+        )
+        problems.setdefault(
+            loc,
+            Problem(
+                loc,
+                f"{len(points)} value{'s' if len(points) != 1 else ''} for stage {i}'s tables of {size} seats: "
+                "a points-per-place list has exactly one value per seat",
+            ),
+        )
+    return list(problems.values())
+
+
 _TWO_SEAT_OUTCOMES = frozenset({Outcome.PLAYED, Outcome.DRAW, Outcome.TIMEOUT, Outcome.FORFEIT, Outcome.VOID})
 
 
@@ -432,92 +472,123 @@ def score_game(game: GameResult, config: ScoringConfig) -> ScoredGame | None:
     return _score_general(game, config)
 
 
+_Outcomes = tuple[list[str], list[int], list[float]]  # results, orders, points, seat by seat
+
+
+def _general_places(game: GameResult, scores: list[float | None]) -> list[int] | None:
+    """Effective places: the reported ones, else (a played game) the scores' order, else none."""
+    raw_places = [s.place for s in game.seats]
+    if None not in raw_places:
+        return effective_places(raw_places)  # type: ignore[arg-type]
+    if game.outcome == Outcome.PLAYED:
+        return effective_places([-x for x in scores])  # type: ignore[operator]
+    return None
+
+
+def _win_loss_points(config: ScoringConfig, n: int, own: list[float]) -> tuple[list[float], list[float]]:
+    """What a win and a loss score seat by seat under the scheme (``game_score``: the seat's own)."""
+    if config.scheme == "wdl":
+        return [config.win] * n, [config.loss] * n
+    if config.scheme == "placement":
+        return [config.place_points(1, n)] * n, [config.place_points(n, n)] * n
+    return own, own
+
+
+def _violation_outcomes(
+    seats: Sequence[SeatResult], config: ScoringConfig, win_pts: list[float], loss_pts: list[float]
+) -> _Outcomes:
+    n = len(seats)
+    results = [LOSS if s.violation else WIN for s in seats]
+    orders = [2 if s.violation else 1 for s in seats]
+    vp, tp = config.violation_points, config.victim_points
+    if vp is None:
+        vp_list = [0.0] * n if config.scheme == "game_score" else loss_pts
+    else:
+        vp_list = [vp] * n
+    tp_list = win_pts if tp is None else [tp] * n
+    points = [vp_list[i] if s.violation else tp_list[i] for i, s in enumerate(seats)]
+    return results, orders, points
+
+
+def _draw_outcomes(n: int, config: ScoringConfig, own: list[float]) -> _Outcomes:
+    if config.scheme == "wdl":
+        points = [config.draw] * n
+    elif config.scheme == "placement":
+        points = [sum(config.place_points(p, n) for p in range(1, n + 1)) / n] * n
+    else:
+        points = list(own)
+    return [DRAW] * n, [1] * n, points
+
+
+def _forfeit_outcomes(seats: Sequence[SeatResult], win_pts: list[float], loss_pts: list[float]) -> _Outcomes:
+    winners = [s.place == 1 for s in seats]
+    results = [WIN if w else LOSS for w in winners]
+    orders = [1 if w else 2 for w in winners]
+    points = [win_pts[i] if w else loss_pts[i] for i, w in enumerate(winners)]
+    return results, orders, points
+
+
+def _played_outcomes(places: list[int], config: ScoringConfig, own: list[float]) -> _Outcomes:
+    n = len(places)
+    first_result = WIN if places.count(1) == 1 else DRAW
+    results = [first_result if p == 1 else LOSS for p in places]
+    if config.scheme == "wdl":
+        table = {WIN: config.win, DRAW: config.draw, LOSS: config.loss}
+        points = [table[r] for r in results]
+    elif config.scheme == "placement":
+        covered: dict[int, int] = {}
+        for p in places:
+            covered[p] = covered.get(p, 0) + 1
+        points = [
+            sum(config.place_points(q, n) for q in range(p, p + covered[p])) / covered[p] for p in places
+        ]
+    else:
+        points = list(own)
+    return results, places, points
+
+
+def _decided_differentials(seats: Sequence[SeatResult], results: list[str]) -> list[float]:
+    """A decided game's differentials: at 2 seats the reported magnitude, + to the winner and − to
+    the loser (0 each when undecided); at 3+ seats each seat's own."""
+    n = len(seats)
+    diffs = [0.0] * n
+    if n != 2:
+        return [float(s.differential) + 0.0 if s.differential is not None else 0.0 for s in seats]
+    if results[0] != results[1] and DRAW not in results:
+        w = 0 if results[0] == WIN else 1
+        d = seats[w].differential
+        if d is None:
+            d = seats[1 - w].differential
+        magnitude = abs(float(d)) if d is not None else 0.0
+        diffs[w], diffs[1 - w] = magnitude, 0.0 - magnitude
+    # else a shared first place or a double forfeit: 0 each, as a draw
+    return diffs
+
+
 def _score_general(game: GameResult, config: ScoringConfig) -> ScoredGame:
     """Any scheme, any table size (not void, not bye)."""
     outcome = game.outcome
     seats = game.seats
     n = len(seats)
-    entries = tuple(s.entry_id for s in seats)
-    raw_places = [s.place for s in seats]
     scores: list[float | None] = [float(s.score) if s.score is not None else None for s in seats]
-    places: list[int] | None
-    if None not in raw_places:
-        places = effective_places(raw_places)  # type: ignore[arg-type]
-    elif outcome == Outcome.PLAYED:
-        places = effective_places([-x for x in scores])  # type: ignore[operator]
-    else:
-        places = None
-    scheme = config.scheme
+    places = _general_places(game, scores)
     own = [x if x is not None else 0.0 for x in scores]
-
-    if scheme == "wdl":
-        win_pts, loss_pts = [config.win] * n, [config.loss] * n
-    elif scheme == "placement":
-        win_pts, loss_pts = [config.place_points(1, n)] * n, [config.place_points(n, n)] * n
-    else:
-        win_pts, loss_pts = own, own
-
-    diffs = [0.0] * n
+    win_pts, loss_pts = _win_loss_points(config, n, own)
     violation = any(s.violation for s in seats)
     if violation:
-        results = [LOSS if s.violation else WIN for s in seats]
-        orders = [2 if s.violation else 1 for s in seats]
-        vp, tp = config.violation_points, config.victim_points
-        if vp is None:
-            vp_list = [0.0] * n if scheme == "game_score" else loss_pts
-        else:
-            vp_list = [vp] * n
-        tp_list = win_pts if tp is None else [tp] * n
-        points = [vp_list[i] if s.violation else tp_list[i] for i, s in enumerate(seats)]
+        results, orders, points = _violation_outcomes(seats, config, win_pts, loss_pts)
     elif outcome == Outcome.DRAW or outcome == Outcome.TIMEOUT:
-        results = [DRAW] * n
-        orders = [1] * n
-        if scheme == "wdl":
-            points = [config.draw] * n
-        elif scheme == "placement":
-            points = [sum(config.place_points(p, n) for p in range(1, n + 1)) / n] * n
-        else:
-            points = list(own)
+        results, orders, points = _draw_outcomes(n, config, own)
     elif outcome == Outcome.FORFEIT:
-        winners = [p == 1 for p in raw_places]
-        results = [WIN if w else LOSS for w in winners]
-        orders = [1 if w else 2 for w in winners]
-        points = [win_pts[i] if w else loss_pts[i] for i, w in enumerate(winners)]
+        results, orders, points = _forfeit_outcomes(seats, win_pts, loss_pts)
     else:  # played
         assert places is not None
-        firsts = places.count(1)
-        first_result = WIN if firsts == 1 else DRAW
-        results = [first_result if p == 1 else LOSS for p in places]
-        orders = places
-        if scheme == "wdl":
-            table = {WIN: config.win, DRAW: config.draw, LOSS: config.loss}
-            points = [table[r] for r in results]
-        elif scheme == "placement":
-            covered: dict[int, int] = {}
-            for p in places:
-                covered[p] = covered.get(p, 0) + 1
-            points = [
-                sum(config.place_points(q, n) for q in range(p, p + covered[p])) / covered[p] for p in places
-            ]
-        else:
-            points = list(own)
-
-    if not violation and (outcome == Outcome.PLAYED or outcome == Outcome.FORFEIT):
-        if n == 2:
-            if results[0] != results[1] and DRAW not in results:
-                w = 0 if results[0] == WIN else 1
-                d = seats[w].differential
-                if d is None:
-                    d = seats[1 - w].differential
-                magnitude = abs(float(d)) if d is not None else 0.0
-                diffs[w], diffs[1 - w] = magnitude, 0.0 - magnitude
-            # else a shared first place or a double forfeit: 0 each, as a draw
-        else:
-            diffs = [float(s.differential) + 0.0 if s.differential is not None else 0.0 for s in seats]
-
+        results, orders, points = _played_outcomes(places, config, own)
+    decided = not violation and (outcome == Outcome.PLAYED or outcome == Outcome.FORFEIT)
+    diffs = _decided_differentials(seats, results) if decided else [0.0] * n
     return _scored(
         game,
-        entries=entries,
+        entries=tuple(s.entry_id for s in seats),
         points=points,
         differentials=diffs,
         results=results,

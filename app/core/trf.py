@@ -2,7 +2,9 @@
 2-seat Swiss or round robin stage (api.md "Exports").
 
 Lines: ``012`` the name, ``042``/``052`` the first and last round's dates, ``062`` the players,
-``092`` the kind of tournament, ``XXR`` the rounds, then the points of a win, draw, loss and
+``092`` the kind of tournament, ``XXR`` the planned number of rounds (``planned_rounds``: the Swiss stage's rounds, or every round of
+the round robin; never fewer than were paired), so that a pairing program continues a running event
+from the file, then the points of a win, draw, loss and
 pairing-allocated bye in bbpPairings' extension (``BBW``, ``BBD``, ``BBL``, ``BBU``) so that a reader
 computes the same points, and one ``001`` line per player in fixed columns:
 
@@ -23,6 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from app.core.lifecycle import swiss_rounds
 
 
 @dataclass(frozen=True)
@@ -85,3 +89,18 @@ def trf_document(
     ]
     lines.extend(player_line(p) for p in sorted(players, key=lambda p: p.start))
     return "\n".join(lines) + "\n"
+
+
+def planned_rounds(
+    swiss: bool, rounds_setting: int | None, group_sizes: Sequence[int], double: bool, paired: int
+) -> int:
+    """``XXR``: the rounds the stage is planned to play — FIDE's pairing programs refuse to pair a
+    round beyond it. A Swiss stage plays its ``rounds`` (else ceil(log2 N)); a round robin plays
+    n − 1 rounds (n + 1 − 1 with a bye a round when n is odd; twice that when ``double``), in its
+    largest group. Never fewer than the rounds already paired (an organizer's extra round)."""
+    largest = max(group_sizes, default=0)
+    if swiss:
+        planned = swiss_rounds(rounds_setting, sum(group_sizes))
+    else:
+        planned = (largest + largest % 2 - 1) * (2 if double else 1)
+    return max(planned, paired)

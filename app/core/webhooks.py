@@ -88,10 +88,24 @@ def address_problem(address: str) -> str | None:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
         return f"{address} is not an IP address"
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        # an IPv6 address that carries an IPv4 one reaches that one: it must be public too
+        # (mapped ::ffff:a.b.c.d, 6to4 2002:aabb:ccdd::, Teredo's server and client)
+        if ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        elif ip.sixtofour is not None:
+            why = address_problem(str(ip.sixtofour))
+            if why is not None:
+                return f"a 6to4 address of {ip.sixtofour} ({why})"
+        elif ip.teredo is not None:
+            for inner in ip.teredo:
+                why = address_problem(str(inner))
+                if why is not None:
+                    return f"a Teredo address of {inner} ({why})"
+    site_local = isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local
     for test, word in (
         (ip.is_unspecified, "an unspecified"),
+        (site_local, "a site-local"),
         (ip.is_loopback, "a loopback"),
         (ip.is_link_local, "a link-local"),
         (ip.is_private, "a private"),

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextlib
+import weakref
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 from sqlalchemy import event, exc, text
@@ -76,6 +79,34 @@ def make_sessionmaker(
     """Sessions on ``engine``; each starts with a copy of ``info`` (the entry points put the registry
     there: app/services/registry.py)."""
     return async_sessionmaker(engine, expire_on_commit=False, autoflush=False, info=info or {})
+
+
+_WRITE_GATES: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def write_gate(engine: AsyncEngine) -> asyncio.Lock | None:
+    """SQLite has one writer: the writing transactions of one process queue here for their turn
+    (requests: app/api/deps.py; jobs that write after waiting on something else:
+    ``write_turn``) instead of polling the file's lock in SQLite's busy handler. None on Postgres."""
+    if engine.dialect.name != "sqlite":
+        return None
+    gate = _WRITE_GATES.get(engine.sync_engine)
+    if gate is None:
+        gate = _WRITE_GATES[engine.sync_engine] = asyncio.Lock()
+    return gate
+
+
+@contextlib.asynccontextmanager
+async def write_turn(sessionmaker: async_sessionmaker[AsyncSession]) -> AsyncIterator[None]:
+    """Hold this process's turn for SQLite's writer (``write_gate``) around a short writing
+    transaction; nothing on Postgres."""
+    bind = sessionmaker.kw.get("bind")
+    gate = write_gate(bind) if isinstance(bind, AsyncEngine) else None
+    if gate is None:
+        yield
+        return
+    async with gate:
+        yield
 
 
 async def read_only(session: AsyncSession) -> None:

@@ -13,6 +13,7 @@ from app.core import event_settings, presets
 from app.core.access import Principal
 from app.core.concurrency import check_if_match
 from app.core.errors import Conflict, InvalidInput, NotFound, Problem
+from app.core.games import battlebooks
 from app.core.identity import clean_name
 from app.core.rng import commitment
 from app.core.standings import settings_problems as standings_problems
@@ -52,6 +53,8 @@ async def resolve_settings(
     session: AsyncSession, game_key: str, preset: str | None, overrides: dict[str, Any] | None
 ) -> dict[str, Any]:
     game = await get_game(session, game_key)
+    if problems := battlebooks.preset_game_problems(preset, game.key):
+        raise InvalidInput(problems[0].msg, problems)
     merged = presets.resolve(preset, overrides)
     limits = event_settings.GameLimits(game.key, game.min_seats, game.max_seats)
     event_settings.validate(merged, limits, _standings_problems)
@@ -360,6 +363,16 @@ async def drop_entry(session: AsyncSession, event_id: str, entry_id: str, princi
         ]
         await results.resign_games(session, event, stage, mine, principal.actor)
     await outbox.dropped(session, event, entry, stage)
+    return entry
+
+
+async def reissue_entry_token(session: AsyncSession, event_id: str, entry_id: str, token_hash: str) -> Entry:
+    """Give an entry a new token (its personal link lost or shared): the old one stops working at
+    once, as only the new one's digest is kept."""
+    await lock_event(session, event_id)
+    entry = await get_entry(session, event_id, entry_id)
+    entry.token_hash = token_hash
+    await session.flush()
     return entry
 
 

@@ -3,6 +3,7 @@ The standings and the rounds are exported as CSV by their own routes, from their
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -11,8 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.crosstable import CrossRow, crosstable
 from app.core.errors import Conflict
 from app.core.scoring import GameResult
-from app.core.trf import TrfGame, TrfPlayer, trf_document
-from app.core.vocabulary import MatchStatus, Outcome
+from app.core.trf import TrfGame, TrfPlayer, planned_rounds, trf_document
+from app.core.vocabulary import MatchStatus, Outcome, StageFormatName
 from app.db.models import Entry, Event, Player, Round, Stage
 from app.services.reads import (
     details_of,
@@ -122,4 +123,10 @@ async def trf_export(session: AsyncSession, event_id: str, stage_index: int | No
     first = rounds[0].created_at if rounds else event.created_at
     last = rounds[-1].created_at if rounds else event.created_at
     points = (scoring.win, scoring.draw, scoring.loss, scoring.bye_points())
-    return trf_document(event.name, f"{first:%Y/%m/%d}", f"{last:%Y/%m/%d}", kind, len(rounds), points, out)
+    settings = stage_settings(stage)
+    groups = details_of(stage).groups
+    sizes = list(Counter(groups.values()).values()) if groups else [len(order)]
+    planned = planned_rounds(
+        stage.format == StageFormatName.SWISS, settings.rounds, sizes, settings.double, len(rounds)
+    )
+    return trf_document(event.name, f"{first:%Y/%m/%d}", f"{last:%Y/%m/%d}", kind, planned, points, out)

@@ -1,12 +1,17 @@
 """An event's live stream (api.md "Live updates"): what ``GET /v1/events/{id}/stream`` sends, read
 from the outbox (``app/services/outbox.py``), woken when a change commits.
 
-One ``Hub`` per API process holds its streams. A stream reads the outbox rows of its event after
-the last one it sent, sends them, and waits to be woken: by a commit in this process (every
-backend), by Postgres ``NOTIFY`` from any process (the hub listens on one connection of its own), or
-at the latest after ``poll_seconds`` (a missed wake-up, another process on the same SQLite file).
-Between changes it sends a heartbeat, an SSE comment, every ``heartbeat_seconds`` so that proxies
-keep an idle stream open. No stream holds a database connection while it waits.
+One ``Hub`` per API process holds its streams. The streams of one event share one *feed*: a
+reader that, when woken — by a commit in this process (every backend), by Postgres ``NOTIFY`` from
+any process (the hub listens on one connection of its own), or at the latest after
+``poll_seconds`` (a missed wake-up, another process on the same SQLite file) — reads the event's
+outbox rows after the last one it read, once, and keeps the latest of them for its streams. A
+change costs one read per event and process, whatever the number of streams; the streams send
+from the feed. A stream that starts (or resumes with ``Last-Event-ID``) behind what its feed keeps
+catches up with reads of its own, at most ``CATCH_UP`` of them at once in the process. Between
+changes a stream sends a heartbeat, an SSE comment, every ``heartbeat_seconds`` so that proxies keep
+an idle stream open. No stream holds a database connection while it waits; the pool serves the
+requests.
 
 The hub bounds its streams: ``max_streams`` in the process (503 beyond) and ``max_per_client``
 from one client address (429 beyond), so a reconnecting loop cannot exhaust a process.
@@ -15,7 +20,9 @@ from one client address (429 beyond), so a reconnecting loop cannot exhaust a pr
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
+import json
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable
@@ -23,9 +30,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.pool import NullPool
 
 from app.core.errors import DomainError, InvalidInput, Problem
 from app.core.vocabulary import LiveEventType
+from app.db.session import make_engine, read_only
 from app.observability.metrics import sse_subscriber
 from app.services import outbox
 from app.services.reads import get_event
@@ -33,6 +42,9 @@ from app.services.reads import get_event
 log = logging.getLogger("arbiter.live")
 
 BATCH = 500  # rows read at once; a stream far behind reads again at once
+KEPT = 1000  # rows a feed keeps for its streams
+COALESCE_SECONDS = 1.0  # after a change reaches the streams, the next second's changes go out together
+CATCH_UP = 2  # reads of streams behind their feed, at once in one process
 RESET = "stream.reset"  # not an outbox row: the stream's own word that the client must read again
 
 
@@ -73,6 +85,13 @@ class Item:
     type: str | None = None
     data: dict[str, Any] | None = None
     comment: str | None = None
+    encoded: str | None = None  # ``data`` as compact JSON, made once for every stream that sends it
+    batch: tuple[Item, ...] = ()  # several rows sent at once, in order (then nothing else is set)
+
+
+def _item(row: Any) -> Item:
+    body = outbox.envelope(row)
+    return Item(id=row.id, type=row.type, data=body, encoded=json.dumps(body, separators=(",", ":")))
 
 
 class _Subscriber:
@@ -81,12 +100,44 @@ class _Subscriber:
         self.woken = asyncio.Event()
 
 
+class _Feed:
+    """One event's rows in this process: every row of the event with an id in ``(base, head]`` is
+    in ``items`` (oldest first), and a reader task keeps ``head`` up to date while streams follow."""
+
+    def __init__(self, event_id: str, position: int) -> None:
+        self.event_id = event_id
+        self.base = self.head = position
+        self.items: list[Item] = []
+        self.ids: list[int] = []
+        self.subscribers: set[_Subscriber] = set()
+        self.dirty = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    def after(self, position: int) -> list[Item] | None:
+        """The kept rows after ``position``; None when rows after it are no longer kept here."""
+        if position < self.base:
+            return None
+        return self.items[bisect.bisect_right(self.ids, position) :]
+
+    def add(self, items: list[Item]) -> None:
+        for item in items:
+            assert item.id is not None
+            self.items.append(item)
+            self.ids.append(item.id)
+            self.head = item.id
+        if len(self.items) > KEPT:
+            dropped = len(self.items) - KEPT
+            self.base = self.ids[dropped - 1]
+            del self.items[:dropped], self.ids[:dropped]
+
+
 class Hub:
     def __init__(self, engine: AsyncEngine, limits: LiveLimits | None = None) -> None:
         self.engine = engine
         self._sessionmaker: async_sessionmaker[AsyncSession] | None = None
         self.limits = limits or LiveLimits()
-        self._subscribers: dict[str, set[_Subscriber]] = {}
+        self._feeds: dict[str, _Feed] = {}
+        self._catch_up = asyncio.Semaphore(CATCH_UP)
         self._clients: Counter[str] = Counter()
         self._count = 0
         self._closing = asyncio.Event()
@@ -95,8 +146,9 @@ class Hub:
     # ----------------------------------------------------------------------- wake-ups
     def wake(self, event_ids: Iterable[str]) -> None:
         for event_id in event_ids:
-            for sub in self._subscribers.get(event_id, ()):
-                sub.woken.set()
+            feed = self._feeds.get(event_id)
+            if feed is not None:
+                feed.dirty.set()
 
     @property
     def sessionmaker(self) -> async_sessionmaker[AsyncSession]:
@@ -112,27 +164,40 @@ class Hub:
     async def close(self) -> None:
         """End every stream (each sends what it has and stops) and the Postgres listener."""
         self._closing.set()
-        for subs in self._subscribers.values():
-            for sub in subs:
+        for feed in self._feeds.values():
+            for sub in feed.subscribers:
                 sub.woken.set()
+        for feed in list(self._feeds.values()):
+            feed.dirty.set()
+        readers = [f.task for f in self._feeds.values() if f.task is not None]
+        if readers:
+            await asyncio.wait(readers, timeout=5)
         if self._listener is not None:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listener
 
     async def _listen(self) -> None:
-        """LISTEN on one connection of the pool for as long as the process serves; reconnect when it
+        """LISTEN on one connection for as long as the process serves; reconnect when it
         drops (the streams' polling covers the gap, and every stream is woken once it is back)."""
+        # a connection of its own, outside the pool: the pool serves the requests only
+        listening = make_engine(self.engine.url.render_as_string(hide_password=False), poolclass=NullPool)
+        try:
+            await self._listen_on(listening)
+        finally:
+            await listening.dispose()
+
+    async def _listen_on(self, listening: AsyncEngine) -> None:
         while not self._closing.is_set():
             conn = None
             try:
-                conn = await self.engine.connect()
+                conn = await listening.connect()
                 raw = await conn.get_raw_connection()
                 driver: Any = raw.driver_connection
                 lost = asyncio.Event()
                 await driver.add_listener(outbox.CHANNEL, lambda _c, _pid, _ch, payload: self.wake([payload]))
                 driver.add_termination_listener(lambda _c, lost=lost: lost.set())
-                self.wake(list(self._subscribers))  # anything missed while not listening
+                self.wake(list(self._feeds))  # anything missed while not listening
                 while not lost.is_set() and not self._closing.is_set():
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(lost.wait(), timeout=self.limits.poll_seconds)
@@ -164,23 +229,52 @@ class Hub:
                 f"at most {self.limits.max_per_client} live streams from one client; close one first", 30
             )
 
-    def _take(self, event_id: str, client: str) -> _Subscriber:
+    def _take(self, event_id: str, client: str, position: int) -> tuple[_Subscriber, _Feed]:
         sub = _Subscriber(event_id)
-        self._subscribers.setdefault(event_id, set()).add(sub)
+        feed = self._feeds.get(event_id)
+        if feed is None:
+            feed = self._feeds[event_id] = _Feed(event_id, position)
+            feed.task = asyncio.create_task(self._follow(feed))
+        feed.subscribers.add(sub)
         self._clients[client] += 1
         self._count += 1
-        return sub
+        return sub, feed
 
-    def _release(self, sub: _Subscriber, client: str) -> None:
-        subs = self._subscribers.get(sub.event_id)
-        if subs is not None:
-            subs.discard(sub)
-            if not subs:
-                del self._subscribers[sub.event_id]
+    def _release(self, sub: _Subscriber, feed: _Feed, client: str) -> None:
+        feed.subscribers.discard(sub)
+        if not feed.subscribers:
+            if self._feeds.get(feed.event_id) is feed:
+                del self._feeds[feed.event_id]
+            feed.dirty.set()  # its reader sees it has no stream left and stops
         self._clients[client] -= 1
         if self._clients[client] <= 0:
             del self._clients[client]
         self._count -= 1
+
+    async def _follow(self, feed: _Feed) -> None:
+        """The feed's reader: read the event's new rows when woken (or every ``poll_seconds``), once
+        for all of its streams, and wake them."""
+        while feed.subscribers and not self._closing.is_set():
+            feed.dirty.clear()
+            try:
+                # shielded: a stream leaving mid-read must not cancel a read inside its transaction
+                rows = await asyncio.shield(self._read(feed.event_id, feed.head))
+            except Exception as exc:  # the database is away: the streams wait, the next turn retries
+                log.warning("live updates: cannot read the changes of event %s (%s)", feed.event_id, exc)
+                rows = []
+            if rows:
+                feed.add([_item(row) for row in rows])
+                for sub in feed.subscribers:
+                    sub.woken.set()
+                if len(rows) == BATCH:
+                    continue
+                # the changes of the next moment go out together: a stream costs a wake-up and a
+                # write per batch, not per change, however fast the changes come
+                await asyncio.sleep(COALESCE_SECONDS)
+            if not feed.dirty.is_set():
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.limits.poll_seconds):
+                        await feed.dirty.wait()
 
     @property
     def streams(self) -> int:
@@ -222,15 +316,23 @@ class Hub:
 
     async def _read(self, event_id: str, position: int) -> list[Any]:
         async with self.sessionmaker() as s:
+            await read_only(s)
             rows = await outbox.since(s, event_id, position, BATCH)
             await s.commit()
         return list(rows)
+
+    async def _behind(self, event_id: str, position: int) -> list[Item]:
+        """The rows after ``position`` of a stream behind its feed, read for it alone."""
+        async with self._catch_up:
+            rows = await asyncio.shield(self._read(event_id, position))
+        return [_item(row) for row in rows]
 
     async def _stream(
         self, event_id: str, client: str, position: int, reset: str | None
     ) -> AsyncIterator[Item]:
         loop = asyncio.get_running_loop()
-        sub = self._take(event_id, client)  # taken as the stream starts, so a stream never sent holds none
+        # taken as the stream starts, so a stream never sent holds none
+        sub, feed = self._take(event_id, client, position)
         try:
             with sse_subscriber():
                 if reset is not None:
@@ -238,27 +340,36 @@ class Hub:
                 quiet_since = loop.time()
                 while True:
                     sub.woken.clear()
-                    # shielded: a client leaving mid-read must not cancel the read inside its
-                    # transaction (on SQLite that would keep the write lock of the whole file)
-                    rows = await asyncio.shield(self._read(sub.event_id, position))
-                    for row in rows:
-                        position = row.id
-                        body = outbox.envelope(row)
-                        yield Item(id=row.id, type=row.type, data=body)
-                    if rows:
-                        quiet_since = loop.time()
-                    if any(r.type == LiveEventType.EVENT_DELETED for r in rows) or self._closing.is_set():
-                        return
-                    if len(rows) == BATCH:
+                    kept = feed.after(position)
+                    items = kept if kept is not None else await self._behind(event_id, position)
+                    if kept is None and not items:
+                        position = feed.base  # the rows between are no longer kept anywhere
                         continue
+                    if len(items) > 1:  # sent as one write
+                        yield Item(batch=tuple(items))
+                    elif items:
+                        yield items[0]
+                    if items:
+                        assert items[-1].id is not None
+                        position = items[-1].id
+                    if items:
+                        quiet_since = loop.time()
+                    if any(i.type == LiveEventType.EVENT_DELETED for i in items) or self._closing.is_set():
+                        return
+                    if kept is None and len(items) == BATCH:
+                        continue
+                    if kept is None and items:
+                        continue  # caught up as far as one read goes: look at the feed again
                     wait = min(
                         self.limits.poll_seconds,
                         max(0.0, quiet_since + self.limits.heartbeat_seconds - loop.time()),
                     )
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(sub.woken.wait(), timeout=wait)
+                    if not sub.woken.is_set():
+                        with contextlib.suppress(TimeoutError):
+                            async with asyncio.timeout(wait):  # no task of its own, unlike wait_for
+                                await sub.woken.wait()
                     if not sub.woken.is_set() and loop.time() - quiet_since >= self.limits.heartbeat_seconds:
                         yield Item(comment="heartbeat")
                         quiet_since = loop.time()
         finally:
-            self._release(sub, client)
+            self._release(sub, feed, client)

@@ -52,10 +52,14 @@ def set_details(stage: Stage, details: StageDetails) -> None:
 
 # --------------------------------------------------------------------------- rows
 async def get_event(session: AsyncSession, event_id: str, *, for_update: bool = False) -> Event:
-    stmt = select(Event).where(Event.id == event_id)
+    """The event. Read through the session's identity map: a request whose services each ask for
+    the event (a page: its view, rounds, standings, cross-table…) reads its row once; a lock
+    (``for_update``) always goes to the database."""
     if for_update:
-        stmt = stmt.with_for_update()
-    event = (await session.execute(stmt)).scalar_one_or_none()
+        stmt = select(Event).where(Event.id == event_id).with_for_update()
+        event = (await session.execute(stmt)).scalar_one_or_none()
+    else:
+        event = await session.get(Event, event_id)
     if event is None:
         raise NotFound(f"event {event_id} not found")
     return event

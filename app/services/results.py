@@ -478,6 +478,31 @@ async def report(
     return view
 
 
+@dataclass(frozen=True)
+class Preview:
+    """What a result would record, not recorded: the report as ``report`` would normalize and
+    check it, and a game log's verdict with the adjudicator that gave it."""
+
+    report: Report
+    verdict: dict[str, Any] | None
+    adjudicator: str | None
+
+
+async def preview(
+    session: AsyncSession, match_id: str, principal: Principal | None, body: dict[str, Any]
+) -> Preview:
+    """The adjudicator's verdict (and every check ``report`` makes of the body) before a result is
+    committed; nothing is written (the caller rolls its transaction back)."""
+    event, stage, _, match, _who = await _context(session, match_id, principal, Access.ORGANIZER_OR_SEATED)
+    if match.status in (MatchStatus.BYE, MatchStatus.CONFIRMED):
+        raise Conflict(f"this match is {match.status}: there is no result to report")
+    judged = await _normalized(session, event, stage, match, body)
+    normalized = (
+        await registry_of(session).rules_for(event).check_report(session, event, stage, match, judged.report)
+    )
+    return Preview(normalized, judged.verdict, judged.adjudicator)
+
+
 async def confirm(session: AsyncSession, match_id: str, principal: Principal | None) -> MatchView:
     """The organizer confirms the players' claims, which must agree (at least one filed)."""
     held = await _held(session, match_id, principal, Access.RESULTS)

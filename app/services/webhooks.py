@@ -25,8 +25,8 @@ import json
 import secrets
 import socket
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, NotRequired
 from urllib.parse import urlsplit, urlunsplit
@@ -43,6 +43,7 @@ from app.core.errors import Conflict, InvalidInput, NotFound, Problem
 from app.core.vocabulary import DeliveryStatus, JobKindName, LiveEventType, WebhookStatus
 from app.db.base import utcnow
 from app.db.models import OutboxEvent, Webhook, WebhookDelivery
+from app.db.session import read_only, write_turn
 from app.jobs import JobContext, create_job
 from app.observability.metrics import webhook_delivery_failed
 from app.services import outbox
@@ -89,13 +90,89 @@ class SecretBox:
 
 
 @dataclass(frozen=True)
+class DeliveryLimits:
+    """What one attempt may cost (api.md "Webhooks", docs/operations.md "Scale"): the
+    seconds to connect, to the answer's headers and for the whole attempt (the lookup included), the
+    bytes of an answer read, and the attempts one process runs at once, in all and per receiver."""
+
+    connect_seconds: float = 3.0
+    first_byte_seconds: float = 5.0
+    total_seconds: float = 10.0
+    max_response_bytes: int = 64 * 1024
+    max_concurrent: int = 32
+    max_per_receiver: int = 4
+
+
+class Courier:
+    """The deliveries of one process in flight: one HTTP client for all of them (no redirects
+    followed), a slot for each in all (waited for: every holder ends within its total deadline), and
+    per receiver (its scheme, host and port; never waited for: a receiver with every slot taken gets
+    its next delivery at the sweep's next turn, so a slow receiver holds at most its own slots)."""
+
+    def __init__(self, limits: DeliveryLimits) -> None:
+        self.limits = limits
+        self._slots: asyncio.Semaphore | None = None
+        self._client: httpx.AsyncClient | None = None
+        self.in_flight: dict[str, int] = {}
+
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                follow_redirects=False,
+                trust_env=False,  # no proxy from the environment: the checked address is the target
+                timeout=httpx.Timeout(
+                    self.limits.total_seconds,
+                    connect=self.limits.connect_seconds,
+                    read=self.limits.first_byte_seconds,
+                ),
+                limits=httpx.Limits(max_connections=self.limits.max_concurrent, max_keepalive_connections=0),
+            )
+        return self._client
+
+    def slots(self) -> asyncio.Semaphore:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.limits.max_concurrent)
+        return self._slots
+
+    def take(self, receiver: str) -> bool:
+        """A slot of ``receiver``'s, if it has one free."""
+        if self.in_flight.get(receiver, 0) >= self.limits.max_per_receiver:
+            return False
+        self.in_flight[receiver] = self.in_flight.get(receiver, 0) + 1
+        return True
+
+    def give_back(self, receiver: str) -> None:
+        left = self.in_flight.get(receiver, 0) - 1
+        if left > 0:
+            self.in_flight[receiver] = left
+        else:
+            self.in_flight.pop(receiver, None)
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+def receiver_of(url: str) -> str:
+    """Who a URL's deliveries go to, for the per-receiver slots: its scheme, host and port."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{(parts.hostname or '').lower()}:{parts.port or ''}"
+
+
+@dataclass(frozen=True)
 class WebhookPolicy:
     """How this process treats endpoints: whether private addresses may be targets, the secrets' key,
-    and how long one attempt may wait for the endpoint."""
+    what one attempt may cost, and the deliveries in flight."""
 
     allow_private: bool = False
     box: SecretBox = SecretBox()
-    timeout_seconds: float = 10.0
+    limits: DeliveryLimits = DeliveryLimits()
+    courier: Courier = field(default_factory=lambda: Courier(DeliveryLimits()), compare=False)
+
+    @property
+    def timeout_seconds(self) -> float:
+        return self.limits.total_seconds
 
 
 def policy_of(session: AsyncSession) -> WebhookPolicy:
@@ -268,7 +345,19 @@ def request_for(url: str, address: str) -> tuple[str, dict[str, str], dict[str, 
 
 
 async def post(attempt: _Attempt, policy: WebhookPolicy) -> tuple[int | None, str | None]:
-    """One signed POST: (the HTTP status, None) on a 2xx; (the status or None, the error) otherwise."""
+    """One signed POST: (the HTTP status, None) on a 2xx; (the status or None, the error) otherwise.
+    The whole attempt, the lookup included, ends within the total deadline; the answer's headers
+    within the first-byte one; at most ``max_response_bytes`` of the answer are read."""
+    limits = policy.limits
+    try:
+        async with asyncio.timeout(limits.total_seconds):
+            return await _post(attempt, policy)
+    except TimeoutError:
+        return None, f"no complete answer within {limits.total_seconds:g} s"
+
+
+async def _post(attempt: _Attempt, policy: WebhookPolicy) -> tuple[int | None, str | None]:
+    limits = policy.limits
     try:
         addresses = await checked_addresses(attempt.url, policy)
     except ValueError as exc:
@@ -284,16 +373,43 @@ async def post(attempt: _Attempt, policy: WebhookPolicy) -> tuple[int | None, st
             "webhook-signature": core.sign(attempt.secret, attempt.msg_id, timestamp, attempt.body),
         }
     )
+    client = policy.courier.client()
+    request = client.build_request(
+        "POST", pinned, content=attempt.body, headers=headers, extensions=extensions
+    )
     try:
-        async with httpx.AsyncClient(timeout=policy.timeout_seconds, follow_redirects=False) as client:
-            r = await client.post(pinned, content=attempt.body, headers=headers, extensions=extensions)
+        try:
+            async with asyncio.timeout(limits.first_byte_seconds + limits.connect_seconds):
+                response = await client.send(request, stream=True, follow_redirects=False)
+        except TimeoutError:
+            return None, f"no answer within {limits.first_byte_seconds:g} s"
+        try:
+            head = await _head_of(response, limits.max_response_bytes)
+        finally:
+            await response.aclose()
+    except httpx.ConnectTimeout:
+        return None, f"no connection within {limits.connect_seconds:g} s"
     except httpx.TimeoutException:
-        return None, f"no answer within {policy.timeout_seconds:g} s"
+        return None, f"no answer within {limits.first_byte_seconds:g} s"
     except httpx.HTTPError as exc:
         return None, f"{type(exc).__name__}: {exc}"[:500]
-    if 200 <= r.status_code < 300:
-        return r.status_code, None
-    return r.status_code, f"HTTP {r.status_code}: {r.text[:200]}"
+    code = response.status_code
+    if 200 <= code < 300:
+        return code, None
+    if 300 <= code < 400:
+        where = response.headers.get("location", "")[:200]
+        return code, f"HTTP {code}: redirects are not followed (to {where or 'nowhere'})"
+    return code, f"HTTP {code}: {head.decode(errors='replace')[:200]}"
+
+
+async def _head_of(response: httpx.Response, limit: int) -> bytes:
+    """At most ``limit`` bytes of the answer's body; the rest is never read (the connection closes)."""
+    kept = bytearray()
+    async for chunk in response.aiter_raw():
+        kept += chunk[: limit - len(kept)]
+        if len(kept) >= limit:
+            break
+    return bytes(kept)
 
 
 def body_of(row: OutboxEvent) -> bytes:
@@ -311,11 +427,17 @@ class DeliveryResult(TypedDict):
     error: NotRequired[str | None]
 
 
+BUSY_DELAY_SECONDS = 5  # a receiver with every slot taken: its delivery waits for the sweep after this
+
+
 async def delivery_job(session: AsyncSession, ctx: JobContext) -> DeliveryResult:
-    """One attempt at one delivery (the ``webhook_delivery`` job kind)."""
+    """One attempt at one delivery (the ``webhook_delivery`` job kind). It reads in a transaction
+    that only reads, posts with no transaction open, and records the outcome in a short one of its
+    own, committed (on SQLite after waiting its turn for the one writer, as a request does)."""
     delivery_id = ctx.args["delivery_id"]
     policy = policy_of(session)
     async with ctx.sessionmaker() as peek:  # read, then let go of the database while the endpoint answers
+        await read_only(peek)
         delivery = await peek.get(WebhookDelivery, delivery_id)
         hook = await peek.get(Webhook, delivery.webhook_id) if delivery is not None else None
         row = await peek.get(OutboxEvent, delivery.outbox_id) if delivery is not None else None
@@ -335,10 +457,43 @@ async def delivery_job(session: AsyncSession, ctx: JobContext) -> DeliveryResult
         except ValueError as exc:
             error, code = str(exc), None
         else:
-            code, error = await post(_Attempt(hook.url, secret, str(row.id), body_of(row)), policy)
-    return await _record(
-        session, delivery_id, hook.id, code, error, final=hook.status != WebhookStatus.ACTIVE
-    )
+            courier, receiver = policy.courier, receiver_of(hook.url)
+            if not courier.take(receiver):
+                return await _recorded(ctx, _busy(delivery_id, courier.limits.max_per_receiver))
+            try:
+                async with courier.slots():
+                    code, error = await post(_Attempt(hook.url, secret, str(row.id), body_of(row)), policy)
+            finally:
+                courier.give_back(receiver)
+    final = hook.status != WebhookStatus.ACTIVE
+    return await _recorded(ctx, lambda s: _record(s, delivery_id, hook.id, code, error, final=final))
+
+
+async def _recorded(
+    ctx: JobContext, write: Callable[[AsyncSession], Awaitable[DeliveryResult]]
+) -> DeliveryResult:
+    """``write`` in a short transaction of its own, committed; on SQLite in this process's turn for
+    the writer (``db/session.write_turn``)."""
+    async with write_turn(ctx.sessionmaker), ctx.sessionmaker() as s:
+        result = await write(s)
+        await s.commit()
+    return result
+
+
+def _busy(delivery_id: str, slots: int) -> Callable[[AsyncSession], Awaitable[DeliveryResult]]:
+    async def write(s: AsyncSession) -> DeliveryResult:
+        # not an attempt: the delivery waits for the sweep, which hands it to a job again
+        await s.execute(
+            update(WebhookDelivery)
+            .where(WebhookDelivery.id == delivery_id, WebhookDelivery.status == DeliveryStatus.PENDING)
+            .values(next_attempt_at=utcnow() + timedelta(seconds=BUSY_DELAY_SECONDS))
+        )
+        return {
+            "delivery_id": delivery_id,
+            "skipped": f"the receiver has {slots} deliveries in flight; the sweep sends this one later",
+        }
+
+    return write
 
 
 async def _record(

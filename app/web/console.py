@@ -3,8 +3,10 @@ every form carrying a token derived from it (CSRF), every action one call of the
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,8 +20,8 @@ from app.api.deps import SessionDep, principal_of_token
 from app.api.events import _spec, _validated
 from app.api.schemas import EventUpdate
 from app.core.access import Access, Principal, authorize
-from app.core.errors import DomainError, Forbidden, InvalidInput, Problem, Unauthorized
-from app.core.vocabulary import Role
+from app.core.errors import Conflict, DomainError, Forbidden, InvalidInput, Problem, Unauthorized
+from app.core.vocabulary import MatchStatus, Role
 from app.jobs import discard_pending
 from app.services import events as event_svc
 from app.services import games as game_svc
@@ -29,12 +31,16 @@ from app.services.preset_catalog import get_preset, list_presets
 from app.services.reads import load_match
 from app.services.tokens import hash_token
 from app.web import forms
-from app.web.render import page
+from app.web.i18n import translator
+from app.web.public import qr_svg
+from app.web.render import language, page
 from app.web.views import LIVE_TYPES, entries_of, event_page
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 
 COOKIE = "arbiter_console"
+FLASH = "arbiter_console_flash"  # a refusal, carried across the redirect to the page that shows it
+FLASH_BYTES = 3800  # what a browser keeps of one cookie, with room for its attributes
 
 
 def csrf_of(token: str) -> str:
@@ -75,6 +81,10 @@ async def _console(
 ) -> HTMLResponse:
     p = await event_page(session, event_id, fresh=True)
     entries = await entries_of(session, event_id, principal)
+    names = {e.entry.id: e.entry.name for e in entries}
+    if "error" in extra:  # a refusal speaks of players by name, never by id
+        extra["error"] = forms.named(str(extra["error"]), names)
+        extra["problems"] = [forms.named(pr, names) for pr in extra.get("problems", [])]
     return page(
         request,
         "console.html",
@@ -87,12 +97,92 @@ async def _console(
     )
 
 
+async def _verdict(
+    request: Request,
+    session: AsyncSession,
+    event_id: str,
+    principal: Principal,
+    token: str,
+    match: Any,
+    shown: Any,
+    log: str,
+) -> HTMLResponse:
+    """The adjudicator's verdict of a game log, before it is recorded: each seat's place and score
+    by name, the verdict's details, and the button that records it."""
+    entries = await entries_of(session, event_id, principal)
+    names = {e.entry.id: e.entry.name for e in entries}
+    event = (await event_svc.get_event_view(session, event_id)).event
+    return page(
+        request,
+        "console_verdict.html",
+        event=event,
+        match=match,
+        seats=sorted(
+            ((names.get(s.entry_id, s.entry_id), s) for s in shown.report.seats),
+            key=lambda ns: (ns[1].place is None, ns[1].place or 0),
+        ),
+        outcome=shown.report.outcome,
+        details=json.dumps(shown.verdict, ensure_ascii=False, indent=2) if shown.verdict else "",
+        adjudicator=shown.adjudicator,
+        log=log,
+        csrf=csrf_of(token),
+    )
+
+
+def _where(problem: Problem) -> str:
+    """Where a problem is, when it helps the organizer (a pasted row, a setting); a result's seats
+    are named in the message itself."""
+    if not problem.loc or problem.loc[0] in ("seats", "outcome", "choice"):
+        return ""
+    return ".".join(str(x) for x in problem.loc) + ": "
+
+
 async def _failed(session: AsyncSession, exc: DomainError) -> dict[str, Any]:
     """A refused action changes nothing: roll the request's transaction back, keep the message."""
     discard_pending(session)
     await session.rollback()
-    problems = [f"{'.'.join(str(x) for x in p.loc)}: {p.msg}" for p in getattr(exc, "problems", [])]
-    return {"error": exc.detail or exc.title, "problems": problems, "error_status": exc.status}
+    detail = exc.detail or exc.title
+    problems = [_where(p) + p.msg for p in getattr(exc, "problems", []) if p.msg != detail]
+    return {"error": detail, "problems": list(dict.fromkeys(problems)), "error_status": exc.status}
+
+
+def _flash_sign(token: str, payload: str) -> str:
+    return hmac.new(token.encode(), b"arbiter-console-flash:" + payload.encode(), hashlib.sha256).hexdigest()
+
+
+def _set_flash(request: Request, response: Response, token: str, flash: dict[str, Any]) -> None:
+    """The refusal, signed with the organizer token, for the page the redirect leads to; what was
+    typed goes with it when it fits in a cookie (a long paste is then typed again)."""
+    for shown in (flash, {**flash, "kept": {}}, {**flash, "kept": {}, "problems": flash["problems"][:5]}):
+        raw = json.dumps(shown, separators=(",", ":"), ensure_ascii=True)
+        payload = base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+        value = f"{payload}.{_flash_sign(token, payload)}"
+        if len(value) <= FLASH_BYTES:
+            break
+    response.set_cookie(
+        FLASH,
+        value,
+        max_age=120,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/console",
+    )
+
+
+def _taken_flash(request: Request, token: str, event_id: str) -> dict[str, Any] | None:
+    """The refusal a redirect carried here, if it is this organizer's for this event."""
+    value = request.cookies.get(FLASH, "")
+    payload, _, sig = value.partition(".")
+    if not payload or not hmac.compare_digest(sig, _flash_sign(token, payload)):
+        return None
+    try:
+        flash = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except ValueError:
+        return None
+    if not isinstance(flash, dict) or flash.get("event_id") != event_id:
+        return None
+    return {k: flash.get(k) for k in ("error", "problems", "error_status", "kept")}
 
 
 async def _act(
@@ -110,13 +200,19 @@ async def _act(
         raise Forbidden("the form's token is missing or stale: reload the console")
     try:
         shown = await action(principal, form)
-    except DomainError as exc:
+    except DomainError as exc:  # post/redirect/get: the refusal is shown by the page redirected to
         failure = await _failed(session, exc)
-        return await _console(
-            request, session, event_id, principal, token, failure["error_status"], **failure
-        )
-    if isinstance(shown, dict):  # an answer shown once (new entries' personal links)
-        return await _console(request, session, event_id, principal, token, **shown)
+        kept = {k: v for k, v in form.items() if k not in ("csrf", "version") and isinstance(v, str)}
+        response = RedirectResponse(f"/console/e/{event_id}{anchor}", status_code=303)
+        _set_flash(request, response, token, {**failure, "event_id": event_id, "kept": kept})
+        return response
+    if isinstance(shown, dict) and "verdict_of" in shown:  # a verdict shown, nothing recorded
+        discard_pending(session)
+        await session.rollback()
+        return await _verdict(request, session, event_id, principal, token, *shown["verdict_of"])
+    if isinstance(shown, dict):  # an answer shown once (new entries' personal links, with QR codes)
+        links = [(name, url, qr_svg(url)) for name, url in shown.get("links", [])]
+        return await _console(request, session, event_id, principal, token, **{**shown, "links": links})
     return RedirectResponse(f"/console/e/{event_id}{anchor}", status_code=303)
 
 
@@ -147,16 +243,37 @@ async def _home(
 @router.post("/sign-in", response_class=HTMLResponse)
 async def sign_in(request: Request, session: SessionDep) -> Response:
     _same_origin(request)
-    token = str((await _form(request)).get("token", "")).strip()
+    form = await _form(request)
+    token = str(form.get("token", "")).strip()
     try:
         principal = await principal_of_token(request, session, token) if token else None
-        if principal is None or principal.role != Role.ORGANIZER or principal.event_id is None:
-            raise Unauthorized("that is not an organizer token")
+        if principal is not None and principal.role == Role.ADMIN:
+            # the admin token recovers an event whose organizer token is lost: the event named
+            event_id = _event_id_of(str(form.get("event", "")))
+            if not event_id:
+                raise InvalidInput(
+                    "with the admin token, give the event's id or address",
+                    [Problem(("event",), "required with the admin token")],
+                )
+            event_id = (await event_svc.get_event_view(session, event_id)).event.id
+        elif principal is None or principal.role != Role.ORGANIZER or principal.event_id is None:
+            raise Unauthorized("that is not an organizer token (nor the admin token)")
+        else:
+            event_id = principal.event_id
     except DomainError as exc:
+        await _failed(session, exc)
         return await _home(request, session, "generic", exc.status, error=exc.detail)
-    response = RedirectResponse(f"/console/e/{principal.event_id}", status_code=303)
+    response = RedirectResponse(f"/console/e/{event_id}", status_code=303)
     _set_cookie(request, response, token)
     return response
+
+
+def _event_id_of(text: str) -> str:
+    """An event's id as typed: the id itself, or any of its pages' addresses (…/e/{id}/…)."""
+    text = text.strip()
+    if "/e/" in text:
+        text = text.split("/e/", 1)[1]
+    return text.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0].strip()
 
 
 def _set_cookie(request: Request, response: Response, token: str) -> None:
@@ -211,7 +328,11 @@ async def console(request: Request, event_id: str, session: SessionDep) -> HTMLR
         principal, token = await _signed_in(request, session, event_id)
     except DomainError as exc:
         return await _home(request, session, "generic", exc.status, error=exc.detail)
-    return await _console(request, session, event_id, principal, token)
+    flash = _taken_flash(request, token, event_id)
+    response = await _console(request, session, event_id, principal, token, **(flash or {}))
+    if FLASH in request.cookies:
+        response.delete_cookie(FLASH, path="/console")
+    return response
 
 
 @router.post("/e/{event_id}/entries", response_class=HTMLResponse)
@@ -243,6 +364,19 @@ async def register(request: Request, event_id: str, session: SessionDep) -> Resp
         base = str(request.base_url).rstrip("/")
         links = [(e.name, f"{base}/e/{event_id}/me#token={t}") for e, t in zip(entries, tokens, strict=True)]
         return {"links": links}
+
+    return await _act(request, session, event_id, action, "#entries")
+
+
+@router.post("/e/{event_id}/entries/{entry_id}/token", response_class=HTMLResponse)
+async def reissue(request: Request, event_id: str, entry_id: str, session: SessionDep) -> Response:
+    """A new personal link for one player (the old one stops working), shown once."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        token = event_svc.new_token()
+        entry = await event_svc.reissue_entry_token(session, event_id, entry_id, hash_token(token))
+        base = str(request.base_url).rstrip("/")
+        return {"links": [(entry.name, f"{base}/e/{event_id}/me#token={token}")]}
 
     return await _act(request, session, event_id, action, "#entries")
 
@@ -304,23 +438,78 @@ async def _match_of(session: AsyncSession, event_id: str, match_id: str) -> Any:
     return match
 
 
+def _still_open(request: Request, match: Any) -> None:
+    """A result pressed on a page older than the table's result (another tab, a player's report):
+    said in the organizer's words (the service refuses it too, in the API's)."""
+    if match.status == MatchStatus.CONFIRMED:
+        raise Conflict(translator(language(request))("refused_recorded", table=match.table))
+
+
 @router.post("/e/{event_id}/matches/{match_id}/result")
 async def report(request: Request, event_id: str, match_id: str, session: SessionDep) -> Response:
     """One click: the organizer's report (final), or a ruling on a dispute."""
 
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
         match = await _match_of(session, event_id, match_id)
-        await result_svc.report(
-            session, match_id, principal, forms.result_body(match, str(form.get("choice")))
-        )
+        _still_open(request, match)
+        await result_svc.report(session, match_id, principal, forms.body_of(match, form))
 
     return await _act(request, session, event_id, action, f"#m-{match_id}")
+
+
+def _game_log(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        msg = f"the game log is not JSON ({exc})"
+        raise InvalidInput(msg, [Problem(("game_log",), msg)]) from None
+
+
+async def _log_text(form: dict[str, Any]) -> str:
+    """The game log pasted, or the file chosen (the file wins when both are given)."""
+    upload = form.get("logfile")
+    raw = await upload.read() if upload is not None and hasattr(upload, "read") else b""
+    if raw.strip():
+        try:
+            return str(raw.decode("utf-8-sig"))
+        except UnicodeDecodeError:
+            raise InvalidInput(
+                "the file is not UTF-8", [Problem(("logfile",), "must be UTF-8 text")]
+            ) from None
+    text = str(form.get("log", "")).strip()
+    if not text:
+        raise InvalidInput("paste the game log or choose its file", [Problem(("log",), "required")])
+    return text
+
+
+@router.post("/e/{event_id}/matches/{match_id}/log", response_class=HTMLResponse)
+async def game_log(request: Request, event_id: str, match_id: str, session: SessionDep) -> Response:
+    """A game log pasted or uploaded: first the adjudicator's verdict, shown and not recorded
+    (``step=preview``); then, on the organizer's word, the result it decides (``step=commit``)."""
+    if (await request.form()).get("step") == "commit":
+
+        async def commit(principal: Principal, form: dict[str, Any]) -> Any:
+            _still_open(request, await _match_of(session, event_id, match_id))
+            body = {"game_log": _game_log(str(form.get("log", "")))}
+            await result_svc.report(session, match_id, principal, body)
+
+        return await _act(request, session, event_id, commit, f"#m-{match_id}")
+
+    async def judge(principal: Principal, form: dict[str, Any]) -> Any:
+        match = await _match_of(session, event_id, match_id)
+        _still_open(request, match)
+        text = await _log_text(form)
+        shown = await result_svc.preview(session, match_id, principal, {"game_log": _game_log(text)})
+        table = {"id": match.id, "table": match.table}  # kept: the rollback expires the row
+        return {"verdict_of": (table, shown, json.dumps(json.loads(text), ensure_ascii=False))}
+
+    return await _act(request, session, event_id, judge, f"#m-{match_id}")
 
 
 @router.post("/e/{event_id}/matches/{match_id}/confirm")
 async def confirm(request: Request, event_id: str, match_id: str, session: SessionDep) -> Response:
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
-        await _match_of(session, event_id, match_id)
+        _still_open(request, await _match_of(session, event_id, match_id))
         await result_svc.confirm(session, match_id, principal)
 
     return await _act(request, session, event_id, action, f"#m-{match_id}")
@@ -332,7 +521,7 @@ async def correct(request: Request, event_id: str, match_id: str, session: Sessi
 
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
         match = await _match_of(session, event_id, match_id)
-        body = forms.result_body(match, str(form.get("choice")))
+        body = forms.body_of(match, form)
         await result_svc.correct(session, match_id, principal, str(form.get("version", "")), body)
 
     return await _act(request, session, event_id, action, f"#m-{match_id}")

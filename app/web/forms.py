@@ -99,10 +99,11 @@ def names_rows(text: str) -> list[dict[str, Any]]:
 
 
 def result_body(match: Match, choice: str) -> dict[str, Any]:
-    """One click's result: ``draw``, or ``seat:N`` (that seat first, the others after it in seat order)."""
+    """One click's result: ``draw`` (every seat named, as the API asks of every result), or
+    ``seat:N`` (that seat first, the others after it in seat order)."""
     seats = sorted(match.seats, key=lambda s: s.seat)
     if choice == "draw":
-        return {"outcome": "draw"}
+        return {"outcome": "draw", "seats": [{"entry_id": s.entry_id} for s in seats]}
     kind, _, number = choice.partition(":")
     if kind != "seat" or not number.isdigit() or int(number) >= len(seats):
         raise InvalidInput("unknown result", [Problem(("choice",), "must be draw or seat:N of a seat")])
@@ -112,3 +113,56 @@ def result_body(match: Match, choice: str) -> dict[str, Any]:
         "seats": [{"entry_id": winner.entry_id, "place": 1}]
         + [{"entry_id": s.entry_id, "place": i + 2} for i, s in enumerate(rest)]
     }
+
+
+def named(text: str, names: dict[str, str]) -> str:
+    """A service's message for a person: every entry id in it replaced by that entry's name."""
+    for entry_id, name in sorted(names.items(), key=lambda kv: -len(kv[0])):
+        if entry_id:
+            text = text.replace(entry_id, name)
+    return text
+
+
+RESULT_FIELDS = ("score", "body_points", "differential")
+
+
+def _number(raw: str) -> float | int:
+    value = float(raw.replace(",", "."))
+    return int(value) if value.is_integer() else value
+
+
+def places_body(match: Match, form: dict[str, Any]) -> dict[str, Any]:
+    """A table's places (``place:N``, shared places allowed) and, where the preset scores them,
+    each seat's ``score:N``, ``body_points:N``, ``differential:N`` (N: the seat's index in seat
+    order; a blank field is left out), as the API's result body."""
+    seats = sorted(match.seats, key=lambda s: s.seat)
+    rows: list[dict[str, Any]] = []
+    problems: list[Problem] = []
+    for i, seat in enumerate(seats):
+        row: dict[str, Any] = {"entry_id": seat.entry_id}
+        for key in ("place", *RESULT_FIELDS):
+            raw = str(form.get(f"{key}:{i}", "")).strip()
+            if not raw:
+                continue
+            try:
+                row[key] = int(raw) if key == "place" else _number(raw)
+            except ValueError:
+                what = key.replace("_", " ")
+                problems.append(Problem(("seats", i, key), f"{seat.entry_id}'s {what} must be a number"))
+        rows.append(row)
+    placed = [r for r in rows if "place" in r]
+    scored = [r for r in rows if "score" in r]
+    if not problems and 0 < len(placed) < len(rows) and len(scored) < len(rows):
+        missing = ", ".join(r["entry_id"] for r in rows if "place" not in r)
+        problems.append(Problem(("seats",), f"choose a place for every seat; no place for {missing}"))
+    if not problems and not placed and not scored:
+        problems.append(Problem(("seats",), "choose each seat's place (equal places for a tie)"))
+    if problems:
+        raise InvalidInput(problems[0].msg, problems)
+    return {"seats": rows}
+
+
+def body_of(match: Match, form: dict[str, Any]) -> dict[str, Any]:
+    """The result a console form sends: one click (``choice``), or the places-and-scores form."""
+    choice = str(form.get("choice", ""))
+    return places_body(match, form) if choice == "places" else result_body(match, choice)

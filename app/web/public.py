@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 import segno
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 
 from app.api.deps import MaybePrincipal, SessionDep
 from app.core.access import Access, authorize
@@ -16,11 +16,12 @@ from app.core.errors import NotFound, Unauthorized
 from app.core.vocabulary import EventStatus, Role
 from app.services import events as event_svc
 from app.services import results as result_svc
+from app.services.reads import load_match
 from app.web import forms
-from app.web.render import page
+from app.web.render import PageRoute, page
 from app.web.views import LIVE_TYPES, event_page, seated
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=PageRoute)
 
 Paper = Annotated[Literal["a4", "letter"], Query()]
 ORDER = {
@@ -45,8 +46,14 @@ async def event(request: Request, event_id: str, session: SessionDep) -> HTMLRes
 
 
 @router.get("/e/{event_id}/projector", response_class=HTMLResponse)
-async def projector(request: Request, event_id: str, session: SessionDep) -> HTMLResponse:
-    return page(request, "projector.html", p=await event_page(session, event_id), live_types=LIVE_TYPES)
+async def projector(
+    request: Request,
+    event_id: str,
+    session: SessionDep,
+    every: Annotated[int, Query(ge=1, le=600, description="seconds a page of rows stays up")] = 10,
+) -> HTMLResponse:
+    p = await event_page(session, event_id)
+    return page(request, "projector.html", p=p, live_types=LIVE_TYPES, every=every)
 
 
 @router.get("/e/{event_id}/print/pairings", response_class=HTMLResponse)
@@ -56,8 +63,10 @@ async def print_pairings(
     return page(request, "print_pairings.html", p=await event_page(session, event_id), paper=paper)
 
 
-def _qr(url: str) -> str:
-    return str(segno.make(url, error="m").svg_inline(scale=3, border=2))
+def qr_svg(url: str) -> str:
+    """A QR code that scans: one unit a module in a ``viewBox`` (the page's CSS sets its printed
+    size, never cropping it), the standard four-module quiet zone drawn white around it."""
+    return str(segno.make(url, error="m").svg_inline(scale=1, border=4, omitsize=True, light="#fff"))
 
 
 @router.get("/e/{event_id}/print/slips", response_class=HTMLResponse)
@@ -67,7 +76,9 @@ async def print_slips(
     p = await event_page(session, event_id)
     base = str(request.base_url).rstrip("/")
     slips = [(t, f"{base}/e/{event_id}/m/{t.match.id}") for t in p.current if t.open]
-    return page(request, "print_slips.html", p=p, paper=paper, slips=[(t, url, _qr(url)) for t, url in slips])
+    return page(
+        request, "print_slips.html", p=p, paper=paper, slips=[(t, url, qr_svg(url)) for t, url in slips]
+    )
 
 
 @router.get("/e/{event_id}/print/scorecards", response_class=HTMLResponse)
@@ -113,4 +124,22 @@ async def player_view(
         open_tables=open_tables,
         played=played,
         body=lambda tb, choice: json.dumps(forms.result_body(tb.match, choice)),
+        names=lambda tb: json.dumps({s["entry_id"]: s["name"] for s in tb.seats}),
     )
+
+
+@router.post("/e/{event_id}/m/{match_id}/result")
+async def player_places(
+    request: Request, event_id: str, match_id: str, session: SessionDep, principal: MaybePrincipal
+) -> JSONResponse:
+    """A seated player's places at a table of three or more, from the player's page (the entry
+    token as the bearer header, so another site cannot send it): the form's body as the console
+    builds it, then the API's own report (a claim the other seats confirm)."""
+    if principal is None:
+        raise Unauthorized("the entry's own token is required")
+    match = await load_match(session, match_id)
+    if match.event_id != event_id:
+        raise NotFound(f"match {match_id} of event {event_id} not found")
+    body = forms.places_body(match, dict(await request.form()))
+    view = await result_svc.report(session, match_id, principal, body)
+    return JSONResponse({"status": str(view.match.status)})

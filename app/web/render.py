@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
+from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from app.web.i18n import LANGUAGES, decided_words, pick_language, translator
+from app.core.errors import DomainError
+from app.web.i18n import LANGUAGES, decided_words, knob_label, pick_language, translator
 
 HERE = Path(__file__).resolve().parent
 LANG_COOKIE = "arbiter_lang"
@@ -41,6 +44,7 @@ def page(request: Request, template: str, status: int = 200, **context: Any) -> 
         lang=lang,
         t=t,
         decided=lambda reason: decided_words(lang, reason),
+        knob_label=lambda path: knob_label(lang, path),
         path=request.url.path,
         **context,
     )
@@ -50,3 +54,24 @@ def page(request: Request, template: str, status: int = 200, **context: Any) -> 
     response.headers["Content-Language"] = lang
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+class PageRoute(APIRoute):
+    """A page's route: a browser asking for a page (``GET``, ``Accept: text/html``) that the
+    service refuses (an event that does not exist, say) gets an HTML page with the status and the
+    reason; any other client keeps the API's problem+json."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def run(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except DomainError as exc:
+                if request.method != "GET" or "text/html" not in request.headers.get("accept", ""):
+                    raise
+                return page(
+                    request, "error.html", status=exc.status, status_code=exc.status, detail=exc.detail
+                )
+
+        return run

@@ -10,7 +10,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.access import Principal
 from app.core.errors import DomainError
-from app.core.vocabulary import EventStatus, LiveEventType, MatchStatus, StageFormatName
+from app.core.games import battlebooks as bb_games
+from app.core.games import battlebooks_royal as bb_royal
+from app.core.vocabulary import EventStatus, LiveEventType, MatchStatus, StageFormatName, StageStatus
 from app.db.models import Match, Stage
 from app.services import events as event_svc
 from app.services import exports as export_svc
@@ -21,13 +23,14 @@ from app.services.exports import CrossTableView
 from app.services.formats.base import Display, StageFormat
 from app.services.presets import bga as bga_svc
 from app.services.presets import titan_arena as titan_svc
-from app.services.reads import details_of, stages_of
+from app.services.reads import details_of, game_of, stage_settings, stages_of
 from app.services.registry import registry_of
 from app.services.rounds import RoundView
 from app.services.standings import StandingsView
 
 LIVE_TYPES = ",".join(t.value for t in LiveEventType)
 OPEN = (MatchStatus.PENDING, MatchStatus.REPORTED, MatchStatus.DISPUTED)
+SCORE_CARD_PRESETS = frozenset(bb_games.PRESETS) | frozenset(bb_royal.PRESETS)
 
 
 @dataclass
@@ -56,6 +59,8 @@ def tables_of(view: RoundView) -> list[Table]:
                 "first": s.first_token,
                 "place": s.place,
                 "score": s.score,
+                "body_points": s.body_points,
+                "differential": s.differential,
             }
             for s in sorted(m.seats, key=lambda s: s.seat)
         ]
@@ -120,6 +125,23 @@ class EventPage:
     past: list[tuple[RoundView, list[Table]]] = field(default_factory=list)
     titan: TitanPage | None = None
     bga: BgaPage | None = None
+    adjudicated: bool = False  # the game's results can be its game log, judged by its adjudicator
+    can_pair: bool = False  # "Pair the next round" has something to do (the active stage's format)
+
+    @property
+    def score_cards(self) -> bool:
+        """BATTLEBOOKS events print score cards (battlebooks.md "Score cards")."""
+        return (self.event.preset or "") in SCORE_CARD_PRESETS
+
+    @property
+    def trf(self) -> bool:
+        """A TRF-16 file exists for the stage the standings are of: a 2-seat stage of a format that
+        declares its TRF kind (``StageFormat.trf``, the export's own condition)."""
+        stage = next((s for s in self.stages if self.standings and s.index == self.standings.stage), None)
+        if stage is None or stage_settings(stage).table_size != 2:
+            return False
+        fmt = self.formats.get(StageFormatName(stage.format))
+        return fmt is not None and fmt.trf is not None
 
     @property
     def event(self) -> Any:
@@ -140,9 +162,26 @@ class EventPage:
     def stage_rounds(self, stage: Stage) -> list[tuple[RoundView, list[Table]]]:
         return [(r, tables_of(r)) for r in self.rounds if r.stage.id == stage.id]
 
+    def fields(self, table: Table) -> tuple[str, ...]:
+        """What a result at this table records besides places, where the preset scores it: a
+        score when a tie-break reads scores (or the scheme is the game's score), body points and
+        the differential when the differential decides ranks."""
+        return result_fields(self.event.settings or {}, table.stage.settings or {})
+
     @property
     def disputes(self) -> int:
         return sum(1 for t in self.current if t.match.status == MatchStatus.DISPUTED)
+
+
+def result_fields(event_settings: dict[str, Any], stage_settings: dict[str, Any]) -> tuple[str, ...]:
+    chain = stage_settings.get("tiebreaks", event_settings.get("tiebreaks")) or []
+    scoring = stage_settings.get("scoring", event_settings.get("scoring")) or {}
+    out: list[str] = []
+    if scoring.get("scheme") == "game_score" or any("score" in c or "points_behind" in c for c in chain):
+        out.append("score")
+    if "differential" in chain:
+        out.extend(("body_points", "differential"))
+    return tuple(out)
 
 
 async def event_page(
@@ -168,6 +207,14 @@ async def event_page(
         except DomainError:  # a multi-seat design has no two-seat cross-table
             crosstable = None
     page = EventPage(view, stages, rounds, standings, crosstable, formats)
+    if fresh:  # the console: whether a table's result can be its game log, whether to pair
+        page.adjudicated = bool((await game_of(session, view.event)).adjudicator)
+        active = next((s for s in stages if s.status == StageStatus.ACTIVE), None)
+        page.can_pair = (
+            active is not None
+            and view.event.preset != titan_svc.PRESET  # its heats are opened by choosing players
+            and registry_of(session).format_of(active).nothing_to_pair(active) is None
+        )
     if rounds:
         page.current = tables_of(rounds[-1])
         page.past = [(r, tables_of(r)) for r in reversed(rounds[:-1])]

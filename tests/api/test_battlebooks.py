@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -785,3 +786,64 @@ async def test_secret_wars_packs_are_assigned_at_registration_and_revealed_with_
     after = await listed()
     assert {k: v["characters"] for k, v in after.items()} == packs  # never overwritten
     assert not any(e["sealed"] for e in after.values())
+
+
+async def test_game_3_after_a_bye_in_game_1_may_use_the_book_not_played(api: Api) -> None:
+    # the ruling on game 3 (battlebooks.md, Clash): game 1 was a bye, so nothing was played with the other
+    # book, and game 3 may use either of the two
+    sim = await create(api, "battlebooks-clash", 9)
+    rnd = (await start(api, sim.eid, sim.token))["round"]
+    (bye,) = [m for m in rnd["matches"] if len(m["seats"]) == 1]
+    x = bye["seats"][0]["entry_id"]
+    books = sim.entries[x]["characters"]
+
+    async def play(rnd: dict[str, Any], hero_of: Callable[[str], str | None]) -> None:
+        for m in rnd["matches"]:
+            if len(m["seats"]) < 2:
+                continue
+            seats = [
+                {"entry_id": s["entry_id"], "place": i + 1}
+                | ({"character": h} if (h := hero_of(s["entry_id"])) is not None else {})
+                for i, s in enumerate(m["seats"])
+            ]
+            await post_result(api, sim.token, m, {"seats": seats})
+
+    await play(rnd, lambda e: sim.entries[e]["characters"][0])
+    game2 = await pair(api, sim.eid, sim.token)
+    assert any(x in [s["entry_id"] for s in m["seats"]] and len(m["seats"]) == 2 for m in game2["matches"])
+    # game 2: x names a book (nothing to switch from), the others take the other book (filled in)
+    await play(game2, lambda e: books[0] if e == x else None)
+    game3 = await pair(api, sim.eid, sim.token)
+    m3 = next(m for m in game3["matches"] if x in [s["entry_id"] for s in m["seats"]])
+    assert len(m3["seats"]) == 2
+    seats = [
+        {
+            "entry_id": s["entry_id"],
+            "place": i + 1,
+            "character": books[1] if s["entry_id"] == x else sim.entries[s["entry_id"]]["characters"][0],
+        }
+        for i, s in enumerate(m3["seats"])
+    ]
+    await post_result(api, sim.token, m3, {"seats": seats})
+    card = (await api.client.get(f"/v1/events/{sim.eid}/entries/{x}/scorecard")).json()
+    assert [g["hero"] for g in card["games"][:3]] == [None, books[0], books[1]]
+
+
+@pytest.mark.parametrize(
+    "preset",
+    [
+        "battlebooks-clash",
+        "battlebooks-roll-call",
+        "battlebooks-secret-wars",
+        "battlebooks-last-man-standing",
+        "battlebooks-battle-royal",
+    ],
+)
+async def test_a_battlebooks_preset_belongs_to_the_battlebooks_game(api: Api, preset: str) -> None:
+    # battlebooks.md "World rankings": a BATTLEBOOKS preset on an event of another game is a 422
+    body = {"name": "Wrong game", "game": "generic", "preset": preset}
+    r = await api.client.post("/v1/events", json=body, headers=api.admin())
+    problem = assert_problem(r, 422)
+    assert [e["loc"] for e in problem["errors"]] == [["preset"]] and "battlebooks" in problem["detail"]
+    r = await api.client.post("/v1/events", json={**body, "game": "battlebooks"}, headers=api.admin())
+    assert r.status_code == 201, r.text

@@ -604,3 +604,42 @@ async def test_a_schedule_released_by_rounds_uses_the_fewest_rounds_where_a_reso
             frozenset(p) for m in rnd["matches"] for p in combinations([s["entry_id"] for s in m["seats"]], 2)
         }
     assert len(met) == 210
+
+
+async def test_a_decided_best_of_three_refuses_its_third_game(api: Api) -> None:
+    # bga-round-robin.md, the ruling on a decided series: at 2-0 the third game is void; its result is a 409 naming
+    # the rule, and nothing of it counts
+    names = [f"Q{i:02d}" for i in range(11)]
+    eid, token, entries = await setup(api, TWO, names)
+    await start(api, eid, token)
+    await play_released(api, eid, token, by_name_order)
+    game1 = (await advance(api, eid, token))["round"]["matches"][0]
+    tokens = {e["id"]: e["entry_token"] for e in entries.values()}
+    for s in game1["seats"]:
+        reg = {"entry_id": s["entry_id"]}
+        await post(api, f"/v1/events/{eid}/bga/final/registrations", tokens[s["entry_id"]], reg)
+    await post(api, f"/v1/events/{eid}/bga/final/deadline", token)
+    a, b = (s["entry_id"] for s in game1["seats"])
+    game2, game3 = [m for r in await rounds_of(api, eid) if r["stage"] == 1 for m in r["matches"]][1:]
+    await report(api, token, game1, {a: 1, b: 2})
+    await report(api, token, game2, {a: 1, b: 2})
+    seats = [{"entry_id": s["entry_id"], "place": 1 if s["entry_id"] == b else 2} for s in game3["seats"]]
+    r = await api.client.post(
+        f"/v1/matches/{game3['id']}/result", json={"seats": seats}, headers=bearer(token)
+    )
+    body = assert_problem(r, 409)
+    assert body["rule"] == "bga.series.decided" and "void" in body["detail"]
+    assert (await api.client.get(f"/v1/matches/{game3['id']}")).json()["result"] is None
+    # a player's claim is refused alike
+    r = await api.client.post(
+        f"/v1/matches/{game3['id']}/result", json={"seats": seats}, headers=bearer(tokens[b])
+    )
+    assert assert_problem(r, 409)["rule"] == "bga.series.decided"
+    done = await advance(api, eid, token)
+    assert done["event"]["status"] == "finished"
+    assert (await summary(api, eid))["winners"] == [a]
+    final_rows = await standings(api, eid, stage=1)
+    wins = {row["entry_id"]: row["wins"] for row in final_rows}
+    assert wins == {a: 2, b: 0}
+    game3_read = (await api.client.get(f"/v1/matches/{game3['id']}")).json()
+    assert game3_read["result"]["outcome"] == "void"

@@ -4,9 +4,15 @@ whole event in one file."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
+import os
+import subprocess
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.support.api import (
     Api,
@@ -173,3 +179,74 @@ async def test_battlebooks_score_cards_of_a_whole_event(api: Api) -> None:
     lines = _csv(r.text)
     assert r.headers["content-disposition"].startswith("attachment")
     assert len(lines) == sum(len(c["games"]) for c in cards) and {x["name"] for x in lines} == set(made)
+
+
+BBPPAIRINGS = Path(os.environ.get("ARBITER_BBPPAIRINGS", "/work/tools/bbpPairings/bbpPairings.exe"))
+EIGHT = ["Ada", "Bob", "Cy", "Di", "Eve", "Fay", "Gus", "Hal"]
+
+
+async def _running_swiss(api: Api, names: list[str], planned: int, played: int) -> str:
+    """A Swiss of ``planned`` rounds with ``played`` rounds reported and the next not yet paired."""
+    entries = {n: {"rating": 2000 - 100 * i} for i, n in enumerate(names)}
+    event_id, token, _ = await setup_event(
+        api, entries, settings={"stages": [{"format": "swiss", "rounds": planned}]}
+    )
+    rnd = (await start(api, event_id, token))["round"]
+    for n in range(played):
+        await play_round(api, token, rnd)
+        if n < played - 1:
+            rnd = await pair(api, event_id, token)
+    return event_id
+
+
+async def test_the_trf_of_a_running_event_gives_its_planned_rounds(api: Api) -> None:
+    # XXR is the planned number of rounds (5), not the rounds played (2): a pairing program refuses
+    # to pair round 3 from a file that says the event has 2
+    event_id = await _running_swiss(api, NAMES, planned=5, played=2)
+    trf = parse_trf((await api.client.get(f"/v1/events/{event_id}/trf")).text)
+    assert trf["XXR"] == "5"
+    assert {len(p["games"]) for p in trf["players"].values()} == {2}
+    # a round robin plans all of its rounds: 5 entries, a bye a round, 5 rounds
+    event_id, token, _ = await setup_event(api, NAMES, settings={"stages": [{"format": "round_robin"}]})
+    await start(api, event_id, token)
+    trf = parse_trf((await api.client.get(f"/v1/events/{event_id}/trf")).text)
+    assert trf["XXR"] == "5"
+
+
+def _bbp_pair_next(text: str, folder: Path) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """bbpPairings' Dutch pairing of the next round of the TRF ``text``: its run and its output."""
+    source, paired = folder / "event.trf", folder / "next.txt"
+    source.write_text(text)
+    run = subprocess.run(
+        [str(BBPPAIRINGS), "--dutch", str(source), "-p", str(paired)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return run, (paired.read_text().split() if paired.exists() else [])
+
+
+def _bbppairings_missing() -> str | None:
+    if BBPPAIRINGS.exists():
+        return None
+    return f"bbpPairings is not installed at {BBPPAIRINGS} (set ARBITER_BBPPAIRINGS to its path)"
+
+
+async def test_bbppairings_pairs_the_next_round_from_the_trf_of_a_running_event(
+    api: Api, tmp_path: Path
+) -> None:
+    if (missing := _bbppairings_missing()) is not None:
+        pytest.skip(missing)
+    event_id = await _running_swiss(api, EIGHT, planned=5, played=2)
+    text = (await api.client.get(f"/v1/events/{event_id}/trf")).text
+    trf = parse_trf(text)
+    run, lines = await asyncio.to_thread(_bbp_pair_next, text, tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    count, numbers = int(lines[0]), [int(x) for x in lines[1:]]
+    pairs = list(zip(numbers[::2], numbers[1::2], strict=True))
+    assert count == len(pairs) == 4
+    seated = sorted(x for p in pairs for x in p if x)
+    assert seated == list(range(1, 9))  # every player once
+    met = {frozenset((n, g[0])) for n, p in trf["players"].items() for g in p["games"] if g[0] is not None}
+    assert not {frozenset(p) for p in pairs} & met  # no rematch: the file told it who met whom

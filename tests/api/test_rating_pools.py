@@ -96,3 +96,26 @@ async def test_a_whole_leaderboard_as_csv_past_one_page(api: Api) -> None:
     await api.drain_jobs()
     rows = _rows((await api.client.get("/v1/ratings/generic", params={"format": "csv", "limit": 1})).text)
     assert len(rows) == 12 and [int(x["rank"]) for x in rows] == [1] * 6 + [7] * 6
+
+
+async def test_a_players_rating_history_since_a_time(api: Api) -> None:
+    from datetime import timedelta
+
+    from tests.api.test_ratings import T0
+
+    w = await world(api, ["Ada", "Bob"])
+    first = await w.match([("Ada", 1), ("Bob", 2)], at=T0)
+    second = await w.match([("Bob", 1), ("Ada", 2)], at=T0 + timedelta(days=7))
+    await api.drain_jobs()
+    url = f"/v1/players/{w.players['Ada']}/ratings"
+    (whole,) = (await api.client.get(url)).json()["items"]
+    assert [(h["match_id"], h["at"][:10]) for h in whole["history"]] == [
+        (first, "2026-11-01"),
+        (second, "2026-11-08"),
+    ]
+    (recent,) = (await api.client.get(url, params={"since": "2026-11-05T00:00:00+00:00"})).json()["items"]
+    assert [h["match_id"] for h in recent["history"]] == [second] and recent["rating"] == whole["rating"]
+    (none,) = (await api.client.get(url, params={"since": "2026-12-01T00:00:00Z"})).json()["items"]
+    assert none["history"] == []
+    for bad in ("yesterday", "2026-11-05T00:00:00"):  # a time without its offset is ambiguous
+        assert "since" in str(assert_problem(await api.client.get(url, params={"since": bad}), 422)["errors"])

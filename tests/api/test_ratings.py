@@ -139,7 +139,12 @@ async def test_leaderboard_history_and_titles(api: Api) -> None:
     (bob,) = r.json()["items"]
     assert bob["pool"] == "generic" and bob["games"] == 2
     assert [h["match_id"] for h in bob["history"]] == [m1, m2]
-    assert bob["history"][0] == {"match_id": m1, "before": 1500.0, "after": 1484.0}
+    assert bob["history"][0] == {
+        "match_id": m1,
+        "before": 1500.0,
+        "after": 1484.0,
+        "at": bob["history"][0]["at"],
+    }
     assert bob["history"][1]["before"] == 1484.0
 
     assert_problem(await api.client.get("/v1/ratings/no-such-pool"), 404)
@@ -290,7 +295,12 @@ async def test_correction_of_an_older_match_recomputes(api: Api) -> None:
     await api.drain_jobs()
     r = (await api.client.get(f"/v1/players/{w.players['Ada']}/ratings")).json()["items"][0]
     assert [h["match_id"] for h in r["history"]] == [late, m1]
-    assert r["history"][0] == {"match_id": late, "before": 1500.0, "after": 1516.0}
+    assert r["history"][0] == {
+        "match_id": late,
+        "before": 1500.0,
+        "after": 1516.0,
+        "at": r["history"][0]["at"],
+    }
     assert r["history"][1]["after"] == round(1516 - 32 * expectation(1516, 1500), 1)
 
 

@@ -77,3 +77,21 @@ async def test_impossible_requests_are_422(api: Api) -> None:
         "/v1/schedules/round-robin", json={"players": 10, "table_size": 3, "mode": "fair"}
     )
     assert_problem(r, 422)
+
+
+@pytest.mark.parametrize("players", [8, 7, 12])
+async def test_a_two_seat_schedule_is_seated_by_berger_tables(api: Api, players: int) -> None:
+    # formats.md "Round robin, 2 seats": every player has the first seat
+    # floor((n-1)/2) or ceil((n-1)/2) times, as in an event's round robin
+    result = await search(api, players=players, table_size=2, mode="complete", rounds=True, time_budget=5)
+    assert set(meetings(result["tables"], players).values()) == {1}
+    first = [sum(t[0] == p for t in result["tables"]) for p in range(players)]
+    assert set(first) <= {(players - 1) // 2, players // 2}, first
+    rounds = result["rounds"]
+    assert len(rounds) == (players if players % 2 else players - 1)
+    for r in rounds:
+        seated = [p for t in r for p in result["tables"][t]]
+        assert len(seated) == len(set(seated)) >= players - 1
+    if players == 8:  # FIDE's table, numbered from 0: round 1 is 0-7 1-6 2-5 3-4, round 2 7-4 5-3 6-2 0-1
+        assert [result["tables"][t] for t in rounds[0]] == [[0, 7], [1, 6], [2, 5], [3, 4]]
+        assert [result["tables"][t] for t in rounds[1]] == [[7, 4], [5, 3], [6, 2], [0, 1]]

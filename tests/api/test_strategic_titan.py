@@ -151,3 +151,16 @@ async def test_types_are_strict_and_every_number_of_a_record_is_bounded(api: Api
     assert len((await api.client.get(log)).json()["record"]["events"]) == 1  # nothing stored
     schema = (await api.client.get("/openapi.json")).json()["components"]["schemas"]["StrategicTitanEvent"]
     assert "100,000" in schema["properties"]["type"]["description"]
+
+
+async def test_a_retraction_of_more_stacks_than_legions_is_a_7_2_violation(api: Api) -> None:
+    url = "/v1/adjudicate/strategic-titan"
+    retract = {"type": "retract", "player": "Ann", "what": "movement", "stacks": 2}
+    r = await api.client.post(url, json={"players": ["Ann", "Bob"], "events": [START, mv("Ann", 3), retract]})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert not body["valid"] and body["violation"]["rule"] == "7.2" and body["violation"]["index"] == 2
+    assert body["state"]["players"][0]["mulligans"] == 6  # nothing charged
+    one = {**retract, "stacks": 1}
+    r = await api.client.post(url, json={"players": ["Ann", "Bob"], "events": [START, mv("Ann", 3), one]})
+    assert r.json()["valid"] and r.json()["state"]["players"][0]["mulligans"] == 5

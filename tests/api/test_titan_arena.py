@@ -480,3 +480,39 @@ async def test_under_colossal_rules_the_final_shows_its_drawn_creatures_and_chec
     log["deaths"] = [{"creature": drawn[0]}, {"creature": drawn[1]}]
     done = await post_result(api, token, final, {"game_log": log})
     assert done["verdict"]["titan_arena"]["deaths"] == drawn[:2]
+
+
+# --- issue 33: a negative score is refused, in reported scores and in a log --------------------------
+async def test_a_heat_with_a_negative_score_is_refused_and_counts_nothing(api: Api) -> None:
+    eid, token, ids = await heat_event(api, ["Ann", "Bob", "Cy", "Dee"])
+    m = await heat(api, eid, token, [ids["Ann"], ids["Bob"], ids["Cy"], ids["Dee"]])
+    url = f"/v1/matches/{m['id']}/result"
+    by_scores = [
+        {"entry_id": s["entry_id"], "score": sc} for s, sc in zip(m["seats"], [5, -4, 3, 2], strict=True)
+    ]
+    body = assert_problem(await api.client.post(url, json={"seats": by_scores}, headers=bearer(token)), 422)
+    assert [e["loc"] for e in body["errors"]] == [["seats", 1, "score"]]
+    by_places = [
+        {"entry_id": s["entry_id"], "place": i + 1, "score": sc}
+        for i, (s, sc) in enumerate(zip(m["seats"], [4, 1, -3, -5], strict=True))
+    ]
+    body = assert_problem(await api.client.post(url, json={"seats": by_places}, headers=bearer(token)), 422)
+    assert [e["loc"] for e in body["errors"]] == [["seats", 2, "score"], ["seats", 3, "score"]]
+    names = {v: k for k, v in ids.items()}
+    log = {
+        "players": [names[s["entry_id"]] for s in m["seats"]],
+        "scores": [5, -4, 3, 2],
+    }
+    body = assert_problem(await api.client.post(url, json={"game_log": log}, headers=bearer(token)), 422)
+    assert body["errors"][0]["loc"] == ["game_log", "scores", 1]
+    assert (await api.client.get(f"/v1/matches/{m['id']}")).json()["status"] == "pending"
+    assert all(r["games"] == 0 for r in await standings(api, eid))
+
+
+async def test_the_adjudicator_refuses_a_log_with_more_than_five_deaths(api: Api) -> None:
+    eight = ["Amazon", "Cyclops", "Ettin", "Magus", "Titan", "Troll", "Unicorn", "Wyrm"]
+    log = {**SEED_LOG, "deaths": [{"creature": c} for c in eight], "bets": []}
+    body = assert_problem(await api.client.post("/v1/adjudicate/titan-arena", json=log), 422)
+    assert body["errors"][0]["loc"] == ["deaths"] and "alive" in body["detail"]
+    five = {**log, "deaths": log["deaths"][:5]}
+    assert (await api.client.post("/v1/adjudicate/titan-arena", json=five)).status_code == 200

@@ -5,9 +5,13 @@ GET /v1/presets lists every preset; every string is translated."""
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy import event as sa_event
+from sqlalchemy.engine import Engine
 
 from app.core import presets
 from app.web import i18n
@@ -15,6 +19,19 @@ from app.web.console import COOKIE, csrf_of
 from tests.support.api import ADMIN_TOKEN, Api, advance, bearer, setup_event, start
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "app" / "web" / "templates"
+
+
+async def _refused(c: Any, answer: Any, *words: str) -> str:
+    """A refused console action: a redirect (post/redirect/get) to the console, which shows the
+    refusal once (a reload shows the plain console)."""
+    assert answer.status_code == 303, answer.text
+    shown = await c.get(answer.headers["location"].split("#")[0])
+    assert shown.status_code == 200 and 'class="error"' in shown.text
+    for w in words:
+        assert w in shown.text, (w, shown.text)
+    again = await c.get(answer.headers["location"].split("#")[0])
+    assert 'class="error"' not in again.text
+    return str(shown.text)
 
 
 def _csrf(html: str) -> str:
@@ -61,7 +78,8 @@ async def test_the_console_runs_a_round_on_either_database(api: Api) -> None:
     assert csrf == csrf_of(token)
     # a bad row refuses the whole paste, with the reason, and registers nothing
     bad = await c.post(f"/console/e/{event_id}/entries", data={"csrf": csrf, "names": "Ada\n" + "x" * 300})
-    assert bad.status_code == 422 and "nothing was registered" in bad.text
+    shown = await _refused(c, bad, "nothing was registered")
+    assert ">Ada\n" + "x" * 300 + "</textarea>" in shown  # what was typed is kept
     assert (await c.get(f"/v1/events/{event_id}")).json()["entries"] == 0
     reg = await c.post(
         f"/console/e/{event_id}/entries", data={"csrf": csrf, "names": "Ada\nGrace\nAlan\nBarbara"}
@@ -84,7 +102,7 @@ async def test_the_console_runs_a_round_on_either_database(api: Api) -> None:
         f"/console/e/{event_id}/matches/{m['id']}/correct",
         data={"csrf": csrf, "choice": "seat:0", "version": str(m["version"] - 1)},
     )
-    assert stale.status_code == 412
+    await _refused(c, stale)
     assert (await c.get(f"/v1/matches/{m['id']}")).json()["version"] == m["version"]
     fixed = await c.post(
         f"/console/e/{event_id}/matches/{m['id']}/correct",
@@ -161,6 +179,12 @@ async def test_every_page_renders_what_the_api_says(api: Api) -> None:
     assert (await c.get(f"/e/{eid}/me/view")).status_code == 401
     assert (await c.get(f"/e/{eid}/me/view", headers=bearer(org))).status_code == 401
     assert (await c.get("/e/no-such-event")).status_code == 404
+    # a browser gets a page; another client keeps the problem+json
+    shown = await c.get("/e/no-such-event", headers={"Accept": "text/html,*/*;q=0.8"})
+    assert shown.status_code == 404 and shown.headers["content-type"].startswith("text/html")
+    assert "<h1>Not found</h1>" in shown.text and "event no-such-event not found" in shown.text
+    plain = await c.get("/e/no-such-event", headers={"Accept": "application/json"})
+    assert plain.headers["content-type"].startswith("application/problem+json")
     # pages stay out of the API's document
     spec = (await c.get("/openapi.json")).json()
     assert not [p for p in spec["paths"] if not p.startswith(("/v1/", "/healthz", "/readyz", "/metrics"))]
@@ -249,17 +273,16 @@ async def test_the_console_renames_with_the_version_and_cancels_when_sure(api: A
     c.cookies.set(COOKIE, org)
     csrf = csrf_of(org)
     stale = await c.post(f"/console/e/{eid}/rename", data={"csrf": csrf, "name": "New", "version": "0"})
-    assert stale.status_code == 412
-    assert (
-        await c.post(f"/console/e/{eid}/rename", data={"csrf": csrf, "name": "", "version": "1"})
-    ).status_code == 422
+    await _refused(c, stale)
+    empty = await c.post(f"/console/e/{eid}/rename", data={"csrf": csrf, "name": "", "version": "1"})
+    await _refused(c, empty, "the name is not valid")
     done = await c.post(
         f"/console/e/{eid}/rename", data={"csrf": csrf, "name": "New", "version": str(made["version"])}
     )
     assert done.status_code == 303
     assert (await c.get(f"/v1/events/{eid}")).json()["name"] == "New"
     unsure = await c.post(f"/console/e/{eid}/cancel", data={"csrf": csrf})
-    assert unsure.status_code == 422
+    await _refused(c, unsure, "tick the box to cancel")
     assert (await c.get(f"/v1/events/{eid}")).json()["status"] == "registration"
     assert (await c.post(f"/console/e/{eid}/cancel", data={"csrf": csrf, "sure": "yes"})).status_code == 303
     assert (await c.get(f"/v1/events/{eid}")).json()["status"] == "cancelled"
@@ -475,3 +498,284 @@ def _check_plan(plan: str, rounds: list[dict[str, Any]], groups: dict[str, str |
             assert group == groups.get(m["seats"][0]["entry_id"])
             assert len({groups.get(s["entry_id"]) for s in m["seats"]}) == 1
             assert all(s["name"] in text for s in m["seats"]) and str(m["table"]) in text.split()
+
+
+async def test_a_page_reads_its_event_once(api: Api) -> None:
+    """Rendering the event page or the console reads the event's row once, not once a service."""
+    c = api.client
+    made = (
+        await c.post(
+            "/v1/events",
+            json={
+                "name": "Counted",
+                "game": "generic",
+                "settings": {"stages": [{"format": "swiss", "rounds": 2}]},
+            },
+            headers=api.admin(),
+        )
+    ).json()
+    eid, org = made["id"], made["organizer_token"]
+    rows = [{"name": n} for n in ("Ada", "Grace", "Alan", "Barbara")]
+    assert (await c.post(f"/v1/events/{eid}/entries", json=rows, headers=bearer(org))).status_code == 201
+    assert (await c.post(f"/v1/events/{eid}/start", headers=bearer(org))).status_code == 200
+    reads: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        flat = " ".join(statement.split()).lower()
+        # the event's row (the standings cache's one-column look at its mark is not a read of it)
+        if flat.startswith("select events.id, events.name") and "where events.id =" in flat:
+            reads.append(flat)
+
+    c.cookies.set(COOKIE, org)
+    sa_event.listen(Engine, "before_cursor_execute", seen)
+    try:
+        for path in (f"/e/{eid}", f"/console/e/{eid}", f"/e/{eid}/projector"):
+            reads.clear()
+            assert (await c.get(path)).status_code == 200
+            assert len(reads) == 1, (path, len(reads))
+    finally:
+        sa_event.remove(Engine, "before_cursor_execute", seen)
+
+
+async def test_the_console_records_places_with_ties_and_scores(api: Api) -> None:
+    """A 4-seat table: each seat's place (a tie kept), with scores where a tie-break reads them; a
+    seat left without a place is refused naming the player, and what was chosen is kept."""
+    c = api.client
+    made = (
+        await c.post(
+            "/v1/events",
+            json={
+                "name": "Four seats",
+                "game": "generic",
+                "settings": {
+                    "stages": [{"format": "free_for_all", "table_size": 4}],
+                    "scoring": {"scheme": "placement", "points": [3, 2, 1, 0]},
+                    "tiebreaks": ["points_behind_all"],
+                },
+            },
+            headers=api.admin(),
+        )
+    ).json()
+    eid, org = made["id"], made["organizer_token"]
+    rows = [{"name": n} for n in ("Ada", "Grace", "Alan", "Barbara")]
+    assert (await c.post(f"/v1/events/{eid}/entries", json=rows, headers=bearer(org))).status_code == 201
+    m = (await c.post(f"/v1/events/{eid}/start", headers=bearer(org))).json()["round"]["matches"][0]
+    c.cookies.set(COOKIE, org)
+    page = await c.get(f"/console/e/{eid}")
+    assert 'name="place:3" value="4"' in page.text and 'name="score:0"' in page.text
+    assert 'name="body_points:0"' not in page.text  # no differential in this event's ranks
+    assert "Ada won" not in page.text  # no one-click winner at a table of four
+    url = f"/console/e/{eid}/matches/{m['id']}/result"
+    names = [s["name"] for s in sorted(m["seats"], key=lambda s: s["seat"])]
+    partial = {
+        "csrf": csrf_of(org),
+        "choice": "places",
+        "form_match": m["id"],
+        "place:0": "1",
+        "place:1": "1",
+        "place:2": "3",
+    }
+    shown = await _refused(c, await c.post(url, data=partial), f"no place for {names[3]}")
+    assert f'name="place:2" value="3" id="pl-{m["id"]}-2-3" checked' in shown  # kept
+    assert (await c.get(f"/v1/matches/{m['id']}")).json()["status"] == "pending"
+    full = {**partial, "place:3": "4", "score:0": "40", "score:1": "40", "score:2": "25.5", "score:3": "10"}
+    assert (await c.post(url, data=full)).status_code == 303
+    got = (await c.get(f"/v1/matches/{m['id']}")).json()
+    seats = sorted(
+        got["result"]["seats"],
+        key=lambda s: names.index(next(x["name"] for x in m["seats"] if x["entry_id"] == s["entry_id"])),
+    )
+    assert got["status"] == "confirmed"
+    assert [s["place"] for s in seats] == [1, 1, 3, 4] and [s["score"] for s in seats] == [40, 40, 25.5, 10]
+
+
+async def test_a_player_reports_places_with_the_entry_token_only(api: Api) -> None:
+    c = api.client
+    made = (
+        await c.post(
+            "/v1/events",
+            json={
+                "name": "Four phones",
+                "game": "generic",
+                "settings": {"stages": [{"format": "swiss", "table_size": 4, "rounds": 1}]},
+            },
+            headers=api.admin(),
+        )
+    ).json()
+    eid, org = made["id"], made["organizer_token"]
+    rows = [{"name": n} for n in ("Ada", "Grace", "Alan", "Barbara")]
+    entries = _items((await c.post(f"/v1/events/{eid}/entries", json=rows, headers=bearer(org))).json())
+    m = (await c.post(f"/v1/events/{eid}/start", headers=bearer(org))).json()["round"]["matches"][0]
+    seat0 = min(m["seats"], key=lambda s: s["seat"])["entry_id"]
+    token = next(e["entry_token"] for e in entries if e["id"] == seat0)
+    form = {"place:0": "1", "place:1": "2", "place:2": "3", "place:3": "4"}
+    url = f"/e/{eid}/m/{m['id']}/result"
+    assert (await c.post(url, data=form)).status_code == 401  # no token: nothing is reported
+    refused = await c.post(url, data={"place:0": "1"}, headers=bearer(token))
+    assert refused.status_code == 422 and "no place for" in refused.json()["detail"]
+    done = await c.post(url, data=form, headers=bearer(token))
+    assert done.status_code == 200 and done.json()["status"] == "reported"
+    assert (await c.get(f"/v1/matches/{m['id']}")).json()["status"] == "reported"
+
+
+RINGS = {
+    "rings": [
+        [
+            {"card": "Shield bearer", "owner": 1},
+            {"card": "Mace bearer", "owner": 2},
+            {"card": "Club", "owner": 2},
+            {"card": "Sword", "owner": 1},
+            {"card": "Divine Staff", "owner": 2},
+        ],
+        [{"card": "Priest of Osiris", "owner": 2}],
+        [{"card": "Priest of Osiris", "owner": 2}],
+    ],
+    "wagers": {"1": 10, "2": 10},
+}
+
+
+async def test_a_game_log_shows_its_verdict_before_it_is_recorded(api: Api) -> None:
+    c = api.client
+    eid, org, _ = await setup_event(
+        api,
+        ["Ada", "Barbara"],
+        game="rite-of-command",
+        settings={"stages": [{"format": "swiss", "rounds": 1}]},
+    )
+    m = (await start(api, eid, org))["round"]["matches"][0]
+    c.cookies.set(COOKIE, org)
+    csrf = csrf_of(org)
+    page = await c.get(f"/console/e/{eid}")
+    assert f'action="/console/e/{eid}/matches/{m["id"]}/log"' in page.text
+    url = f"/console/e/{eid}/matches/{m['id']}/log"
+    # not JSON: refused, the text kept
+    await _refused(
+        c,
+        await c.post(url, data={"csrf": csrf, "step": "preview", "form_match": m["id"], "log": "{rings"}),
+        "not JSON",
+        "{rings</textarea>",
+    )
+    # an uploaded file: the verdict, with names and places, and nothing recorded
+    shown = await c.post(
+        url,
+        data={"csrf": csrf, "step": "preview", "form_match": m["id"], "log": ""},
+        files={"logfile": ("ring.json", json.dumps(RINGS).encode(), "application/json")},
+    )
+    assert shown.status_code == 200 and "rite-of-command" in shown.text
+    winner = m["seats"][1]["name"]
+    assert re.search(rf'<td class="num">1</td><td>{winner}</td><td class="num">2</td>', shown.text), (
+        shown.text
+    )
+    assert (await c.get(f"/v1/matches/{m['id']}")).json()["status"] == "pending"
+    log = html.unescape(re.search(r'name="log" value="([^"]*)"', shown.text).group(1))  # type: ignore[union-attr]
+    done = await c.post(url, data={"csrf": csrf, "step": "commit", "log": log})
+    assert done.status_code == 303
+    got = (await c.get(f"/v1/matches/{m['id']}")).json()
+    assert got["status"] == "confirmed" and [s["place"] for s in got["result"]["seats"]] == [2, 1]
+    assert got["verdict"]["adjudicator"] == "rite-of-command"
+
+
+async def test_the_console_offers_only_the_links_that_apply(api: Api) -> None:
+    """Score cards for BATTLEBOOKS only, TRF-16 for a 2-seat Swiss or round robin, "Pair the next
+    round" only where the stage pairs round by round (not a BGA round robin, released at once)."""
+    c = api.client
+
+    async def console(**event: Any) -> str:
+        players = event.pop("players", ["Ann", "Bob", "Cy", "Dee"])
+        eid, org, _ = await setup_event(api, players, **event)
+        await start(api, eid, org)
+        c.cookies.set(COOKIE, org)
+        return str((await c.get(f"/console/e/{eid}")).text)
+
+    swiss = await console(game="generic", settings={"stages": [{"format": "swiss", "rounds": 3}]})
+    assert "Pair the next round" in swiss and "TRF-16" in swiss and "/print/scorecards" not in swiss
+    bga = await console(game="seasons", preset="bga-round-robin", seed="bga-links")
+    assert "Pair the next round" not in bga and "/print/scorecards" not in bga
+    four = await console(
+        game="generic", settings={"stages": [{"format": "swiss", "table_size": 4, "rounds": 2}]}
+    )
+    assert "TRF-16" not in four and "Pair the next round" in four
+    made = (
+        await c.post(
+            "/v1/events",
+            json={"name": "Cards", "game": "battlebooks", "preset": "battlebooks-clash"},
+            headers=api.admin(),
+        )
+    ).json()
+    c.cookies.set(COOKIE, made["organizer_token"])
+    assert "/print/scorecards" in (await c.get(f"/console/e/{made['id']}")).text
+
+
+async def test_every_preset_setting_has_a_label_in_both_languages(api: Api) -> None:
+    c = api.client
+    for name in presets.PRESETS:
+        labels = {}
+        for lang in ("en", "ja"):
+            page = await c.get("/console", params={"preset": name, "lang": lang})
+            found = re.findall(r'<label for="knob:([^"]+)">([^<]*)</label>', page.text)
+            assert found, name
+            for path, label in found:
+                assert label and label != path and not re.search(r"\w\.\d|\.\w", label), (
+                    name,
+                    lang,
+                    path,
+                    label,
+                )
+            labels[lang] = dict(found)
+        assert labels["en"].keys() == labels["ja"].keys()
+        assert all(labels["en"][k] != labels["ja"][k] for k in labels["en"]), name
+    c.cookies.clear()
+
+
+async def test_the_admin_token_recovers_an_event_at_the_console_sign_in(api: Api) -> None:
+    c = api.client
+    made = (
+        await c.post("/v1/events", json={"name": "Lost key", "game": "generic"}, headers=api.admin())
+    ).json()
+    eid = made["id"]
+    bare = await c.post("/console/sign-in", data={"token": ADMIN_TOKEN})
+    assert bare.status_code == 422 and "give the event" in bare.text
+    missing = await c.post("/console/sign-in", data={"token": ADMIN_TOKEN, "event": "no-such-event"})
+    assert missing.status_code == 404
+    wrong = await c.post("/console/sign-in", data={"token": "nope", "event": eid})
+    assert wrong.status_code == 401 and COOKIE not in wrong.cookies
+    signed = await c.post(
+        "/console/sign-in", data={"token": ADMIN_TOKEN, "event": f"http://hall.example/e/{eid}/projector"}
+    )
+    assert signed.status_code == 303 and signed.headers["location"] == f"/console/e/{eid}"
+    c.cookies.set(COOKIE, ADMIN_TOKEN)
+    console = await c.get(f"/console/e/{eid}")
+    assert console.status_code == 200 and "Lost key" in console.text
+    renamed = await c.post(
+        f"/console/e/{eid}/rename",
+        data={"csrf": _csrf(console.text), "name": "Found key", "version": str(made["version"])},
+    )
+    assert renamed.status_code == 303
+    assert (await c.get(f"/v1/events/{eid}")).json()["name"] == "Found key"
+    c.cookies.clear()
+
+
+async def test_a_player_gets_a_new_link_and_the_old_one_stops_working(api: Api) -> None:
+    c = api.client
+    eid, org, entries = await setup_event(api, ["Ada", "Grace"])
+    ada = entries["Ada"]
+    old = ada["entry_token"]
+    assert (await c.get(f"/e/{eid}/me/view", headers=bearer(old))).status_code == 200
+    # the API: organizer only
+    assert (
+        await c.post(f"/v1/events/{eid}/entries/{ada['id']}/token", headers=bearer(old))
+    ).status_code == 403
+    fresh = await c.post(f"/v1/events/{eid}/entries/{ada['id']}/token", headers=bearer(org))
+    assert fresh.status_code == 200 and fresh.json()["id"] == ada["id"]
+    new = fresh.json()["entry_token"]
+    assert (await c.get(f"/e/{eid}/me/view", headers=bearer(old))).status_code == 401
+    assert (await c.get(f"/e/{eid}/me/view", headers=bearer(new))).status_code == 200
+    # the console: one button, the new link shown once
+    c.cookies.set(COOKIE, org)
+    shown = await c.post(f"/console/e/{eid}/entries/{ada['id']}/token", data={"csrf": csrf_of(org)})
+    assert shown.status_code == 200 and shown.text.count('class="personal"') == 1
+    link = re.search(r'class="personal" href="([^"]+)"', shown.text).group(1)  # type: ignore[union-attr]
+    latest = link.split("#token=")[1]
+    assert (await c.get(f"/e/{eid}/me/view", headers=bearer(new))).status_code == 401
+    assert (await c.get(f"/e/{eid}/me/view", headers=bearer(latest))).status_code == 200
+    c.cookies.clear()

@@ -95,6 +95,18 @@ def typescript(found: list[Body]) -> str:
     return "\n".join(out) + "\n"
 
 
+def scripted(readme: str) -> list[Body]:
+    """The bodies the README's tour builds in a script rather than shows: ``report_round``'s result,
+    one seat a place (``{"entry_id": …, "place": i + 1}``), as a client would write it."""
+    at = readme.find("report_round() {")
+    assert at >= 0 and '{"entry_id": s["entry_id"], "place": i + 1}' in readme[at : at + 600], (
+        "the tour's report_round no longer builds {entry_id, place} seats: update tests/contract/readme_bodies.py"
+    )
+    result = {"seats": [{"entry_id": "e-1", "place": 1}, {"entry_id": "e-2", "place": 2}]}
+    return [Body(readme.count("\n", 0, at) + 1, "post", "/v1/matches/{match_id}/result", result, bad=False)]
+
+
 def readme_typescript(root: Path, spec: dict[str, Any]) -> tuple[str, list[Body]]:
-    found = bodies((root / "README.md").read_text(), list(spec["paths"]))
+    readme = (root / "README.md").read_text()
+    found = bodies(readme, list(spec["paths"])) + scripted(readme)
     return typescript(found), found

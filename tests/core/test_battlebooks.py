@@ -263,3 +263,19 @@ def test_the_final_score_is_the_rounds_plus_the_final_battle_and_a_playoff_game_
         ("Playoff", 5, 5, 4),
         ("Playoff", 0, 5, 3),
     ]
+
+
+@pytest.mark.parametrize("hero", BOOKS)
+def test_game_3_after_a_bye_forfeit_or_void_in_game_1_or_2_takes_either_book(hero: str) -> None:
+    # battlebooks.md, Clash, heroes: game 3 "with either of the two played"; the ruling: a game 1 or 2 that
+    # was a bye, a forfeit or a void played no book, so game 3 may use either of the two
+    for other in BOOKS:
+        assert bb.check_hero("Ann", BOOKS, hero, 3, {1: None, 2: other}) == hero  # a bye in game 1
+        assert bb.check_hero("Ann", BOOKS, hero, 3, {1: other, 2: None}) == hero  # a bye in game 2
+    assert bb.check_hero("Ann", BOOKS, hero, 3, {1: None, 2: None}) == hero
+    # and game 2 after a bye in game 1 is free as well; the rule still forces it after a played game 1
+    assert bb.check_hero("Ann", BOOKS, hero, 2, {1: None}) == hero
+    other = next(b for b in BOOKS if b != hero)
+    with pytest.raises(RuleViolation) as e:
+        bb.check_hero("Ann", BOOKS, hero, 2, {1: hero})
+    assert e.value.rule == bb.RULE_OTHER and other in e.value.detail

@@ -64,3 +64,33 @@ def test_invalid() -> None:
         round_robin(["a"])
     with pytest.raises(InvalidInput):
         round_robin(["a", "a", "b"])
+
+
+def test_the_fide_berger_tables_for_eight_and_six() -> None:
+    # formats.md "Round robin, 2 seats": Berger tables, as FIDE prints them (1-based)
+    eight = [
+        "1-8 2-7 3-6 4-5",
+        "8-5 6-4 7-3 1-2",
+        "2-8 3-1 4-7 5-6",
+        "8-6 7-5 1-4 2-3",
+        "3-8 4-2 5-1 6-7",
+        "8-7 1-6 2-5 3-4",
+        "4-8 5-3 6-2 7-1",
+    ]
+    six = ["1-6 2-5 3-4", "6-4 5-3 1-2", "2-6 3-1 4-5", "6-5 1-4 2-3", "3-6 4-2 5-1"]
+    for n, table in ((8, eight), (6, six)):
+        got = [
+            " ".join(f"{a}-{b}" for a, b in rd.pairs) for rd in round_robin([str(i) for i in range(1, n + 1)])
+        ]
+        assert got == table
+
+
+@pytest.mark.parametrize("n", range(2, 21))
+def test_every_entry_has_the_first_seat_half_of_its_games(n: int) -> None:
+    rounds = round_robin([f"e{i}" for i in range(n)])
+    games = n - 1
+    first = {f"e{i}": 0 for i in range(n)}
+    for rd in rounds:
+        for a, _ in rd.pairs:
+            first[a] += 1
+    assert set(first.values()) <= {games // 2, (games + 1) // 2}

@@ -311,6 +311,62 @@ def test_a_double_forfeit_keeps_nobody_at_place_one_when_normalized() -> None:
     one = normalize(
         ["a", "b", "c"],
         "forfeit",
-        [ReportedSeat("a", place=1), ReportedSeat("b", place=3), ReportedSeat("c", place=3)],
+        [ReportedSeat("a", place=1), ReportedSeat("b", place=2), ReportedSeat("c", place=2)],
     )
     assert [s.place for s in one.seats] == [1, 2, 2]
+    # places with a winner are never renumbered: 1, 3, 3 is refused naming the two seats out of form
+    with pytest.raises(InvalidInput) as e:
+        normalize(
+            ["a", "b", "c"],
+            "forfeit",
+            [ReportedSeat("a", place=1), ReportedSeat("b", place=3), ReportedSeat("c", place=3)],
+        )
+    assert [p.loc for p in e.value.problems] == [("seats", 1, "place"), ("seats", 2, "place")]
+
+
+# --- issue 33: reported places are never renumbered (formats.md "Presets") ---------------------------
+@pytest.mark.parametrize(
+    ("places", "named"),
+    [
+        ([2, 3, 3], [0, 1, 2]),  # nobody 1st, and the two 3rds are 2nd by the count of seats ahead
+        ([1, 3, 3], [1, 2]),
+        ([1, 1, 2], [2]),
+        ([1, 3], [1]),
+        ([2, 2], [0, 1]),  # a played [2, 2] is not a draw
+        ([1, 2, 4, 4], [2, 3]),
+    ],
+)
+def test_places_out_of_competition_form_are_refused_naming_each_seat(
+    places: list[int], named: list[int]
+) -> None:
+    from app.core.results import ReportedSeat, normalize
+
+    entries = [f"e{i}" for i in range(len(places))]
+    seats = [ReportedSeat(e, place=p) for e, p in zip(entries, places, strict=True)]
+    with pytest.raises(InvalidInput) as e:
+        normalize(entries, "played", seats)
+    assert [p.loc for p in e.value.problems] == [("seats", i, "place") for i in named]
+    assert "renumbered" in e.value.detail or "does not fit a table of 2" in e.value.detail
+
+
+@pytest.mark.parametrize("places", [[1, 2, 2], [1, 1, 3], [1, 2, 2, 4], [3, 1, 2], [1, 1], [2, 1], [1, 1, 1]])
+def test_places_in_competition_form_are_kept_as_reported(places: list[int]) -> None:
+    from app.core.results import ReportedSeat, normalize
+
+    entries = [f"e{i}" for i in range(len(places))]
+    # reported in another order than the table's: the named seat is the reported one
+    seats = [ReportedSeat(e, place=p) for e, p in zip(entries, places, strict=True)][::-1]
+    got = normalize(entries, "played", seats)
+    assert [s.place for s in got.seats] == places
+
+
+def test_an_out_of_form_place_is_named_where_it_was_reported() -> None:
+    from app.core.results import ReportedSeat, normalize
+
+    with pytest.raises(InvalidInput) as e:
+        normalize(
+            ["a", "b", "c"],
+            "played",
+            [ReportedSeat("c", place=3), ReportedSeat("a", place=1), ReportedSeat("b", place=3)],
+        )
+    assert {p.loc for p in e.value.problems} == {("seats", 0, "place"), ("seats", 2, "place")}

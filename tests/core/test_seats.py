@@ -67,7 +67,7 @@ def test_forbidden_pairs_are_avoided_whenever_some_pairing_avoids_them(raw: set[
     ids = [f"e{i}" for i in range(6)]
     banned = {frozenset((ids[a], ids[b])) for a, b in raw if a != b}
     entries = [
-        SwissEntry(e, forbidden=frozenset(x for p in banned if e in p for x in p if x != e)) for e in ids
+        SwissEntry(id=e, forbidden=frozenset(x for p in banned if e in p for x in p if x != e)) for e in ids
     ]
     result = pair_swiss(entries)
     chosen = {frozenset((p.first, p.second)) for p in result.pairs}
@@ -78,10 +78,10 @@ def test_forbidden_pairs_are_avoided_whenever_some_pairing_avoids_them(raw: set[
 
 def test_same_club_is_a_cost_term_inside_a_score_group() -> None:
     entries = [
-        SwissEntry("a", club="Red"),
-        SwissEntry("b", club="Red"),
-        SwissEntry("c", club="Blue"),
-        SwissEntry("d", club="Blue"),
+        SwissEntry(id="a", club="Red"),
+        SwissEntry(id="b", club="Red"),
+        SwissEntry(id="c", club="Blue"),
+        SwissEntry(id="d", club="Blue"),
     ]
     plain = pair_swiss(entries)
     assert [(p.first, p.second) for p in plain.pairs] == [("a", "b"), ("c", "d")]
@@ -89,10 +89,10 @@ def test_same_club_is_a_cost_term_inside_a_score_group() -> None:
     assert all(not p.cost.same_club for p in avoided.pairs)
     # across a score gap of a point, clubmates meet: the club costs less than the float
     gapped = [
-        SwissEntry("a", 1, club="Red"),
-        SwissEntry("b", 1, club="Red"),
-        SwissEntry("c", 0),
-        SwissEntry("d", 0),
+        SwissEntry(id="a", score=1, club="Red"),
+        SwissEntry(id="b", score=1, club="Red"),
+        SwissEntry(id="c", score=0),
+        SwissEntry(id="d", score=0),
     ]
     kept = pair_swiss(gapped, avoid_same_club=True)
     assert [(p.first, p.second, p.cost.club_cost) for p in kept.pairs][0] == ("a", "b", 60)
@@ -100,10 +100,10 @@ def test_same_club_is_a_cost_term_inside_a_score_group() -> None:
 
 def test_two_entries_needing_the_same_seat_are_kept_apart_when_the_group_allows() -> None:
     # a and b both sat first once (both need the second seat); c and d sat second once
-    entries = [SwissEntry(e, seats=s) for e, s in (("a", (0,)), ("b", (0,)), ("c", (1,)), ("d", (1,)))]
+    entries = [SwissEntry(id=e, seats=s) for e, s in (("a", (0,)), ("b", (0,)), ("c", (1,)), ("d", (1,)))]
     pairing = pair_swiss(entries)
     assert all(not p.cost.seat_clash for p in pairing.pairs)
-    without = pair_swiss([SwissEntry(e.id) for e in entries])
+    without = pair_swiss([SwissEntry(id=e.id) for e in entries])
     assert [(p.first, p.second) for p in without.pairs] == [("a", "b"), ("c", "d")]
 
 

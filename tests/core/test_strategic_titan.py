@@ -269,6 +269,7 @@ def test_7_2_oops_retraction_costs_n_and_not_after_an_encounter() -> None:
     players = ok(
         run(
             [
+                *split("Ann"),
                 mv("Ann", 3),
                 {"type": "retract", "player": "Ann", "what": "movement", "stacks": 2},
                 mv("Ann", 4),
@@ -552,3 +553,19 @@ def test_every_number_in_a_record_is_bounded() -> None:
     with pytest.raises(InvalidInput) as err:
         replay(P2, None, [start(), *[mv(1 + n % 2, 1 + n % 3) for n in range(10_001)]])
     assert err.value.problems[0].loc == ("events",)
+
+
+def test_7_2_a_retraction_names_no_more_stacks_than_legions_on_the_board() -> None:
+    # the ruling (strategic-titan.md 7.2): one legion on the board, so two stacks cannot have moved
+    one = [mv("Ann", 3), {"type": "retract", "player": "Ann", "what": "movement", "stacks": 2}]
+    state = broken(run(one), "7.2", index=2)
+    assert state["Ann"]["mulligans"] == 6  # nothing charged
+    assert ok(run([*one[:1], {**one[1], "stacks": 1}]))["Ann"]["mulligans"] == 5
+    # after a split, two legions: two stacks may be retracted, three may not
+    two = [*split("Ann"), mv("Ann", 3)]
+    assert ok(run([*two, {**one[1], "stacks": 2}]))["Ann"]["mulligans"] == 4
+    state = broken(run([*two, {**one[1], "stacks": 3}]), "7.2")
+    assert (
+        state["Ann"]["mulligans"] == 6
+        and "2 legions on the board" in run([*two, {**one[1], "stacks": 3}]).violation.message
+    )  # type: ignore[union-attr]

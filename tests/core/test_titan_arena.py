@@ -279,3 +279,38 @@ def test_a_logs_players_are_matched_to_the_seats_by_entry_id_or_name_in_any_orde
         ta.in_seat_order({**log, "players": ["Anne", "Pippin", "Louis Wu", "Hatshepsutt"]}, seats)
     assert e.value.problems[0].loc == ("game_log", "players", 3) and "Hatshepsutt" in e.value.problems[0].msg
     assert "Hatshepsut" in e.value.problems[0].msg  # the seated names are listed
+
+
+# --- issue 33: scores and bets are never negative; at most five creatures die -----------------------
+@pytest.mark.parametrize(
+    ("change", "loc"),
+    [
+        ({"players": ["A", "B", "C", "D"], "scores": [5, -4, 3, 2], "bets": []}, ("scores", 1)),
+        ({"scores": {"Anne": 12, "Pippin": -3, "Louis Wu": 9, "Hatshepsut": -5}}, ("scores", "Pippin")),
+        ({"bets": [{"player": "Anne", "creature": "Troll", "points": -2}]}, ("bets", 0, "points")),
+    ],
+)
+def test_a_negative_score_or_bet_is_refused_naming_it(change: dict[str, Any], loc: tuple[Any, ...]) -> None:
+    with pytest.raises(InvalidInput) as e:
+        ta.parse_log(seed_example(**change))
+    assert e.value.problems[0].loc == loc
+
+
+def test_every_negative_score_is_named() -> None:
+    with pytest.raises(InvalidInput) as e:
+        ta.parse_log(seed_example(scores={"Anne": 12, "Pippin": -3, "Louis Wu": 9, "Hatshepsut": -5}))
+    assert {p.loc for p in e.value.problems} == {("scores", "Pippin"), ("scores", "Hatshepsut")}
+    # a score of 0 is a score
+    assert ta.parse_log(seed_example(scores={"Anne": 12, "Pippin": 0, "Louis Wu": 9, "Hatshepsut": 9}))
+
+
+def test_the_game_ends_with_three_creatures_alive_so_at_most_five_die() -> None:
+    eight = ["Amazon", "Cyclops", "Ettin", "Magus", "Titan", "Troll", "Unicorn", "Wyrm"]
+    five = seed_example(variant="colossal-arena", deaths=[{"creature": c} for c in eight[:5]], bets=[])
+    assert len(ta.parse_log(five).deaths) == 5
+    for dead in (6, 8):
+        log = seed_example(variant="colossal-arena", deaths=[{"creature": c} for c in eight[:dead]], bets=[])
+        with pytest.raises(InvalidInput) as e:
+            ta.parse_log(log)
+        assert e.value.problems[0].loc == ("deaths",)
+        assert "three" in e.value.detail or "3 are left alive" in e.value.detail

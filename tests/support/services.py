@@ -25,6 +25,12 @@ SHIPPED_GAMES = (
 )
 
 
+def worker_id() -> str:
+    """The pytest-xdist worker running this process (``gw0``, ``gw1``, …), or ``main`` in a serial run:
+    each worker makes its own databases and names its own Redis keys with it."""
+    return os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
 def server_url() -> str:
     url = os.environ.get("TEST_DATABASE_URL")
     if not url:

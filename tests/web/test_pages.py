@@ -213,3 +213,57 @@ def test_a_wbc_semifinal_on_a_phone_updates_itself(server: str, browser: Any) ->
     assert client.post(f"/v1/matches/{m['id']}/result", json={"seats": seats}, headers=org).status_code == 200
     page.wait_for_selector(f"#semifinal table[data-match='{m['id']}'] .status-confirmed")
     context.close()
+
+
+def test_a_missing_event_is_a_page_in_a_browser(server: str, browser: Any) -> None:
+    page = browser.new_page(locale="ja-JP")
+    answer = page.goto(f"{server}/e/nope")
+    assert answer is not None and answer.status == 404
+    assert page.inner_text("h1") == "見つかりません"
+    assert page.get_by_role("link", name="イベント一覧へ戻る").count() == 1
+    page.close()
+
+
+def test_standings_headers_break_between_words_and_show_the_differential(server: str, browser: Any) -> None:
+    """Japanese headers on a phone keep each word on one line; an event ranked by differential
+    (BATTLEBOOKS) shows it as a column, signed, as the API computes it."""
+    client = api(server)
+    made = client.post(
+        "/v1/events",
+        json={
+            "name": "Body points",
+            "game": "generic",
+            "settings": {"stages": [{"format": "swiss", "rounds": 2}], "tiebreaks": ["differential"]},
+        },
+        headers=bearer(ADMIN),
+    ).json()
+    org = bearer(made["organizer_token"])
+    rows = [{"name": n} for n in ("Hana", "Ichiro")]
+    client.post(f"/v1/events/{made['id']}/entries", json=rows, headers=org)
+    m = client.post(f"/v1/events/{made['id']}/start", headers=org).json()["round"]["matches"][0]
+    a, b = (s["entry_id"] for s in m["seats"])
+    body = {
+        "seats": [
+            {"entry_id": a, "place": 1, "body_points": 9},
+            {"entry_id": b, "place": 2, "body_points": 4},
+        ]
+    }
+    assert client.post(f"/v1/matches/{m['id']}/result", json=body, headers=org).status_code == 200
+    standings = client.get(f"/v1/events/{made['id']}/standings").json()["rows"]
+    context = browser.new_context(**PHONE, locale="ja-JP", extra_http_headers={"Accept-Language": "ja"})
+    page = context.new_page()
+    page.goto(f"{server}/e/{made['id']}")
+    heads = page.locator("table.standings thead th")
+    assert "得失点差" in heads.all_inner_texts()
+    lines = page.evaluate(
+        """() => Array.from(document.querySelectorAll('table.standings thead th')).map(th => {
+             const r = document.createRange(); r.selectNodeContents(th);
+             return new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top))).size; })"""
+    )
+    assert all(n == 1 for n in lines), lines  # every header on one line, none broken by character
+    diffs = page.locator("table.standings tbody td.diff").all_inner_texts()
+    assert (
+        diffs == [f"{r['differential']:+g}" if r["differential"] else "0" for r in standings] == ["+5", "-5"]
+    )
+    shot(page, "standings-ja-differential")
+    context.close()

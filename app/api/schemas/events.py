@@ -9,6 +9,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     WithJsonSchema,
     model_validator,
 )
@@ -125,7 +126,7 @@ class EntryCreate(Strict):
     seed: int | None = Field(default=None, ge=1, le=100_000, description="seed number, 1 the top")
     club: str | None = Field(default=None, min_length=1, max_length=100, description="club or team")
     characters: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list, max_length=16)
-    organizer: bool = False
+    organizer: StrictBool = False  # "yes" or 1 is a 422, never a true (formats.md "Presets")
 
     @model_validator(mode="after")
     def _who(self) -> EntryCreate:

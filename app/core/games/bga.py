@@ -326,3 +326,13 @@ def join_deadline_rulings(
         places = tuple(n_of(m.entries) if e in bad else 1 for e in m.entries)
         out.append(JoinRuling(m.match_id, tuple(e for e in m.entries if e in bad), places, reason))
     return out
+
+
+def decided_series(winners: Sequence[Sequence[str]], best_of: int) -> str | None:
+    """The entry that has won more than half of a best-of-N series, from each counted game's
+    first places (a game with no sole winner credits no one); None while it is undecided."""
+    wins: dict[str, int] = {}
+    for firsts in winners:
+        if len(firsts) == 1:
+            wins[firsts[0]] = wins.get(firsts[0], 0) + 1
+    return next((e for e, w in wins.items() if w >= best_of // 2 + 1), None)

@@ -30,8 +30,10 @@ Rulings where the spec is silent:
   ``creatures``, the twelve of the catalog (``creature_catalog``: any other name is refused, so a
   typo never reaches the dice; a log of other creatures lists them). Names match
   case-insensitively and are reported as the game's spelling.
+- At most five deaths (``MAX_DEATHS``): the game ends when three of the eight are left alive.
 - A creature may die once: a death listed twice is an error. ``killed_by`` and ``last_play``
-  must name a player. Bet points are numbers >= 0; secret bets count like open ones (they are
+  must name a player. Scores and bet points are numbers >= 0 (a negative one is refused, in a log
+  or in a heat's reported scores: ``negative_scores``); secret bets count like open ones (they are
   revealed at the end). Bets on creatures still alive are not part of the WBC rule.
 - Dice: ``rng.stream(seed, "titan-arena:dice:" + "|".join(sorted names))`` shuffles the still-tied
   players; rolls are k..1 in that order. Without a seed the stateless tool uses "titan-arena".
@@ -79,6 +81,9 @@ VARIANTS = {name: COLOSSAL if name.startswith("colossal") else ORIGINAL for name
 TieRule = Literal["wbc", "last_play"]
 TIE_RULES: tuple[str, ...] = get_args(TieRule)
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
+# The game ends when three creatures are left alive: of the eight, at most five die.
+CREATURES_IN_GAME, ALIVE_AT_END = 8, 3
+MAX_DEATHS = CREATURES_IN_GAME - ALIVE_AT_END
 DEFAULT_SEED = "titan-arena"
 
 Loc = tuple[str | int, ...]
@@ -182,195 +187,242 @@ def _name(v: Any) -> str | None:
     return v.strip() if isinstance(v, str) and v.strip() else None
 
 
+class _LogReader:
+    """One pass over a raw log, collecting every problem (locs under ``prefix``)."""
+
+    def __init__(
+        self, data: Mapping[str, Any], prefix: Loc, colossal_creatures: Sequence[str] | None
+    ) -> None:
+        self.data = data
+        self.prefix = prefix
+        self.problems: list[Problem] = []
+        self.players: list[str] = []
+        self.seated: set[str] = set()
+        self.in_play = tuple(colossal_creatures) if colossal_creatures is not None else COLOSSAL_CREATURES
+        self.drawn = colossal_creatures is not None
+        self.variant = ORIGINAL
+        self.allowed: dict[str, str] = {}
+        self.listed_any = False
+
+    def bad(self, loc: Loc, msg: str) -> None:
+        self.problems.append(Problem((*self.prefix, *loc), msg))
+
+    def unknown_keys(self, raw: Mapping[str, Any], known: frozenset[str] | set[str], loc: Loc) -> None:
+        for k in raw:
+            if k not in known:
+                self.bad((*loc, k), f"unknown key {k!r}")
+
+    def read_variant(self) -> str:
+        raw_variant = self.data.get("variant") or ORIGINAL
+        variant = VARIANTS.get(raw_variant) if isinstance(raw_variant, str) else None
+        if variant is None:
+            self.bad(("variant",), f"unknown variant {raw_variant!r}; one of {ORIGINAL}, {COLOSSAL}")
+            variant = ORIGINAL
+        self.variant = variant
+        return variant
+
+    def read_tie_rule(self) -> str:
+        tie_rule = self.data.get("tie_rule") or "wbc"
+        if tie_rule not in TIE_RULES:
+            self.bad(("tie_rule",), f"must be one of {', '.join(TIE_RULES)}")
+            tie_rule = "wbc"
+        return str(tie_rule)
+
+    def read_players(self) -> None:
+        raw_players = self.data.get("players")
+        if not isinstance(raw_players, list):
+            self.bad(("players",), "must be a list of player names")
+            return
+        for i, p in enumerate(raw_players):
+            n = _name(p)
+            if n is None:
+                self.bad(("players", i), "must be a non-empty name")
+            elif n in self.players:
+                self.bad(("players", i), f"player {n!r} is listed twice")
+            else:
+                self.players.append(n)
+        if not MIN_PLAYERS <= len(raw_players) <= MAX_PLAYERS:
+            self.bad(
+                ("players",),
+                f"Titan: The Arena seats {MIN_PLAYERS}–{MAX_PLAYERS} players, not {len(raw_players)}",
+            )
+        self.seated = set(self.players)
+
+    def read_creatures(self) -> tuple[str, ...] | None:
+        """The creatures of the game: the log's list (within the eight in play for Colossal Arena),
+        else the eight in play, else (the original game) the creatures Arbiter knows."""
+        colossal = self.variant == COLOSSAL
+        self.allowed = {c.casefold(): c for c in (self.in_play if colossal else creature_catalog().creatures)}
+        raw_creatures = self.data.get("creatures")
+        if raw_creatures is None:
+            return None
+        if not isinstance(raw_creatures, list) or not raw_creatures:
+            self.bad(("creatures",), "must be a non-empty list of creature names")
+            return None
+        listed: dict[str, str] = {}
+        for i, c in enumerate(raw_creatures):
+            n = _name(c)
+            if n is None:
+                self.bad(("creatures", i), "must be a non-empty name")
+            elif colossal and n.casefold() not in self.allowed:
+                self.bad(("creatures", i), _not_colossal(n, self.in_play, self.drawn))
+            elif n.casefold() in listed:
+                self.bad(("creatures", i), f"creature {n!r} is listed twice")
+            else:
+                listed[n.casefold()] = self.allowed.get(n.casefold(), n)
+        self.allowed = listed
+        self.listed_any = True
+        return tuple(listed.values())
+
+    def creature(self, v: Any, loc: Loc) -> str | None:
+        n = _name(v)
+        if n is None:
+            self.bad(loc, "must name a creature")
+            return None
+        if n.casefold() in self.allowed:
+            return self.allowed[n.casefold()]
+        names = ", ".join(self.allowed.values())
+        if self.variant == COLOSSAL and n.casefold() not in {c.casefold() for c in self.in_play}:
+            self.bad(loc, _not_colossal(n, self.in_play, self.drawn))
+        elif self.listed_any:
+            self.bad(loc, f"creature {n!r} is not in this game ({names})")
+        else:
+            self.bad(
+                loc,
+                f"creature {n!r} is not a creature of the game ({names}); "
+                "a log of other creatures lists them in 'creatures'",
+            )
+        return None
+
+    def player(self, v: Any, loc: Loc, what: str) -> str | None:
+        n = _name(v)
+        if n is None:
+            self.bad(loc, f"{what} must name a player")
+            return None
+        if self.players and n not in self.seated:
+            self.bad(loc, f"{what} {n!r} is not a player of this game ({', '.join(self.players)})")
+            return None
+        return n
+
+    def score(self, s: Any, loc: Loc) -> float | None:
+        if not _is_num(s):
+            self.bad(loc, "must be a number")
+            return None
+        if s < 0:
+            self.bad(loc, "must be at least 0 (a score is never negative)")
+            return None
+        return float(s)
+
+    def read_scores(self) -> dict[str, float]:
+        scores: dict[str, float] = {}
+        raw_scores = self.data.get("scores")
+        players = self.players
+        if isinstance(raw_scores, list):
+            if len(raw_scores) != len(players):
+                self.bad(
+                    ("scores",),
+                    f"a list of scores must give one per player ({len(players)}), in players order",
+                )
+            for i, s in enumerate(raw_scores):
+                value = self.score(s, ("scores", i))
+                if value is not None and i < len(players):
+                    scores[players[i]] = value
+        elif isinstance(raw_scores, Mapping):
+            for k, s in raw_scores.items():
+                if k not in self.seated:
+                    self.bad(("scores", k), f"a score for {k!r}, who is not a player of this game")
+                    continue
+                value = self.score(s, ("scores", k))
+                if value is not None:
+                    scores[k] = value
+            missing = [p for p in players if p not in raw_scores]
+            if missing:
+                self.bad(("scores",), f"no score for {', '.join(missing)}")
+        else:
+            self.bad(("scores",), "must be an object {player: score} (or a list in players order)")
+        return scores
+
+    def read_deaths(self) -> tuple[Death, ...]:
+        deaths: list[Death] = []
+        raw_deaths = self.data.get("deaths", [])
+        if not isinstance(raw_deaths, list):
+            self.bad(("deaths",), "must be a list of {creature, killed_by?} in the order the creatures died")
+            return ()
+        if len(raw_deaths) > MAX_DEATHS:
+            self.bad(
+                ("deaths",),
+                f"at most {MAX_DEATHS} creatures die: the game ends when {ALIVE_AT_END} are left alive "
+                f"({len(raw_deaths)} deaths listed)",
+            )
+        dead: set[str] = set()
+        for i, d in enumerate(raw_deaths):
+            if not isinstance(d, Mapping):
+                self.bad(("deaths", i), "must be an object {creature, killed_by?}")
+                continue
+            self.unknown_keys(d, record_keys(TitanArenaDeath), ("deaths", i))
+            c = self.creature(d.get("creature"), ("deaths", i, "creature"))
+            killer = None
+            if d.get("killed_by") is not None:
+                killer = self.player(d.get("killed_by"), ("deaths", i, "killed_by"), "killed_by")
+            if c is None:
+                continue
+            if c in dead:
+                self.bad(("deaths", i, "creature"), f"the {c} is listed as dying twice")
+                continue
+            dead.add(c)
+            deaths.append(Death(c, killer))
+        return tuple(deaths)
+
+    def bet(self, i: int, b: Any) -> Bet | None:
+        if not isinstance(b, Mapping):
+            self.bad(("bets", i), "must be an object {player, creature, points, secret?}")
+            return None
+        self.unknown_keys(b, record_keys(TitanArenaBet), ("bets", i))
+        who = self.player(b.get("player"), ("bets", i, "player"), "the bettor")
+        c = self.creature(b.get("creature"), ("bets", i, "creature"))
+        pts = b.get("points")
+        points = float(pts) if isinstance(pts, int | float) and _is_num(pts) else -1.0
+        ok_pts = points >= 0
+        if not ok_pts:
+            self.bad(("bets", i, "points"), "must be a number >= 0")
+        secret = b.get("secret", False)
+        if not isinstance(secret, bool):
+            self.bad(("bets", i, "secret"), "must be true or false")
+        if who is not None and c is not None and ok_pts:
+            return Bet(who, c, points, bool(secret))
+        return None
+
+    def read_bets(self) -> tuple[Bet, ...]:
+        raw_bets = self.data.get("bets", [])
+        if not isinstance(raw_bets, list):
+            self.bad(("bets",), "must be a list of {player, creature, points, secret?}")
+            return ()
+        bets = (self.bet(i, b) for i, b in enumerate(raw_bets))
+        return tuple(b for b in bets if b is not None)
+
+
 def parse_log(data: Any, prefix: Loc = (), colossal_creatures: Sequence[str] | None = None) -> GameLog:
     """Check a log and return it; raise InvalidInput listing every problem (locs under ``prefix``).
 
     ``colossal_creatures`` are the creatures a ``colossal-arena`` log may name (default the WBC's
     eight; a final under Colossal Arena's own rules passes the eight drawn for it)."""
-    problems: list[Problem] = []
-
-    def bad(loc: Loc, msg: str) -> None:
-        problems.append(Problem((*prefix, *loc), msg))
-
     if not isinstance(data, Mapping):
         raise InvalidInput("the game log must be an object", [Problem(prefix, "must be an object")])
-    known = record_keys(TitanArenaLog)
-    for k in data:
-        if k not in known:
-            bad((k,), f"unknown key {k!r}")
-
-    raw_variant = data.get("variant") or ORIGINAL
-    variant = VARIANTS.get(raw_variant) if isinstance(raw_variant, str) else None
-    if variant is None:
-        bad(("variant",), f"unknown variant {raw_variant!r}; one of {ORIGINAL}, {COLOSSAL}")
-        variant = ORIGINAL
-
-    tie_rule = data.get("tie_rule") or "wbc"
-    if tie_rule not in TIE_RULES:
-        bad(("tie_rule",), f"must be one of {', '.join(TIE_RULES)}")
-        tie_rule = "wbc"
-
-    players: list[str] = []
-    raw_players = data.get("players")
-    if not isinstance(raw_players, list):
-        bad(("players",), "must be a list of player names")
-    else:
-        for i, p in enumerate(raw_players):
-            n = _name(p)
-            if n is None:
-                bad(("players", i), "must be a non-empty name")
-            elif n in players:
-                bad(("players", i), f"player {n!r} is listed twice")
-            else:
-                players.append(n)
-        if not MIN_PLAYERS <= len(raw_players) <= MAX_PLAYERS:
-            bad(
-                ("players",),
-                f"Titan: The Arena seats {MIN_PLAYERS}–{MAX_PLAYERS} players, not {len(raw_players)}",
-            )
-    seated = set(players)
-
-    # The creatures of the game: the log's list (within the eight in play for Colossal Arena), else
-    # the eight in play, else (the original game) the creatures Arbiter knows.
-    in_play = tuple(colossal_creatures) if colossal_creatures is not None else COLOSSAL_CREATURES
-    drawn = colossal_creatures is not None
-    allowed: dict[str, str] = {
-        c.casefold(): c for c in (in_play if variant == COLOSSAL else creature_catalog().creatures)
-    }
-    listed_any = False
-    creatures: tuple[str, ...] | None = None
-    raw_creatures = data.get("creatures")
-    if raw_creatures is not None:
-        if not isinstance(raw_creatures, list) or not raw_creatures:
-            bad(("creatures",), "must be a non-empty list of creature names")
-        else:
-            listed: dict[str, str] = {}
-            for i, c in enumerate(raw_creatures):
-                n = _name(c)
-                if n is None:
-                    bad(("creatures", i), "must be a non-empty name")
-                elif variant == COLOSSAL and n.casefold() not in allowed:
-                    bad(("creatures", i), _not_colossal(n, in_play, drawn))
-                elif n.casefold() in listed:
-                    bad(("creatures", i), f"creature {n!r} is listed twice")
-                else:
-                    listed[n.casefold()] = allowed.get(n.casefold(), n)
-            allowed = listed
-            listed_any = True
-            creatures = tuple(listed.values())
-
-    def creature(v: Any, loc: Loc) -> str | None:
-        n = _name(v)
-        if n is None:
-            bad(loc, "must name a creature")
-            return None
-        if n.casefold() not in allowed:
-            if variant == COLOSSAL and n.casefold() not in {c.casefold() for c in in_play}:
-                bad(loc, _not_colossal(n, in_play, drawn))
-            elif listed_any:
-                bad(loc, f"creature {n!r} is not in this game ({', '.join(allowed.values())})")
-            else:
-                bad(
-                    loc,
-                    f"creature {n!r} is not a creature of the game ({', '.join(allowed.values())}); "
-                    "a log of other creatures lists them in 'creatures'",
-                )
-            return None
-        return allowed[n.casefold()]
-
-    def player(v: Any, loc: Loc, what: str) -> str | None:
-        n = _name(v)
-        if n is None:
-            bad(loc, f"{what} must name a player")
-            return None
-        if players and n not in seated:
-            bad(loc, f"{what} {n!r} is not a player of this game ({', '.join(players)})")
-            return None
-        return n
-
-    scores: dict[str, float] = {}
-    raw_scores = data.get("scores")
-    if isinstance(raw_scores, list):
-        if len(raw_scores) != len(players):
-            bad(("scores",), f"a list of scores must give one per player ({len(players)}), in players order")
-        for i, s in enumerate(raw_scores):
-            if not _is_num(s):
-                bad(("scores", i), "must be a number")
-            elif i < len(players):
-                scores[players[i]] = float(s)
-    elif isinstance(raw_scores, Mapping):
-        for k, s in raw_scores.items():
-            if k not in seated:
-                bad(("scores", k), f"a score for {k!r}, who is not a player of this game")
-            elif not _is_num(s):
-                bad(("scores", k), "must be a number")
-            else:
-                scores[k] = float(s)
-        missing = [p for p in players if p not in raw_scores]
-        if missing:
-            bad(("scores",), f"no score for {', '.join(missing)}")
-    else:
-        bad(("scores",), "must be an object {player: score} (or a list in players order)")
-
-    deaths: list[Death] = []
-    raw_deaths = data.get("deaths", [])
-    if not isinstance(raw_deaths, list):
-        bad(("deaths",), "must be a list of {creature, killed_by?} in the order the creatures died")
-        raw_deaths = []
-    dead: set[str] = set()
-    for i, d in enumerate(raw_deaths):
-        if not isinstance(d, Mapping):
-            bad(("deaths", i), "must be an object {creature, killed_by?}")
-            continue
-        for k in d:
-            if k not in record_keys(TitanArenaDeath):
-                bad(("deaths", i, k), f"unknown key {k!r}")
-        c = creature(d.get("creature"), ("deaths", i, "creature"))
-        killer = None
-        if d.get("killed_by") is not None:
-            killer = player(d.get("killed_by"), ("deaths", i, "killed_by"), "killed_by")
-        if c is None:
-            continue
-        if c in dead:
-            bad(("deaths", i, "creature"), f"the {c} is listed as dying twice")
-            continue
-        dead.add(c)
-        deaths.append(Death(c, killer))
-
-    bets: list[Bet] = []
-    raw_bets = data.get("bets", [])
-    if not isinstance(raw_bets, list):
-        bad(("bets",), "must be a list of {player, creature, points, secret?}")
-        raw_bets = []
-    for i, b in enumerate(raw_bets):
-        if not isinstance(b, Mapping):
-            bad(("bets", i), "must be an object {player, creature, points, secret?}")
-            continue
-        for k in b:
-            if k not in record_keys(TitanArenaBet):
-                bad(("bets", i, k), f"unknown key {k!r}")
-        who = player(b.get("player"), ("bets", i, "player"), "the bettor")
-        c = creature(b.get("creature"), ("bets", i, "creature"))
-        pts = b.get("points")
-        points = float(pts) if isinstance(pts, int | float) and _is_num(pts) else -1.0
-        ok_pts = points >= 0
-        if not ok_pts:
-            bad(("bets", i, "points"), "must be a number >= 0")
-        secret = b.get("secret", False)
-        if not isinstance(secret, bool):
-            bad(("bets", i, "secret"), "must be true or false")
-        if who is not None and c is not None and ok_pts:
-            bets.append(Bet(who, c, points, bool(secret)))
-
+    reader = _LogReader(data, prefix, colossal_creatures)
+    reader.unknown_keys(data, record_keys(TitanArenaLog), ())
+    variant = reader.read_variant()
+    tie_rule = reader.read_tie_rule()
+    reader.read_players()
+    creatures = reader.read_creatures()
+    scores = reader.read_scores()
+    deaths = reader.read_deaths()
+    bets = reader.read_bets()
     last_play = None
     if data.get("last_play") is not None:
-        last_play = player(data.get("last_play"), ("last_play",), "last_play")
-
-    if problems:
-        raise InvalidInput(problems[0].msg, problems)
-    return GameLog(
-        variant, tuple(players), scores, tuple(deaths), tuple(bets), last_play, tie_rule, creatures
-    )
+        last_play = reader.player(data.get("last_play"), ("last_play",), "last_play")
+    if reader.problems:
+        raise InvalidInput(reader.problems[0].msg, reader.problems)
+    return GameLog(variant, tuple(reader.players), scores, deaths, bets, last_play, tie_rule, creatures)
 
 
 def _not_colossal(name: str, in_play: Sequence[str], drawn: bool) -> str:
@@ -637,6 +689,12 @@ def place_contradictions(seats: Sequence[tuple[int | None, float | None]]) -> li
             if None not in (pi, si, pj, sj) and pi < pj and si < sj:  # type: ignore[operator]
                 out.append((i, j))
     return out
+
+
+def negative_scores(scores: Sequence[float | None]) -> list[int]:
+    """The seats reported with a negative score: a Titan: The Arena score (victory points) is a whole
+    number of at least 0, so such a report is refused, never stored or counted in points behind."""
+    return [i for i, s in enumerate(scores) if s is not None and s < 0]
 
 
 def snake_deal(seeded: Sequence[str], tables: int) -> list[list[str]]:

@@ -12,8 +12,9 @@ colours (C.04.1 f–g and C.04.3 E as bbpPairings applies them), in this order:
    table: the higher-ranked entry takes the first seat at odd tables and the second at even ones.
 
 A history counts the games an entry played in the stage (a bye, a void or a forfeited game
-gives no seat). The pairing itself is ``swiss.pair_swiss``; with ``SEAT_WEIGHT`` it also prefers,
-among pairings of equal standing, those whose two entries do not both need the same seat.
+gives no seat). The pairing itself is ``swiss.pair_swiss``; with the entries' histories it also
+prefers, among pairings of as many floats, those whose two entries do not prefer the same seat
+(``swiss_cost.SEAT_COSTS``, by the strength of the preference that would give way).
 """
 
 from __future__ import annotations
@@ -125,10 +126,3 @@ def allocate(
         "rank",
         f"equal preferences and histories: the higher-ranked {higher} gets {wants(ph)}",
     )
-
-
-def seat_need(history: Sequence[int]) -> int | None:
-    """The seat an entry needs (a strong or absolute preference), else None: given the other seat,
-    its difference would pass ±1 or it would sit three times in a row in one seat."""
-    p = preference(history)
-    return p.seat if p.strength >= STRONG else None

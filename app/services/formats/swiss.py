@@ -16,9 +16,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.errors import Conflict
 from app.core.lifecycle import swiss_rounds
 from app.core.pairing.seats import allocate, balanced_by_default
-from app.core.pairing.swiss import SwissEntry, first_round_order, pair_swiss
-from app.core.pairing.tables import TableEntry, pair_tables
-from app.core.vocabulary import EntryStatus, MatchStatus, Outcome, StageFormatName
+from app.core.pairing.swiss import SwissPairing, first_round_order, pair_swiss
+from app.core.pairing.swiss_inputs import swiss_entries, swiss_history
+from app.core.pairing.tables import TableEntry, TablePairing, pair_tables
+from app.core.vocabulary import EntryStatus, StageFormatName
 from app.db.models import Event, Match, Round, Stage
 from app.services.formats.base import Display, StageFormat
 from app.services.formats.explanations import PairRow, SwissExplanation, TablesExplanation
@@ -32,9 +33,6 @@ from app.services.reads import (
     stage_standings,
 )
 from app.services.rounds import Drawn
-
-# Games that give no seat: a forfeit or a void was not played at the table.
-SEATLESS = (Outcome.FORFEIT, Outcome.VOID)
 
 
 def _active_ids(stage: Stage, entries: dict[str, EntryRow]) -> list[str]:
@@ -89,121 +87,107 @@ async def _swiss_tables(
     # read once, for the standings and the pairing both
     entries = await entry_rows(session, event.id)
     active = _active_ids(stage, entries)
-    history = await stage_played(session, stage)
+    matches = await stage_played(session, stage)
+    points: dict[str, float] = {}
+    differentials: dict[str, float] = {}
     if played == 0:
         if settings.first_round == "rating":
             order = sorted(active, key=lambda e: (-(entries[e].rating_at_entry or 0.0), e))
         else:
             order = first_round_order(active, event.seed, f"stage:{stage.index}:round:1")
-        rows_points = {e: 0.0 for e in order}
-        rows_diff: dict[str, float] = {}
     else:
-        rows = await stage_standings(session, event, stage, played=history, entries=entries)
-        rows_points = {r.entry_id: r.points for r in rows}
-        rows_diff = {r.entry_id: r.differential or 0.0 for r in rows}
+        rows = await stage_standings(session, event, stage, played=matches, entries=entries)
+        points = {r.entry_id: r.points for r in rows}
+        differentials = {r.entry_id: r.differential or 0.0 for r in rows}
         playing = set(active)
         order = [r.entry_id for r in rows if r.entry_id in playing]
-    met: dict[str, dict[str, int]] = {e: {} for e in active}
-    byes: dict[str, int] = {e: 0 for e in active}
-    seats: dict[str, list[int]] = {e: [] for e in active}
-    for match in history:
-        ids = [s.entry_id for s in match.seats]
-        if match.status == MatchStatus.BYE:
-            if ids[0] in byes:
-                byes[ids[0]] += 1
-            continue
-        for a in ids:
-            for b in ids:
-                if a != b and a in met:
-                    met[a][b] = met[a].get(b, 0) + 1
-        if len(ids) == 2 and match.status == MatchStatus.CONFIRMED and match.outcome not in SEATLESS:
-            for position, e in enumerate(ids):
-                if e in seats:
-                    seats[e].append(position)
-    forbidden: dict[str, set[str]] = {e: set() for e in active}
-    for a, b in event.forbidden_pairs or []:
-        if a in forbidden and b in forbidden:
-            forbidden[a].add(b)
-            forbidden[b].add(a)
+    history = swiss_history(active, matches, event.forbidden_pairs or [])
     clubs = {e: entries[e].club for e in active}
     avoid_club = settings.avoid_same_club
     if avoid_club is None:
         avoid_club = any(c is not None for c in clubs.values())
-    if settings.table_size == 2:
-        balance = settings.seat_balance
-        if balance is None:
-            balance = balanced_by_default(event.game_key)
-        pairing = pair_swiss(
+    if settings.table_size != 2:
+        game = await game_of(session, event)
+        seated_tables = pair_tables(
             [
-                SwissEntry(
-                    e,
-                    rows_points.get(e, 0.0),
-                    frozenset(met[e]),
-                    byes[e],
-                    frozenset(forbidden[e]),
-                    clubs[e],
-                    tuple(seats[e]) if balance else None,
-                    rows_diff.get(e, 0.0),
-                )
+                TableEntry(e, points.get(e, 0.0), history.met[e], frozenset(history.forbidden[e]), clubs[e])
                 for e in order
             ],
-            avoid_rematches=settings.avoid_rematches,
-            pairing=settings.pairing,
+            settings.table_size,
+            min_seats=game.min_seats,
             avoid_same_club=avoid_club,
-            bye=settings.bye,
         )
-        described: list[PairRow] = []
-        tables = []
-        for t, p in enumerate(pairing.pairs, start=1):
-            row: PairRow = {
-                "entries": [p.first, p.second],
-                "score_gap": p.cost.score_gap,
-                "rank_distance": p.cost.rank_distance,
-                "rematch": p.cost.rematch,
-                "forbidden": p.cost.forbidden,
-                "same_club": p.cost.same_club,
-                "club_cost": p.cost.club_cost,
-                "seat_clash": p.cost.seat_clash,
-                "seat_cost": p.cost.seat_cost,
-                "cost": p.cost.total,
-            }
-            if balance:
-                seated = allocate(p.first, p.second, seats[p.first], seats[p.second], t)
-                tables.append([seated.first, seated.second])
-                row["seats"] = {"first": seated.first, "rule": seated.rule, "reason": seated.reason}
-            else:
-                tables.append([p.first, p.second])
-            described.append(row)
-        if pairing.bye is not None:
-            tables.append([pairing.bye.entry])
-        swiss: SwissExplanation = {
-            "method": pairing.method,
-            "total_cost": pairing.total_cost,
-            "rematches": pairing.rematches,
-            "avoid_same_club": avoid_club,
-            "seat_balance": balance,
-            "pairs": described,
-            "bye": None
-            if pairing.bye is None
-            else {
-                "entry": pairing.bye.entry,
-                "byes_before": pairing.bye.byes_before,
-                "rule": settings.bye,
-            },
-            "notes": list(pairing.notes),
-        }
-        explain.update(swiss)
-        return tables
-    game = await game_of(session, event)
-    seated_tables = pair_tables(
-        [TableEntry(e, rows_points.get(e, 0.0), met[e], frozenset(forbidden[e]), clubs[e]) for e in order],
-        settings.table_size,
-        min_seats=game.min_seats,
+        explain.update(_tables_explanation(seated_tables, avoid_club))
+        return [t.entries for t in seated_tables.tables]
+    balance = settings.seat_balance
+    if balance is None:
+        balance = balanced_by_default(event.game_key)
+    pairing = pair_swiss(
+        swiss_entries(
+            order, history, points=points, differentials=differentials, clubs=clubs, seat_balance=balance
+        ),
+        avoid_rematches=settings.avoid_rematches,
+        pairing=settings.pairing,
         avoid_same_club=avoid_club,
+        bye=settings.bye,
     )
-    explained: TablesExplanation = {
+    tables, described = _seated(pairing, history.seats if balance else None)
+    swiss: SwissExplanation = {
+        "method": pairing.method,
+        "total_cost": pairing.total_cost,
+        "rematches": pairing.rematches,
+        "avoid_same_club": avoid_club,
+        "seat_balance": balance,
+        "pairs": described,
+        "bye": None
+        if pairing.bye is None
+        else {
+            "entry": pairing.bye.entry,
+            "byes_before": pairing.bye.byes_before,
+            "rule": settings.bye,
+        },
+        "notes": list(pairing.notes),
+    }
+    explain.update(swiss)
+    return tables
+
+
+def _seated(
+    pairing: SwissPairing, seats: dict[str, list[int]] | None
+) -> tuple[list[list[str]], list[PairRow]]:
+    """The round's tables (seats allocated by history when ``seats`` is given, else the higher-ranked
+    entry first; the bye last) and each pair's reasons."""
+    described: list[PairRow] = []
+    tables = []
+    for t, p in enumerate(pairing.pairs, start=1):
+        row: PairRow = {
+            "entries": [p.first, p.second],
+            "score_gap": p.cost.score_gap,
+            "rank_distance": p.cost.rank_distance,
+            "rematch": p.cost.rematch,
+            "forbidden": p.cost.forbidden,
+            "same_club": p.cost.same_club,
+            "club_cost": p.cost.club_cost,
+            "seat_clash": p.cost.seat_clash,
+            "seat_cost": p.cost.seat_cost,
+            "cost": p.cost.total,
+        }
+        if seats is not None:
+            seated = allocate(p.first, p.second, seats[p.first], seats[p.second], t)
+            tables.append([seated.first, seated.second])
+            row["seats"] = {"first": seated.first, "rule": seated.rule, "reason": seated.reason}
+        else:
+            tables.append([p.first, p.second])
+        described.append(row)
+    if pairing.bye is not None:
+        tables.append([pairing.bye.entry])
+    return tables, described
+
+
+def _tables_explanation(seated: TablePairing, avoid_club: bool) -> TablesExplanation:
+    return {
         "method": "tables",
-        "total_repeat_cost": seated_tables.total_repeat_cost,
+        "total_repeat_cost": seated.total_repeat_cost,
         "avoid_same_club": avoid_club,
         "tables": [
             {
@@ -212,8 +196,6 @@ async def _swiss_tables(
                 "forbidden_pairs": t.forbidden_pairs,
                 "same_club_pairs": t.same_club_pairs,
             }
-            for t in seated_tables.tables
+            for t in seated.tables
         ],
     }
-    explain.update(explained)
-    return [t.entries for t in seated_tables.tables]

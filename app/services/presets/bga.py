@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.access import Access, Principal, authorize
-from app.core.errors import Conflict, InvalidInput, NotFound, Problem, RuleViolation
+from app.core.errors import Conflict, InvalidInput, NotFound, Problem, RuleConflict, RuleViolation
 from app.core.games import bga as core
 from app.core.results import Report
 from app.core.stage_details import RoundRobinDetails
@@ -65,7 +65,34 @@ async def _decision(session: AsyncSession, event: Event, rr: Stage) -> core.Fina
     return core.final_decision(ranked, withdrawn, grouped=bool(groups))
 
 
+SERIES_DECIDED = "bga.series.decided"
+
+
 class TwoPlayer(EventRules):
+    # a final's game reads the series' other games (decided series): one result at a time
+    parallel_results = False
+
+    async def check_report(
+        self, session: AsyncSession, event: Event, stage: Stage, match: Match, report: Report
+    ) -> Report:
+        """bga-round-robin.md, the ruling on a decided series: once a best-of final is decided, its
+        remaining games are void; a result for one is refused (409 naming the rule), counting for
+        nothing."""
+        if stage.format != StageFormatName.SERIES or report.outcome == Outcome.VOID:
+            return report
+        others = [m for _, m in await stage_matches(session, stage) if m.id != match.id]
+        best_of = stage_settings(stage).best_of
+        winner = core.decided_series(
+            [[s.entry_id for s in m.seats if s.place == 1] for m in others if _counts_in_series(m)], best_of
+        )
+        if winner is not None:
+            raise RuleConflict(
+                SERIES_DECIDED,
+                f"the best-of-{best_of} final is decided ({winner} has won "
+                f"{best_of // 2 + 1} games); its remaining games are void and no result counts",
+            )
+        return report
+
     async def before_start(self, session: AsyncSession, event: Event, entries: list[Entry]) -> None:
         if len(entries) <= core.CANCEL_AT:
             event.status = EventStatus.CANCELLED
@@ -95,6 +122,10 @@ class TwoPlayer(EventRules):
         if nxt.format == StageFormatName.SERIES and len(decision.finalists) != 2:
             raise Conflict(f"the final needs two finalists; {decision.reason}")
         return decision.finalists
+
+
+def _counts_in_series(m: Match) -> bool:
+    return m.status == MatchStatus.CONFIRMED and m.outcome in (Outcome.PLAYED, Outcome.FORFEIT)
 
 
 def _require(event: Event, preset: str) -> None:

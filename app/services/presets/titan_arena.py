@@ -137,6 +137,13 @@ class WbcHmwp(EventRules):
                 f"a {report.outcome} is not a result here: every table of this event determines every "
                 "place; report each seat's score and place, or the game log",
             )
+        negative = core.negative_scores([s.score for s in report.seats])
+        if negative:
+            problems = [
+                Problem(("seats", i, "score"), "must be at least 0 (a score is never negative)")
+                for i in negative
+            ]
+            raise InvalidInput("a Titan: The Arena score is never negative: " + problems[0].msg, problems)
         places = [s.place for s in report.seats]
         if report.outcome == Outcome.FORFEIT and places.count(1) != 1:
             raise RuleViolation(determined, "a forfeit names one winner: exactly one seat at place 1")

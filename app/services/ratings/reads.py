@@ -13,7 +13,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.errors import InvalidInput, NotFound, Problem
-from app.db.models import Player, Rating, RatingHistory, RatingPool
+from app.db.models import Match, Player, Rating, RatingHistory, RatingPool
 from app.services.ratings.pools import current_history, get_pool
 
 
@@ -129,15 +129,27 @@ async def leaderboard(
 
 
 @dataclass(frozen=True)
+class HistoryStep:
+    match_id: str | None
+    before: float
+    after: float
+    at: datetime | None  # when the match was reported
+
+
+@dataclass(frozen=True)
 class PlayerPoolRating:
     pool: str
     rating: float
     games: int
     start_rating: float | None
-    history: list[tuple[str | None, float, float]]
+    history: list[HistoryStep]
 
 
-async def player_ratings(session: AsyncSession, player_id: str) -> list[PlayerPoolRating]:
+async def player_ratings(
+    session: AsyncSession, player_id: str, since: datetime | None = None
+) -> list[PlayerPoolRating]:
+    """The player's rating in every pool, with its history in rating order (``since``: only the
+    games reported at or after it)."""
     if await session.get(Player, player_id) is None:
         raise NotFound(f"player {player_id} not found")
     ratings = (
@@ -145,14 +157,24 @@ async def player_ratings(session: AsyncSession, player_id: str) -> list[PlayerPo
         .scalars()
         .all()
     )
-    hist: dict[str, list[tuple[str | None, float, float]]] = {}
-    for pool, mid, bf, af in await session.execute(
-        select(RatingHistory.pool_key, RatingHistory.match_id, RatingHistory.before, RatingHistory.after)
+    stmt = (
+        select(
+            RatingHistory.pool_key,
+            RatingHistory.match_id,
+            RatingHistory.before,
+            RatingHistory.after,
+            Match.reported_at,
+        )
         .join(RatingPool, current_history())
+        .outerjoin(Match, Match.id == RatingHistory.match_id)
         .where(RatingHistory.player_id == player_id)
         .order_by(RatingHistory.pool_key, RatingHistory.seq)
-    ):
-        hist.setdefault(pool, []).append((mid, bf, af))
+    )
+    if since is not None:
+        stmt = stmt.where(Match.reported_at >= since)
+    hist: dict[str, list[HistoryStep]] = {}
+    for pool, mid, bf, af, at in await session.execute(stmt):
+        hist.setdefault(pool, []).append(HistoryStep(mid, bf, af, at))
     return [
         PlayerPoolRating(r.pool_key, r.rating, r.games, r.start_rating, hist.get(r.pool_key, []))
         for r in ratings

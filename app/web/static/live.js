@@ -7,7 +7,9 @@
   var timer = null;
   function busy() {
     var a = document.activeElement;
-    return region.hasAttribute("data-keep-focus") && a && region.contains(a) && /INPUT|TEXTAREA|SELECT/.test(a.tagName);
+    // a field being filled in, or a row whose places are being typed (console.js marks it)
+    return region.hasAttribute("data-keep-focus") && a && region.contains(a) &&
+      (/INPUT|TEXTAREA|SELECT/.test(a.tagName) || a.hasAttribute("data-typed"));
   }
   function redraw() {
     timer = null;

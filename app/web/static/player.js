@@ -29,6 +29,13 @@
       return r.text();
     }).then(function (html) { if (html !== null && html !== undefined) box.innerHTML = html; });
   }
+  // a refusal speaks of the table's players by name, never by their ids
+  function named(text, matchId) {
+    var card = document.getElementById("m-" + matchId), names = {};
+    try { names = JSON.parse((card && card.getAttribute("data-names")) || "{}"); } catch (e) {}
+    Object.keys(names).forEach(function (id) { text = text.split(id).join(names[id]); });
+    return text;
+  }
   box.addEventListener("click", function (ev) {
     var b = ev.target.closest("button.report");
     if (!b) return;
@@ -39,8 +46,25 @@
       body: b.getAttribute("data-body")
     }).then(function (r) {
       return r.json().then(function (j) {
-        say(r.ok ? box.getAttribute("data-msg-sent") : box.getAttribute("data-msg-failed") + " " + (j.detail || ""));
+        say(r.ok ? box.getAttribute("data-msg-sent") : box.getAttribute("data-msg-failed") + " " + named(j.detail || "", b.getAttribute("data-match")));
         load();
+      });
+    });
+  });
+  // a table of three or more: each seat's place, sent as the form it is (the server builds the body)
+  box.addEventListener("submit", function (ev) {
+    var f = ev.target.closest("form[data-player-places]");
+    if (!f) return;
+    ev.preventDefault();
+    var id = f.getAttribute("data-match");
+    fetch(f.getAttribute("action"), {
+      method: "POST",
+      headers: { Authorization: "Bearer " + token() },
+      body: new URLSearchParams(new FormData(f))
+    }).then(function (r) {
+      return r.json().then(function (j) {
+        if (r.ok) { say(box.getAttribute("data-msg-sent")); load(); }
+        else say(box.getAttribute("data-msg-failed") + " " + named(j.detail || "", id));  // the choice stays
       });
     });
   });
@@ -55,8 +79,14 @@
   if (window.EventSource) {
     var s = new EventSource(box.getAttribute("data-stream"));
     var timer = null;
+    // places being chosen are not redrawn away: the refresh waits while the form has the focus
+    var later = function () {
+      var a = document.activeElement;
+      if (a && box.contains(a) && a.tagName === "INPUT") { timer = setTimeout(later, 1000); return; }
+      timer = null; load();
+    };
     (box.getAttribute("data-types") || "").split(",").forEach(function (type) {
-      if (type) s.addEventListener(type, function () { if (!timer) timer = setTimeout(function () { timer = null; load(); }, 300); });
+      if (type) s.addEventListener(type, function () { if (!timer) timer = setTimeout(later, 300); });
     });
   }
   load();

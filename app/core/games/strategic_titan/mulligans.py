@@ -1,7 +1,8 @@
 """Strategic Titan, section 7: spending mulligans (strategic-titan.md 7.2-7.9, 7.41).
 
 ``retract`` takes back the turn's movement for one mulligan per stack, before any attack of the
-turn, undoing its Tower stops (7.2), or a split for one (7.23). ``reroll`` — only inside a combat,
+turn, undoing its Tower stops (7.2; at most as many stacks as the player has legions on the board:
+more is a 7.2 violation and charges nothing), or a split for one (7.23). ``reroll`` — only inside a combat,
 by a player in it (7.7) — spends the temporary Titan mulligan first (7.6), then one per re-roll
 (7.5). ``mulligan`` names the reason of a spend: retraction (7.2), correction (7.21, one; the new
 number checked as in section 4), split-retraction (7.23, one), forgotten-split (7.24, one), reroll
@@ -35,6 +36,12 @@ def retract_movement(k: Keeper, ev: Event, i: int, stacks: int) -> None:
     p = k.need_turn(i, "a retraction")
     if s.encountered:
         raise Broken("7.2", f"{p.name} has met an enemy this turn; the movement can no longer be retracted")
+    if stacks > p.legions_on_board:
+        raise Broken(
+            "7.2",
+            f"{p.name} has {p.legions_on_board} legion{'s' if p.legions_on_board != 1 else ''} on the board; "
+            f"{stacks} stacks cannot have moved",
+        )
     k.spend(p, ev, stacks, "7.2", f"'Oops!' retraction of {stacks} moved stack{'s' if stacks != 1 else ''}")
     p.movements[-1].retracted = True
     log(p, ev.index, "7.2", "movement", None, None, f"number {p.movements[-1].number} retracted")

@@ -248,8 +248,17 @@ def _bounded(kind: str, v: Any) -> str | None:
     return f"must be a whole number from {low} to {high:,}"
 
 
+_COMPOUND = frozenset({"player_legions", "player_points", "towers", "order", "options"})
+
+
 def _parse_value(kind: str, v: Any, players: list[str]) -> tuple[Any, str | None]:
     """(normalized value, error message or None)."""
+    if kind in _COMPOUND:
+        return _parse_compound(kind, v, players)
+    return _parse_scalar(kind, v, players)
+
+
+def _parse_scalar(kind: str, v: Any, players: list[str]) -> tuple[Any, str | None]:
     if kind == "player":
         ref = _player_ref(v, players)
         if ref is None:
@@ -281,6 +290,10 @@ def _parse_value(kind: str, v: Any, players: list[str]) -> tuple[Any, str | None
                 if c.lower() == v.lower():
                     return c, None
         return None, f"unknown creature {v!r}"
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def _parse_compound(kind: str, v: Any, players: list[str]) -> tuple[Any, str | None]:
     if kind in ("player_legions", "player_points"):
         if not isinstance(v, dict):
             return None, "must be an object of player -> whole number"

@@ -27,6 +27,7 @@ class Anneal:
 
     def __init__(
         self,
+        *,
         n: int,
         blocks: list[list[int]],
         plo: int,

@@ -13,7 +13,9 @@ in the fewest rounds found: ``games`` mode runs the round-structured search firs
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from itertools import combinations
+from random import Random
 
 from app.core import rng
 from app.core.pairing.designs.budget import Stopper
@@ -58,31 +60,16 @@ def search_rounds(
     return best
 
 
-def _anneal_rounds(
-    n: int,
-    k: int,
-    T: int,
-    R: int,
-    plo: int,
-    phi: int,
-    dlo: int,
-    dhi: int,
-    need_cover: bool,
-    seed: str,
-    stop: Stopper,
-    effort: int,
-) -> tuple[list[list[int]], list[list[int]]] | None:
-    """T tables in R rounds found by annealing with the round structure built in: each round is an order
-    of all players, the first (tables in that round)·k seated k by k, the rest sitting out. Moves swap two
-    players inside one round. Cost: pair meetings outside plo..phi plus games outside dlo..dhi (weighted).
-    Returns None unless games end inside dlo..dhi (and, with ``need_cover``, every pair meets)."""
-    sizes = _round_sizes(T, R)
-    if max(sizes) * k > n:
-        return None
-    rand = rng.stream(seed, f"designs:rounds-anneal:{n}:{k}:{T}:{R}:{plo}:{phi}")
+Tables = list[list[int]]
+Move = tuple[int, int, int]
+
+
+def _start_rounds(n: int, k: int, sizes: list[int], rand: Random) -> tuple[Tables, Tables]:
+    """A random start: each round an order of all players (the first ``sizes[r]·k`` seated k by k,
+    the rest sitting out), and every player's position in each round's order."""
     label = list(range(n))
     rand.shuffle(label)
-    perms: list[list[int]] = []
+    perms: Tables = []
     cursor = 0
     for c in sizes:
         seated = [label[(cursor + i) % n] for i in range(c * k)]
@@ -90,10 +77,15 @@ def _anneal_rounds(
         cursor += c * k
         rest = [p for p in label if p not in set(seated)]
         perms.append(seated + rest)
-    pos = [[0] * n for _ in range(R)]
+    pos = [[0] * n for _ in range(len(sizes))]
     for r, perm in enumerate(perms):
         for i, p in enumerate(perm):
             pos[r][p] = i
+    return perms, pos
+
+
+def _meetings(perms: Tables, sizes: list[int], n: int, k: int) -> tuple[list[int], list[int]]:
+    """Pair meetings (``x·n + y``, x < y) and games per player of the rounds as they stand."""
     cnt = [0] * (n * n)
     deg = [0] * n
     for r, perm in enumerate(perms):
@@ -103,6 +95,14 @@ def _anneal_rounds(
                 deg[p] += 1
             for x, y in combinations(block, 2):
                 cnt[x * n + y if x < y else y * n + x] += 1
+    return cnt, deg
+
+
+def _penalties(
+    plo: int, phi: int, dlo: int, dhi: int, need_cover: bool
+) -> tuple[Callable[[int], int], Callable[[int], int]]:
+    """The cost of a pair meeting count outside plo..phi (a missing meeting weighs 4 when every pair
+    must meet) and of a game count outside dlo..dhi (weight 4)."""
     w_def = 4 if need_cover else 1
     w_deg = 4
 
@@ -112,13 +112,20 @@ def _anneal_rounds(
     def dc(d: int) -> int:
         return w_deg * (dlo - d if d < dlo else (d - dhi if d > dhi else 0))
 
-    cost = sum(pc(cnt[x * n + y]) for x in range(n) for y in range(x + 1, n)) + sum(dc(d) for d in deg)
-    deficit = [x * n + y for x in range(n) for y in range(x + 1, n) if cnt[x * n + y] < plo]
+    return pc, dc
 
-    def hard() -> bool:
-        return all(dlo <= d <= dhi for d in deg) and (
-            not need_cover or all(cnt[x * n + y] > 0 for x in range(n) for y in range(x + 1, n))
-        )
+
+def _swapper(
+    perms: Tables,
+    pos: Tables,
+    cnt: list[int],
+    deg: list[int],
+    sizes: list[int],
+    n: int,
+    k: int,
+    penalties: tuple[Callable[[int], int], Callable[[int], int]],
+) -> Callable[[int, int, int], int]:
+    pc, dc = penalties
 
     def swap(r: int, i: int, j: int) -> int:
         """Swap seats i and j of round r; returns the change in cost (swapping again undoes it)."""
@@ -155,6 +162,101 @@ def _anneal_rounds(
         pos[r][x], pos[r][y] = j, i
         return delta
 
+    return swap
+
+
+def _proposer(
+    rand: Random, perms: Tables, pos: Tables, sizes: list[int], n: int, k: int, fixed_games: bool
+) -> Callable[[list[int]], list[Move] | None]:
+    R = len(perms)
+
+    def propose(deficit: list[int]) -> list[Move] | None:
+        """One move: a swap inside a round — often one that seats a pair still short of meetings
+        together — and, when games are fixed and a player leaves the tables for another, the swap
+        that undoes that in another round. None when the draw gives no move."""
+        if deficit and rand.random() < 0.4:
+            pair = deficit[rand.randrange(len(deficit))]
+            a, c = divmod(pair, n)
+            if rand.random() < 0.5:
+                a, c = c, a
+            r = rand.randrange(R)
+            i = pos[r][a]
+            if i >= sizes[r] * k:
+                return None
+            j = (i // k) * k + rand.randrange(k)
+            if j == i:
+                return None
+            i = pos[r][c]
+        else:
+            r = rand.randrange(R)
+            i, j = rand.randrange(n), rand.randrange(n)
+        seats = sizes[r] * k
+        if (i // k if i < seats else -1) == (j // k if j < seats else -1):
+            return None
+        moves = [(r, i, j)]
+        if (i < seats) != (j < seats) and fixed_games:
+            # a player leaves the tables and another joins: undo that in another round, games stay fixed
+            out_p, in_p = (perms[r][i], perms[r][j]) if i < seats else (perms[r][j], perms[r][i])
+            others = [
+                q
+                for q in range(R)
+                if q != r and pos[q][in_p] < sizes[q] * k and pos[q][out_p] >= sizes[q] * k
+            ]
+            if not others:
+                return None
+            q = others[rand.randrange(len(others))]
+            moves.append((q, pos[q][in_p], pos[q][out_p]))
+        return moves
+
+    return propose
+
+
+def _as_tables(best: Tables, sizes: list[int], k: int) -> tuple[Tables, Tables]:
+    tables: Tables = []
+    rounds: Tables = []
+    for r, perm in enumerate(best):
+        rnd = []
+        for t in range(sizes[r]):
+            rnd.append(len(tables))
+            tables.append(sorted(perm[t * k : (t + 1) * k]))
+        rounds.append(rnd)
+    return tables, rounds
+
+
+def _anneal_rounds(
+    n: int,
+    k: int,
+    T: int,
+    R: int,
+    plo: int,
+    phi: int,
+    dlo: int,
+    dhi: int,
+    need_cover: bool,
+    seed: str,
+    stop: Stopper,
+    effort: int,
+) -> tuple[list[list[int]], list[list[int]]] | None:
+    """T tables in R rounds found by annealing with the round structure built in: each round is an order
+    of all players, the first (tables in that round)·k seated k by k, the rest sitting out. Moves swap two
+    players inside one round. Cost: pair meetings outside plo..phi plus games outside dlo..dhi (weighted).
+    Returns None unless games end inside dlo..dhi (and, with ``need_cover``, every pair meets)."""
+    sizes = _round_sizes(T, R)
+    if max(sizes) * k > n:
+        return None
+    rand = rng.stream(seed, f"designs:rounds-anneal:{n}:{k}:{T}:{R}:{plo}:{phi}")
+    perms, pos = _start_rounds(n, k, sizes, rand)
+    cnt, deg = _meetings(perms, sizes, n, k)
+    pc, dc = penalties = _penalties(plo, phi, dlo, dhi, need_cover)
+    swap = _swapper(perms, pos, cnt, deg, sizes, n, k, penalties)
+    propose = _proposer(rand, perms, pos, sizes, n, k, dlo == dhi)
+    pairs = [x * n + y for x in range(n) for y in range(x + 1, n)]
+    cost = sum(pc(cnt[c]) for c in pairs) + sum(dc(d) for d in deg)
+    deficit = [c for c in pairs if cnt[c] < plo]
+
+    def hard() -> bool:
+        return all(dlo <= d <= dhi for d in deg) and (not need_cover or all(cnt[c] > 0 for c in pairs))
+
     best_cost = cost if hard() else None
     best = [list(p) for p in perms] if best_cost is not None else None
     temp0, temp1 = 1.0, 0.04
@@ -168,39 +270,10 @@ def _anneal_rounds(
                 break
             temp = temp0 * (temp1 / temp0) ** ((it % cycle) / cycle)
             if it & 4095 == 0:
-                deficit = [x * n + y for x in range(n) for y in range(x + 1, n) if cnt[x * n + y] < plo]
-        if deficit and rand.random() < 0.4:
-            pair = deficit[rand.randrange(len(deficit))]
-            a, c = divmod(pair, n)
-            if rand.random() < 0.5:
-                a, c = c, a
-            r = rand.randrange(R)
-            i = pos[r][a]
-            if i >= sizes[r] * k:
-                continue
-            j = (i // k) * k + rand.randrange(k)
-            if j == i:
-                continue
-            i = pos[r][c]
-        else:
-            r = rand.randrange(R)
-            i, j = rand.randrange(n), rand.randrange(n)
-        seats = sizes[r] * k
-        if (i // k if i < seats else -1) == (j // k if j < seats else -1):
+                deficit = [c for c in pairs if cnt[c] < plo]
+        moves = propose(deficit)
+        if moves is None:
             continue
-        moves = [(r, i, j)]
-        if (i < seats) != (j < seats) and dlo == dhi:
-            # a player leaves the tables and another joins: undo that in another round, games stay fixed
-            out_p, in_p = (perms[r][i], perms[r][j]) if i < seats else (perms[r][j], perms[r][i])
-            others = [
-                q
-                for q in range(R)
-                if q != r and pos[q][in_p] < sizes[q] * k and pos[q][out_p] >= sizes[q] * k
-            ]
-            if not others:
-                continue
-            q = others[rand.randrange(len(others))]
-            moves.append((q, pos[q][in_p], pos[q][out_p]))
         delta = 0
         for mv in moves:
             delta += swap(*mv)
@@ -212,17 +285,7 @@ def _anneal_rounds(
         else:
             for mv in reversed(moves):
                 swap(*mv)
-    if best is None:
-        return None
-    tables: list[list[int]] = []
-    rounds: list[list[int]] = []
-    for r, perm in enumerate(best):
-        rnd = []
-        for t in range(sizes[r]):
-            rnd.append(len(tables))
-            tables.append(sorted(perm[t * k : (t + 1) * k]))
-        rounds.append(rnd)
-    return tables, rounds
+    return None if best is None else _as_tables(best, sizes, k)
 
 
 def improve_rounds(

@@ -28,6 +28,7 @@ from app.core.pairing.designs.report import warnings
 from app.core.pairing.designs.resolvable import fewest_resolvable_rounds, improve_rounds, search_rounds
 from app.core.pairing.designs.rounds import color_tables, order_by_rounds
 from app.core.pairing.designs.validation import validate_request
+from app.core.pairing.round_robin import berger_rounds
 
 
 @dataclass
@@ -62,7 +63,19 @@ def _search_complete(
         slots = T * k * (k - 1) // 2
         phi = 2 if slots > npairs else 1
         dlo, dhi = (T * k) // n, -(-(T * k) // n)
-        sa = Anneal(n, blocks, 1, phi, dlo, dhi, 4, 1, 4, True, rand)
+        sa = Anneal(
+            n=n,
+            blocks=blocks,
+            plo=1,
+            phi=phi,
+            dlo=dlo,
+            dhi=dhi,
+            w_def=4,
+            w_sur=1,
+            w_deg=4,
+            replace=True,
+            rand=rand,
+        )
 
         ok = sa.run(effort, stop, lambda s: s.n_def == 0 and s.n_deg == 0)
         return [sorted(b) for b in sa.blocks] if ok else None
@@ -133,7 +146,19 @@ def _search_games(
     while best_key[0] > 0 and not stop() and passes < max_passes:
         passes += 1
         rand = rng.stream(seed, f"designs:games:{n}:{k}:{gpp}:{passes}")
-        sa = Anneal(n, best_tables, plo, phi, gpp, gpp, 1, 1, 0, False, rand)
+        sa = Anneal(
+            n=n,
+            blocks=best_tables,
+            plo=plo,
+            phi=phi,
+            dlo=gpp,
+            dhi=gpp,
+            w_def=1,
+            w_sur=1,
+            w_deg=0,
+            replace=False,
+            rand=rand,
+        )
         sa.run(effort, stop, lambda s: True)
         cand = [sorted(b) for b in sa.blocks]
         key = games_key(cand, n, plo, phi)
@@ -159,6 +184,21 @@ class _Monotone:
             self.fn(value)
 
 
+def _berger_design(n: int, mode: str, cycles: int, rounds: bool) -> Design:
+    """A 2-seat round robin by Berger tables (formats.md, the ruling "2-seat round-robin
+    schedules"): seats in table order, first seat first; each further cycle swaps the seats."""
+    tables: list[list[int]] = []
+    rnds: list[list[int]] = []
+    for c in range(cycles):
+        for boards in berger_rounds(n):
+            played = [[a, b] if c % 2 == 0 else [b, a] for a, b in boards if a < n and b < n]
+            rnds.append(list(range(len(tables), len(tables) + len(played))))
+            tables += played
+    rep = check_design(tables, n)
+    rep.warnings = warnings(tables, n, 2, mode, rep, False)
+    return Design(tables=tables, rounds=rnds if rounds else None, report=rep)
+
+
 def search_design(
     players: int,
     table_size: int,
@@ -175,6 +215,13 @@ def search_design(
     stop = Stopper(should_stop)
     if progress is not None:
         progress = _Monotone(progress)
+    if k == 2 and (mode == "complete" or (games_per_player or 0) % (n - 1) == 0):
+        design = _berger_design(
+            n, mode, 1 if mode == "complete" else (games_per_player or 0) // (n - 1), rounds
+        )
+        if progress is not None:
+            progress(1.0)
+        return design
     tables: list[list[int]]
     rnds: list[list[int]] | None = None
     steiner = steiner_system(n, k)
