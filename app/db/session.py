@@ -19,16 +19,8 @@ _TRANSACTION_STATE = "arbiter_transaction_state"
 
 T = TypeVar("T")
 
-# Seconds a request waits for a pooled connection before it is answered 503 "Server busy"
-# (app/api/problems.py; docs/operations.md "Under load, faults and bad input"). SQLAlchemy's own
-# default, said here: a burst of retried requests (tests/api/test_concurrency.py) waits for its turn
-# longer than 10 s on a loaded machine, and is better served late than refused.
-POOL_TIMEOUT = 30.0
-
 
 def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
-    if ":memory:" not in url and "mode=memory" not in url:
-        kwargs.setdefault("pool_timeout", POOL_TIMEOUT)  # an in-memory database has one connection
     if url.startswith("sqlite"):
         engine = create_async_engine(url, connect_args={"timeout": 30}, **kwargs)
 
