@@ -1,4 +1,5 @@
-"""The service path through HTTP (not a test): ``python -m bench.http [--quick] [--only sqlite|postgres]``.
+"""The service path through HTTP (not a test): ``python -m bench.http [--quick] [--only sqlite|postgres]
+[--parts events,big|none]``.
 
 Arbiter is served by uvicorn in a process of its own (``arbiter serve``), on Postgres and on the
 embedded SQLite default; beside it, in the same run and served the same way, a bare FastAPI app on
@@ -11,7 +12,8 @@ own (32 requests in flight in all), so that the load generator costs a fraction 
 
 On each database: a Swiss event of 512 entries played for 5 rounds — every result posted at 32
 concurrent, each next round paired alone — then its standings read alone and 128 times at 32
-concurrent; an event of 10,000 entries started, its first round's results posted, its second round
+concurrent, and its last round the same way (its size as sent gzipped and as JSON, with and without
+``?explain=true``; target p50 under 5 ms alone); an event of 10,000 entries started, its first round's results posted, its second round
 paired and its standings read; ten events of 64 entries taking their results at once. Each figure
 (p50 / p99 / throughput / errors) is printed with its ratio to the bare endpoint of its kind; each
 pairing with its target (issue 21: under 150 ms at 512 entries, under 3 s at 10,000) and the
@@ -47,6 +49,7 @@ PG_ADMIN = os.environ.get("BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1
 # the pairing targets (seconds): any round of the 512-entry event, round 2 of the 10,000-entry one
 PAIR_TARGET = 0.150
 BIG_PAIR_TARGET = 3.0
+ROUND_TARGET = 0.005  # GET a round of the 512-entry event, p50 (issue 28)
 
 Request = tuple[str, str, bytes, str | None]  # method, path, body, bearer token
 
@@ -61,6 +64,7 @@ async def _exchange(
         head += "Content-Type: application/json\r\n"
     if token:
         head += f"Authorization: Bearer {token}\r\n"
+    head += "Accept-Encoding: gzip\r\n"  # as browsers and HTTP libraries ask
     writer.write(head.encode() + b"\r\n" + body)
     raw = await reader.readuntil(b"\r\n\r\n")
     lines = raw.decode("latin-1").split("\r\n")
@@ -395,6 +399,20 @@ def standings_requests(eid: str, count: int) -> list[Request]:
     return [("GET", f"/v1/events/{eid}/standings", b"", None)] * count
 
 
+def round_requests(eid: str, number: int, count: int) -> list[Request]:
+    return [("GET", f"/v1/events/{eid}/rounds/{number}", b"", None)] * count
+
+
+def sizes(api: Api, path: str) -> str:
+    """What a read sends: its body as sent to a client asking for gzip, and its JSON."""
+    import httpx
+
+    sent = len(api.http.get(path, headers={"Accept-Encoding": "gzip"}).content)  # decoded by httpx
+    raw = httpx.get(f"http://127.0.0.1:{api.port}{path}", headers={"Accept-Encoding": "gzip"})
+    on_wire = int(raw.headers.get("content-length", sent))
+    return f"{on_wire / 1024:.1f} KB sent ({sent / 1024:.1f} KB of JSON)"
+
+
 def quiet(server: Server, req: Request, count: int) -> Figures:
     """``count`` requests one after the other (one client, nothing else in flight)."""
     return load(server, [req] * count, concurrency=1)
@@ -492,7 +510,19 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
             out.append(Line(f"GET standings after {rounds} rounds, alone", alone, bare_quiet).show())
             many = load(server, standings_requests(eid, reads))
             out.append(Line(f"GET standings, {reads} at {CONCURRENCY} concurrent", many, bare_read).show())
+            last = f"/v1/events/{eid}/rounds/{rounds}"
+            out.append(f"  GET round {rounds} (its {len(matches)} matches reported): {sizes(api, last)}")
+            explained = sizes(api, f"{last}?explain=true")
+            out.append(f"  GET round {rounds}?explain=true (with each pair's explanation): {explained}")
+            alone = quiet(server, round_requests(eid, rounds, 1)[0], 20)
+            out.append(
+                Line(f"GET round, alone (target p50 < {ROUND_TARGET * 1e3:.0f} ms)", alone, bare_quiet).show()
+            )
+            many = load(server, round_requests(eid, rounds, reads))
+            out.append(Line(f"GET round, {reads} at {CONCURRENCY} concurrent", many, bare_read).show())
 
+            if "events" not in args.parts:
+                return out
             events = [api.event(64, 2) for _ in range(10)]
             spread = [r for e in events for r in result_requests(e[2], e[1], 1)]
             spread = [spread[i] for i in sorted(range(len(spread)), key=lambda i: (i * 7919) % len(spread))]
@@ -505,6 +535,8 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
                 ).show()
             )
 
+            if "big" not in args.parts:
+                return out
             out.append(f"{kind}: Arbiter, a Swiss event of {big} entries")
             t0 = time.perf_counter()
             eid, org, matches = api.event(big, big_rounds)
@@ -535,6 +567,13 @@ def main() -> None:
     parser.add_argument("--only", choices=("sqlite", "postgres"), help="one database")
     parser.add_argument(
         "--workers", type=int, default=0, help="API processes (default: 2 on Postgres, 1 on SQLite)"
+    )
+    parser.add_argument(
+        "--parts",
+        type=lambda v: set(v.split(",")),
+        default={"events", "big"},
+        help="after the 512-entry event, which of: events (ten at once), big (10,000 entries); "
+        "default both, 'none' for neither",
     )
     args = parser.parse_args()
     kinds = [args.only] if args.only else ["postgres", "sqlite"]

@@ -7,12 +7,18 @@ client read is also an ``If-Match`` for a change (``app/core/concurrency.py`` re
 Public reads say ``Cache-Control: public, no-cache``: a cache may keep them but must ask again
 (cheap, with the tag); a read made with a token says ``private, no-cache``, since a token may see
 more (a sealed pack).
+
+An answer the API keeps (``Rendered``: a cached standings table, a cached round) is sent gzipped to
+a client whose ``Accept-Encoding`` takes gzip, compressed once and kept beside it; its tag is the
+JSON's with ``-gzip`` added (a representation of its own), and either tag answers 304.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import Request, Response
@@ -53,6 +59,54 @@ def json_body(payload: Any) -> bytes:
     return bytes(JSONResponse(jsonable_encoder(payload)).body)
 
 
+GZIP_FROM = 1024  # bytes: a kept answer at least this long is sent gzipped to a client that takes it
+GZIP_LEVEL = 6
+
+
+def _digest(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()[:32]
+
+
+@dataclass(eq=False)
+class Rendered:
+    """An answer kept rendered: its JSON, the digest its tag is made of, and its gzip (made the
+    first time a client takes it, then kept)."""
+
+    body: bytes
+    digest: str = field(init=False)
+    _gzipped: bytes | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.digest = _digest(self.body)
+
+    def gzipped(self) -> bytes:
+        if self._gzipped is None:
+            self._gzipped = gzip.compress(self.body, GZIP_LEVEL, mtime=0)
+        return self._gzipped
+
+
+def rendered(content: Any) -> Rendered:
+    """``content`` rendered as JSON, to keep."""
+    return Rendered(json_body(content))
+
+
+def takes_gzip(request: Request) -> bool:
+    """Whether the request's ``Accept-Encoding`` takes gzip (``gzip`` or ``*``, not at ``q=0``)."""
+    accepted = request.headers.get("accept-encoding")
+    if not accepted:
+        return False
+    for part in accepted.split(","):
+        coding, _, params = part.partition(";")
+        if coding.strip().lower() not in ("gzip", "x-gzip", "*"):
+            continue
+        q = params.strip().removeprefix("q=").removeprefix("Q=").strip()
+        try:
+            return not q or float(q) > 0
+        except ValueError:
+            return False
+    return False
+
+
 def cached(request: Request, content: Any, *, version: int | None = None) -> Response:
     """``content`` as JSON with its ETag and Cache-Control; 304 when ``If-None-Match`` names the tag."""
     return cached_json(request, json_body(content), version=version)
@@ -60,29 +114,39 @@ def cached(request: Request, content: Any, *, version: int | None = None) -> Res
 
 def cached_json(
     request: Request,
-    body: bytes,
+    body: bytes | Rendered,
     *,
     version: int | None = None,
     media_type: str = "application/json",
     headers: dict[str, str] | None = None,
 ) -> Response:
-    """A JSON body already rendered (a cached one), answered as ``cached`` answers; or another
-    rendering of the same read (its CSV, ``media_type``), tagged by its own bytes."""
+    """A JSON body already rendered (a kept one: ``Rendered``, sent gzipped to a client that takes
+    it), answered as ``cached`` answers; or another rendering of the same read (its CSV,
+    ``media_type``), tagged by its own bytes."""
     route = request.scope.get("route")
     if getattr(route, "operation_id", None) not in ETAGGED:
         raise RuntimeError(f"{getattr(route, 'operation_id', None)} is not declared in ETAGGED")
-    digest = hashlib.sha256(body).hexdigest()[:32]
+    kept = body if isinstance(body, Rendered) else None
+    raw = kept.body if kept is not None else body
+    assert isinstance(raw, bytes)
+    digest = kept.digest if kept is not None else _digest(raw)
     tag = f'"{version}-{digest}"' if version is not None else f'"{digest}"'
+    compress = kept is not None and len(raw) >= GZIP_FROM
+    zipped = compress and takes_gzip(request)
     headers = {
         **(headers or {}),
-        "ETag": tag,
+        "ETag": f'{tag[:-1]}-gzip"' if zipped else tag,
         "Cache-Control": "private, no-cache" if request.headers.get("authorization") else "public, no-cache",
-        "Vary": "Authorization, Accept",
+        "Vary": "Authorization, Accept, Accept-Encoding" if compress else "Authorization, Accept",
     }
     inm = request.headers.get("if-none-match")
-    if inm is not None and _matches(inm, tag):
+    if inm is not None and (_matches(inm, tag) or compress and _matches(inm, f'{tag[:-1]}-gzip"')):
         return Response(status_code=304, headers=headers)
-    return Response(body, media_type=media_type, headers=headers)
+    if zipped:
+        assert kept is not None
+        headers["Content-Encoding"] = "gzip"
+        return Response(kept.gzipped(), media_type=media_type, headers=headers)
+    return Response(raw, media_type=media_type, headers=headers)
 
 
 def cached_csv(

@@ -46,7 +46,9 @@ def problem(
 
 OUTAGE_RETRY_AFTER = 5  # seconds a client is asked to wait while the database is unreachable
 _OUTAGE_LOG_EVERY = 30.0
-_outage = {"logged_at": -_OUTAGE_LOG_EVERY, "since_logged": 0}
+_outage: dict[str, Any] = {"logged_at": -_OUTAGE_LOG_EVERY, "since_logged": 0}
+BUSY_RETRY_AFTER = 1  # seconds a client is asked to wait when no pooled connection came free in time
+_busy: dict[str, Any] = {"logged_at": -_OUTAGE_LOG_EVERY, "since_logged": 0}
 
 
 def is_database_outage(exc: BaseException) -> bool:
@@ -68,20 +70,55 @@ def is_database_outage(exc: BaseException) -> bool:
     return False
 
 
-def database_unavailable(exc: BaseException) -> JSONResponse:
-    """A 503 with Retry-After; one log line per ``_OUTAGE_LOG_EVERY`` seconds, not a traceback per
-    request."""
+def pool_exhausted(exc: BaseException) -> bool:
+    """No connection of the pool came free within its timeout (``sqlalchemy.exc.TimeoutError``,
+    which the pool alone raises): the server is busy, the database may well be fine."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, SATimeoutError):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _log_throttled(state: dict[str, Any], message: str, *args: Any) -> None:
+    """``message`` (with the requests answered so since the last line) at most once per
+    ``_OUTAGE_LOG_EVERY`` seconds."""
     now = time.monotonic()
-    _outage["since_logged"] += 1
-    if now - _outage["logged_at"] >= _OUTAGE_LOG_EVERY:
-        log.warning(
-            "database unavailable (%s: %s); answering 503 with Retry-After (%d request(s) since the last line)",
-            type(exc).__name__,
-            str(exc).splitlines()[0][:200] if str(exc) else "",
-            _outage["since_logged"],
+    state["since_logged"] += 1
+    if now - state["logged_at"] >= _OUTAGE_LOG_EVERY:
+        log.warning(message + " (%d request(s) since the last line)", *args, state["since_logged"])
+        state["logged_at"] = now
+        state["since_logged"] = 0
+
+
+def database_unavailable(exc: BaseException) -> JSONResponse:
+    """A 503 with Retry-After — the server busy (no pooled connection came free in time) or the
+    database unreachable; one log line per ``_OUTAGE_LOG_EVERY`` seconds saying which, not a
+    traceback per request."""
+    first_line = str(exc).splitlines()[0][:200] if str(exc) else ""
+    if pool_exhausted(exc):
+        _log_throttled(
+            _busy,
+            "server busy: no database connection came free in time (%s); answering 503 with Retry-After",
+            first_line,
         )
-        _outage["logged_at"] = now
-        _outage["since_logged"] = 0
+        return problem(
+            503,
+            "Server busy",
+            "every database connection of this server is in use and none came free in time; the "
+            "database is reachable: retry after the time in Retry-After",
+            type_="/problems/ServerBusy",
+            retry_after=BUSY_RETRY_AFTER,
+        )
+    _log_throttled(
+        _outage,
+        "database unavailable (%s: %s); answering 503 with Retry-After",
+        type(exc).__name__,
+        first_line,
+    )
     return problem(
         503,
         "Service unavailable",

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 from typing import Annotated, Literal
+from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from app.api.auth import Judge, Organizer
-from app.api.caching import cached
+from app.api.caching import Rendered, cached, cached_json, rendered
 from app.api.csv_io import CSV_CONTENT, FormatQuery, csv_response
 from app.api.deps import SessionDep
 from app.api.events import event_read
@@ -26,18 +27,23 @@ from app.api.schemas import (
 from app.services import lifecycle
 from app.services import rounds as round_svc
 from app.services.events import EventView
+from app.services.formats.explanations import PER_PAIR
 from app.services.offload import collector_paused
 from app.services.rounds import RoundView
 
 router = APIRouter(tags=["rounds"])
 
 
-def round_read(view: RoundView) -> RoundRead:
+def round_read(view: RoundView, *, explain: bool = True) -> RoundRead:
+    """The round; without ``explain``, its pairing's explanation without the per-pair rows."""
+    pairing = (view.round.details or {}).get("pairing")
+    if pairing is not None and not explain:
+        pairing = {k: v for k, v in pairing.items() if k not in PER_PAIR}
     return RoundRead(
         number=view.round.number,
         stage=view.stage.index,
         matches=[match_read(m, view.round, view.stage, view.names) for m in view.matches],
-        pairing=(view.round.details or {}).get("pairing"),
+        pairing=pairing,
         swaps=(view.round.details or {}).get("swaps", []),
     )
 
@@ -107,6 +113,10 @@ ROUND_COLUMNS = (
     "score",
 )
 
+ExplainQuery = Annotated[
+    bool, Query(description="with the pairing's explanation of each pair (or table); without, its summary")
+]
+
 
 @router.get(
     "/v1/events/{event_id}/rounds",
@@ -121,6 +131,7 @@ async def list_rounds(
     format: FormatQuery = "json",
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
+    explain: ExplainQuery = False,
 ) -> Response:
     """The rounds with their matches, stage by stage; `?format=csv` gives every round's pairings one
     seat a line (whole, not paged)."""
@@ -147,14 +158,29 @@ async def list_rounds(
         ]
         return csv_response(ROUND_COLUMNS, lines, f"pairings-{event_id}.csv")
     chunk, nxt = page(views, lambda v: [v.stage.index, v.round.number], limit, cursor)
-    return cached(request, RoundPage(items=[round_read(v) for v in chunk], next_cursor=nxt))
+    return cached(request, RoundPage(items=[round_read(v, explain=explain) for v in chunk], next_cursor=nxt))
+
+
+# Each round of the service's cache rendered once per form (with the explanation or not), kept as
+# long as the round is.
+_rendered_rounds: WeakKeyDictionary[RoundView, dict[bool, Rendered]] = WeakKeyDictionary()
 
 
 @router.get("/v1/events/{event_id}/rounds/{number}", operation_id="get_round", response_model=RoundRead)
 async def get_round(
-    request: Request, event_id: str, number: Annotated[int, Path(ge=1, le=1_000_000)], session: SessionDep
+    request: Request,
+    event_id: str,
+    number: Annotated[int, Path(ge=1, le=1_000_000)],
+    session: SessionDep,
+    explain: ExplainQuery = False,
 ) -> Response:
-    return cached(request, round_read(await round_svc.round_by_number(session, event_id, number)))
+    """The round with its matches; its pairing's explanation of each pair with `?explain=true`."""
+    view = await round_svc.cached_round(session, event_id, number)
+    forms = _rendered_rounds.setdefault(view, {})
+    kept = forms.get(explain)
+    if kept is None:
+        kept = forms[explain] = rendered(round_read(view, explain=explain))
+    return cached_json(request, kept)
 
 
 @router.delete("/v1/events/{event_id}/rounds/{number}", operation_id="undo_round", response_model=UndoneRound)

@@ -8,7 +8,7 @@ from weakref import WeakKeyDictionary
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import PlainTextResponse
 
-from app.api.caching import cached_json
+from app.api.caching import Rendered, cached_json, rendered
 from app.api.csv_io import CSV_CONTENT, FormatQuery, Notation, csv_response
 from app.api.deps import SessionDep
 from app.api.schemas import (
@@ -26,7 +26,7 @@ from app.services import standings as standings_svc
 router = APIRouter(tags=["rounds"])
 
 # Each standings answer of the service's cache rendered once, kept as long as the answer is.
-_rendered: WeakKeyDictionary[standings_svc.StandingsView, bytes] = WeakKeyDictionary()
+_rendered: WeakKeyDictionary[standings_svc.StandingsView, Rendered] = WeakKeyDictionary()
 
 StageQuery = Annotated[
     int | None, Query(ge=0, le=1000, description="stage index; default the current (or last) stage")
@@ -71,9 +71,9 @@ async def get_standings(
             for r in view.rows
         ]
         return csv_response((*header, *view.tiebreaks, *tail), lines, f"standings-{event_id}.csv")
-    rendered = _rendered.get(view)
-    if rendered is not None:
-        return cached_json(request, rendered)
+    kept = _rendered.get(view)
+    if kept is not None:
+        return cached_json(request, kept)
     read = StandingsRead(
         event_id=event_id,
         stage=view.stage,
@@ -99,8 +99,8 @@ async def get_standings(
             for r in view.rows
         ],
     )
-    rendered = _rendered[view] = read.model_dump_json().encode()
-    return cached_json(request, rendered)
+    kept = _rendered[view] = rendered(read)
+    return cached_json(request, kept)
 
 
 @router.get(

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import String, bindparam, func, select
+from sqlalchemy import CursorResult, Integer, String, bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import contains_eager, defer
+from sqlalchemy.orm.attributes import instance_state, set_committed_value
+from sqlalchemy.orm.exc import StaleDataError
 
 from app.core.access import Access, Principal, authorize
 from app.core.concurrency import check_if_match
@@ -30,7 +32,7 @@ from app.core.games.adjudication import SeatOutcome
 from app.core.games.registry import adjudicator_name, get_adjudicator, in_seat_order
 from app.core.results import Report, ReportedSeat, normalize
 from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, MatchStatus, Outcome, Role, StageStatus
-from app.db.base import utcnow
+from app.db.base import new_id, utcnow
 from app.db.models import Entry, Event, Match, ResultHistory, ResultReport, Round, Seat, Stage
 from app.services import downstream, outbox, ratings, summary
 from app.services.reads import (
@@ -313,15 +315,85 @@ def _apply(
         match.details = {**(match.details or {}), "adjudication": verdict, "adjudicator": adjudicator}
 
 
+# What a result writes, as statements built once per shape (the columns changed) and bound with
+# their values: the ORM's unit of work costs more CPU than the three statements it would send.
+_UPDATES: dict[tuple[type[Any], frozenset[str]], Any] = {}
+_HISTORY_INSERT = insert(cast(Any, ResultHistory.__table__))  # the table's: no ORM bulk insert
+
+
+def _update_of(model: type[Match] | type[Seat], columns: frozenset[str]) -> Any:
+    statement = _UPDATES.get((model, columns))
+    if statement is None:
+        table: Any = model.__table__
+        where = table.c.id == bindparam("row_id", type_=String)
+        if model is Match:  # the match's version: a change made meanwhile (never, under its lock) fails
+            where = where & (table.c.version == bindparam("row_version", type_=Integer))
+        statement = _UPDATES[(model, columns)] = update(table).where(where)
+    return statement
+
+
+def _changed(row: Match | Seat) -> dict[str, Any]:
+    """The columns of ``row`` changed since it was loaded or last written, with their values."""
+    columns = type(row).__table__.c
+    return {key: getattr(row, key) for key in instance_state(row).committed_state if key in columns}
+
+
+async def _write_match(session: AsyncSession, match: Match) -> None:
+    """The match's and its seats' changes written by ``_update_of``'s statements (a changed match
+    bumps its version, as the ORM's version counter does), then marked as written."""
+    match_changes = _changed(match)
+    seat_changes = [(seat, _changed(seat)) for seat in match.seats]
+    seat_changes = [(seat, changes) for seat, changes in seat_changes if changes]
+    if not match_changes and not seat_changes:
+        return
+    # seats may be all that changed: a change of the result always bumps the match's version
+    match_changes["version"] = match.version + 1
+    done = await session.execute(
+        _update_of(Match, frozenset(match_changes)),
+        {**match_changes, "row_id": match.id, "row_version": match.version},
+    )
+    if cast(CursorResult[Any], done).rowcount != 1:
+        raise StaleDataError(f"match {match.id} was changed meanwhile")
+    by_shape: dict[frozenset[str], list[dict[str, Any]]] = {}
+    for seat, changes in seat_changes:
+        by_shape.setdefault(frozenset(changes), []).append({**changes, "row_id": seat.id})
+    for columns, rows in by_shape.items():
+        await session.execute(_update_of(Seat, columns), rows)
+    identity_map = session.sync_session.identity_map
+    for row, changes in [*seat_changes, (match, match_changes)]:
+        for key, value in changes.items():
+            set_committed_value(row, key, value)
+        state = instance_state(row)
+        if not state.committed_state:  # nothing left for the commit's flush to look at
+            state._commit_all(state.dict, identity_map)
+
+
 async def _history(
     session: AsyncSession, match: Match, action: str, actor: str, payload: dict[str, Any]
 ) -> ResultHistory:
-    await session.flush()  # bumps match.version when the match changed
+    """The match's changes written, then its history row (the answer's copy of it not tracked)."""
+    await _write_match(session, match)
     row = ResultHistory(
-        match_id=match.id, match_version=match.version, action=action, actor=actor, payload=payload
+        id=new_id(),
+        match_id=match.id,
+        match_version=match.version,
+        action=action,
+        actor=actor,
+        payload=payload,
+        created_at=utcnow(),
     )
-    session.add(row)
-    await session.flush()
+    await session.execute(
+        _HISTORY_INSERT,
+        {
+            "id": row.id,
+            "match_id": row.match_id,
+            "match_version": row.match_version,
+            "action": action,
+            "actor": actor,
+            "payload": payload,
+            "created_at": row.created_at,
+        },
+    )
     return row
 
 

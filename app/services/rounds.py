@@ -21,6 +21,7 @@ from app.db.base import new_id, utcnow
 from app.db.bulk import bulk_insert, json_text
 from app.db.models import Event, Match, Round, Seat, Stage
 from app.services import outbox
+from app.services.marked import MarkedCache
 from app.services.reads import details_of, entries_by_id, entry_names, game_of, get_event, stage_settings
 
 
@@ -186,9 +187,10 @@ async def check_tables(
 
 
 # --------------------------------------------------------------------------- reads
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RoundView:
-    """A round as clients read it: its stage, its matches with seats, and the entries' names."""
+    """A round as clients read it: its stage, its matches with seats, and the entries' names;
+    compared and hashed by identity (the API keeps a cached one's renderings beside it)."""
 
     round: Round
     stage: Stage
@@ -231,3 +233,26 @@ async def numbered_round(session: AsyncSession, event_id: str, number: int) -> R
 
 async def round_by_number(session: AsyncSession, event_id: str, number: int) -> RoundView:
     return await round_view(session, await numbered_round(session, event_id, number))
+
+
+# The round cache: ``GET …/rounds/{n}`` (the read clients poll most) kept by the event's mark, as
+# the standings are (app/services/marked.py; docs/architecture.md "The standings cache").
+ROUNDS_CACHED = 32  # rounds kept per process (the least recently served go first) ...
+ROUNDS_CACHED_MATCHES = 10_000  # ... and matches in all of them (some 5 KB each, with renderings)
+_rounds: MarkedCache[RoundView] = MarkedCache(ROUNDS_CACHED, ROUNDS_CACHED_MATCHES, lambda v: len(v.matches))
+
+
+async def cached_round(session: AsyncSession, event_id: str, number: int) -> RoundView:
+    """``round_by_number``, from this process's cache when the event has not changed since it was
+    read. Only for a transaction that reads (a ``GET``)."""
+
+    async def read() -> RoundView:
+        view = await round_by_number(session, event_id, number)
+        # the view outlives its session: its rows leave it now, so that nothing the session does
+        # later (a rollback expires what it holds) touches them
+        for row in (view.round, view.stage, *view.matches):
+            if row in session:
+                session.expunge(row)
+        return view
+
+    return await _rounds.get(session, event_id, number, read)

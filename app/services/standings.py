@@ -7,16 +7,11 @@ closed or the event has ended (finished or cancelled); provisional before.
 
 The standings cache (docs/architecture.md "The standings cache"): ``GET …/standings`` is served by
 ``cached_standings``, which keeps the last ``CACHED`` answers of this process keyed by (event, its
-``standings_mark``, stage, group). The mark is read first, by primary key, in the request's own
-transaction; every change of the event replaces it in the change's transaction (``lock_event``).
-So an answer is only ever served to a request that read the mark it was computed under, and what
-it was computed from is at least as new as that mark: never older than the request.
+``standings_mark``, stage, group) (``app/services/marked.py``: why it cannot be stale).
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -25,7 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.errors import NotFound
 from app.core.lifecycle import standings_final
 from app.core.standings import StandingRow
-from app.db.models import Event, Round, Stage
+from app.db.models import Round, Stage
+from app.services.marked import MarkedCache
 from app.services.reads import (
     details_of,
     get_event,
@@ -80,22 +76,7 @@ async def event_standings(
     return StandingsView(index, group, tuple(rows), groups, chain, tiebreak_source(event, stage), final)
 
 
-_Key = tuple[str, int, int | None, str | None]
-_cache: OrderedDict[_Key, StandingsView] = OrderedDict()
-_rows = 0  # rows in the answers of _cache
-# answers being computed: requests that miss the cache at once wait for the one computation (a
-# round's last result makes every projector, phone and league site ask at the same moment)
-_flights: dict[_Key, asyncio.Future[StandingsView]] = {}
-
-
-async def standings_mark(session: AsyncSession, event_id: str) -> int:
-    """The event's ``standings_mark`` (one primary-key read); NotFound without the event."""
-    mark = (
-        await session.execute(select(Event.standings_mark).where(Event.id == event_id))
-    ).scalar_one_or_none()
-    if mark is None:
-        raise NotFound(f"event {event_id} not found")
-    return int(mark)
+_cache: MarkedCache[StandingsView] = MarkedCache(CACHED, CACHED_ROWS, lambda view: len(view.rows))
 
 
 async def cached_standings(
@@ -104,53 +85,14 @@ async def cached_standings(
     """``event_standings``, from this process's cache when the event has not changed since it was
     computed. Only for a transaction that reads: in one that has changed the event, the mark read
     would name changes not yet committed."""
-    global _rows
-    key = (event_id, await standings_mark(session, event_id), stage_index, group)
-    view = _cache.get(key)
-    if view is not None:
-        _cache.move_to_end(key)
-        return view
-    flight = _flights.get(key)
-    if flight is not None:
-        try:
-            return await asyncio.shield(flight)
-        except asyncio.CancelledError:
-            if not flight.cancelled():
-                raise  # this request was cancelled
-            # the request computing it was (its client left): compute it here
-    view = await _computed(session, key)
-    twin = _cache.pop(key, None)  # computed meanwhile by a request beside this one
-    if twin is not None:
-        _rows -= len(twin.rows)
-    _cache[key] = view
-    _rows += len(view.rows)
-    while len(_cache) > CACHED or (_rows > CACHED_ROWS and len(_cache) > 1):
-        _rows -= len(_cache.popitem(last=False)[1].rows)
-    return view
-
-
-async def _computed(session: AsyncSession, key: _Key) -> StandingsView:
-    """``event_standings`` for ``key``, shared with the requests that miss it meanwhile."""
-    flight: asyncio.Future[StandingsView] = asyncio.get_running_loop().create_future()
-    flight.add_done_callback(lambda f: f.cancelled() or f.exception())  # read even if none waits
-    _flights[key] = flight
-    try:
-        view = await event_standings(session, key[0], key[2], key[3])
-    except asyncio.CancelledError:
-        flight.cancel()
-        raise
-    except BaseException as exc:
-        flight.set_exception(exc)
-        raise
-    finally:
-        if _flights.get(key) is flight:
-            del _flights[key]
-    flight.set_result(view)
-    return view
+    return await _cache.get(
+        session,
+        event_id,
+        (stage_index, group),
+        lambda: event_standings(session, event_id, stage_index, group),
+    )
 
 
 def forget_cached() -> None:
     """Empty this process's standings cache."""
-    global _rows
     _cache.clear()
-    _rows = 0

@@ -10,6 +10,11 @@ from app.services.formats.registry import FORMATS
 LANGUAGES = ("en", "ja")
 
 EN: dict[str, str] = {
+    "clock": "Round clock",
+    "clock_running": "Time left",
+    "clock_paused": "Paused",
+    "clock_ended": "Time is up",
+    "announcement": "Announcement",
     "skip": "Skip to the content",
     "nav": "Site",
     "views": "Views of this event",
@@ -276,6 +281,11 @@ EN: dict[str, str] = {
 }
 
 JA: dict[str, str] = {
+    "clock": "ラウンドの時計",
+    "clock_running": "残り時間",
+    "clock_paused": "一時停止中",
+    "clock_ended": "時間切れ",
+    "announcement": "お知らせ",
     "skip": "本文へ移動",
     "nav": "サイト",
     "views": "この大会の表示",

@@ -21,11 +21,14 @@ from typing import Any
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.exc import TimeoutError as SATimeoutError
 
+from app.api import problems
 from app.cli import migrate
+from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from app.settings import Settings
-from tests.support.api import ADMIN_TOKEN, api_client, assert_problem
+from tests.support.api import ADMIN_TOKEN, Api, api_client, assert_problem
 from tests.support.processes import free_port
 from tests.support.services import in_thread
 
@@ -154,3 +157,51 @@ async def test_a_connection_the_server_closed_is_replaced_before_it_is_used(pg_e
     for _ in range(3):  # every pooled connection that was closed is replaced, none fails a statement
         async with pg_engine.connect() as conn:
             assert (await conn.execute(text("SELECT 1"))).scalar_one() == 1
+
+
+async def test_a_request_that_waits_too_long_for_a_connection_is_told_the_server_is_busy(
+    api: Api, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every pooled connection held elsewhere: a request that waits past the pool's timeout answers
+    503 "Server busy" with Retry-After, the database reachable all along; the log says busy, not
+    unreachable; once a connection is free the same requests are answered."""
+    r = await api.client.post("/v1/events", json={"name": "Busy", "game": "generic"}, headers=api.admin())
+    assert r.status_code == 201, r.text
+    event_id = r.json()["id"]
+    # a pool of two, waited for 0.2 s, in place of the server's
+    url = api.app.state.engine.url.render_as_string(hide_password=False)
+    small = make_engine(url, pool_size=2, max_overflow=0, pool_timeout=0.2)
+    served = api.app.state.sessionmaker
+    api.app.state.sessionmaker = make_sessionmaker(small, served.kw["info"])
+    monkeypatch.setitem(problems._busy, "logged_at", -1e9)  # this test's line is not held back
+    held = []
+    try:
+        while True:  # take every connection the pool has, until it makes us wait too long
+            try:
+                held.append(await small.connect())
+            except SATimeoutError:
+                break
+        assert len(held) == 2
+        caplog.clear()
+        with caplog.at_level(logging.WARNING):
+            answers = [
+                await api.client.get(f"/v1/events/{event_id}"),
+                await api.client.post(
+                    "/v1/events", json={"name": "No", "game": "generic"}, headers=api.admin()
+                ),
+            ]
+        for answer in answers:
+            body = assert_problem(answer, 503)
+            assert body["title"] == "Server busy" and "unreachable" not in body["detail"], body
+            assert int(answer.headers["retry-after"]) > 0
+        lines = [r.getMessage() for r in caplog.records if r.name == "arbiter.api"]
+        assert len(lines) == 1 and "server busy" in lines[0] and "unavailable" not in lines[0], lines
+        await held.pop().close()
+        assert (await api.client.get(f"/v1/events/{event_id}")).status_code == 200
+        names = {e["name"] for e in (await api.client.get("/v1/events")).json()["items"]}
+        assert names == {"Busy"}  # the refused creation wrote nothing
+    finally:
+        api.app.state.sessionmaker = served
+        for conn in held:
+            await conn.close()
+        await small.dispose()

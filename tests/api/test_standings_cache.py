@@ -178,11 +178,11 @@ async def test_a_deleted_event_is_not_found_and_the_cache_is_bounded(api: Api, c
 async def test_the_cache_is_bounded_by_rows(
     api: Api, computed: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(standings_svc, "CACHED_ROWS", 5)
+    monkeypatch.setattr(standings_svc._cache, "most_rows", 5)
     events = [(await setup_event(api, ["Ada", "Barbara"]))[0] for _ in range(3)]
     for eid in events:
         await _read(api, eid, computed, fresh=True)
-    assert standings_svc._rows == sum(len(v.rows) for v in standings_svc._cache.values()) <= 5
+    assert standings_svc._cache.rows == sum(len(v.rows) for v in standings_svc._cache.answers.values()) <= 5
     await _read(api, events[2], computed, fresh=False)
     await _read(api, events[0], computed, fresh=True)  # the least recently served went first
 

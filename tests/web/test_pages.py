@@ -138,8 +138,8 @@ def test_pages_and_docs_work_offline(server: str, browser: Any, running: dict[st
 
     context.route("**/*", guard)
     page = context.new_page()
-    failed: list[str] = []
-    page.on("requestfailed", lambda r: failed.append(r.url))
+    failed: list[tuple[str, str | None]] = []
+    page.on("requestfailed", lambda r: failed.append((r.url, r.failure)))
     for path in (
         "/",
         f"/e/{running['id']}",
@@ -158,7 +158,12 @@ def test_pages_and_docs_work_offline(server: str, browser: Any, running: dict[st
         assert page.get_by_role("button", name=re.compile("Authorize")).count() >= 1
     shot(page, "docs")
     assert outside == [], outside
-    assert [u for u in failed if "/stream" not in u] == []
+    # a stream, and a page's own reads of the API cut short by the next page: not a failure to load
+    assert [
+        u
+        for u, why in failed
+        if "/stream" not in u and not (why == "net::ERR_ABORTED" and "/v1/events/" in u)
+    ] == []
     context.close()
 
 

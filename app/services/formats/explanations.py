@@ -47,7 +47,7 @@ class SwissExplanation(TypedDict):
     rematches: int
     avoid_same_club: bool
     seat_balance: bool
-    pairs: list[PairRow]
+    pairs: NotRequired[list[PairRow]]  # a round's read gives it on request (?explain=true)
     bye: ByeRow | None
     notes: list[str]
 
@@ -65,7 +65,7 @@ class TablesExplanation(TypedDict):
     method: Literal["tables"]
     total_repeat_cost: int
     avoid_same_club: bool
-    tables: list[TableRow]
+    tables: NotRequired[list[TableRow]]  # a round's read gives it on request (?explain=true)
 
 
 class BracketExplanation(TypedDict):
@@ -76,3 +76,7 @@ class BracketExplanation(TypedDict):
 
 
 EXPLANATIONS = (SwissExplanation, TablesExplanation, BracketExplanation)
+
+# The per-pair (per-table) parts of an explanation: the bulk of it (a 512-entry Swiss round's pairs
+# outweigh its matches); a round's read leaves them out unless asked (api.md "Start, rounds and advance").
+PER_PAIR = ("pairs", "tables")
