@@ -18,8 +18,6 @@ Public, like standings: results are public data.
 
 from __future__ import annotations
 
-import csv
-import io
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -27,6 +25,7 @@ from fastapi import APIRouter, Depends, Header, Query, Response
 from pydantic import BaseModel, Field
 
 from app.api.auth import require
+from app.api.csv_io import csv_text
 from app.api.deps import SessionDep
 from app.api.matches import full_match_read
 from app.api.schemas import MatchRead, StrictTypes
@@ -161,15 +160,14 @@ def scorecard_read(view: ScoreCardView) -> ScoreCardRead:
     )
 
 
-def _csv(card: ScoreCardRead) -> str:
+def _lines(card: ScoreCardRead) -> list[list[object]]:
+    """A card's CSV lines, one per game (the values as they are: numbers stay numbers)."""
     closing = {}
     for r in card.rounds:
         last = max((g.round for g in card.games if g.game_round == r.game_round), default=None)
         if last is not None and r.complete:
             closing[last] = r
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    lines = []
     for g in [*card.games, *card.playoff]:
         rs = closing.get(g.round)
         values = g.model_dump()
@@ -179,8 +177,12 @@ def _csv(card: ScoreCardRead) -> str:
             sign = values.pop(f"{who}_sign_off")
             values[f"{who}_signed_by"] = sign["by"] if sign else None
             values[f"{who}_signed_at"] = sign["at"].isoformat() if sign else None
-        writer.writerow(["" if values[c] is None else values[c] for c in CSV_COLUMNS])
-    return out.getvalue()
+        lines.append([values[c] for c in CSV_COLUMNS])
+    return lines
+
+
+def _csv(card: ScoreCardRead) -> str:
+    return csv_text(CSV_COLUMNS, _lines(card))
 
 
 class HeroDeclaration(StrictTypes):
@@ -261,14 +263,9 @@ async def get_scorecards(
     id and name (`?format=csv`)."""
     cards = [scorecard_read(v) for v in await score_cards(session, event_id)]
     if format == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(("entry_id", "name", *CSV_COLUMNS))
-        for card in cards:
-            for line in list(csv.reader(io.StringIO(_csv(card))))[1:]:
-                writer.writerow((card.entry_id, card.name, *line))
+        lines = [(card.entry_id, card.name, *line) for card in cards for line in _lines(card)]
         return Response(
-            out.getvalue(),
+            csv_text(("entry_id", "name", *CSV_COLUMNS), lines),
             media_type="text/csv; charset=utf-8",
             headers={"Content-Disposition": f'attachment; filename="scorecards-{event_id}.csv"'},
         )

@@ -70,12 +70,34 @@ def read_entry_rows(text: str) -> list[dict[str, Any]]:
     return rows
 
 
+# A text cell a spreadsheet would run as a formula starts with one of these (OWASP's list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+class Notation(str):
+    """A cell the server writes in a fixed notation that starts with a sign (a cross-table's
+    ``+5w``, ``=3b``): written as it is, since nobody's text can reach it."""
+
+    __slots__ = ()
+
+
+def cell(value: Any) -> Any:
+    """One cell as written: nothing for None, a number as it is (``-1.5`` stays a number), a text
+    that would start a formula prefixed with ``'`` so that a spreadsheet shows it as text."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and not isinstance(value, Notation) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """Every CSV the API writes: a header line, then the rows, each text cell neutralised."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
+    writer.writerow([cell(h) for h in header])
     for row in rows:
-        writer.writerow(["" if v is None else v for v in row])
+        writer.writerow([cell(v) for v in row])
     return out.getvalue()
 
 

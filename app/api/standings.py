@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import PlainTextResponse
 
 from app.api.caching import Rendered, cached_json, rendered
-from app.api.csv_io import CSV_CONTENT, FormatQuery, csv_response
+from app.api.csv_io import CSV_CONTENT, FormatQuery, Notation, csv_response
 from app.api.deps import SessionDep
 from app.api.schemas import (
     CrossCellRead,
@@ -119,7 +119,7 @@ async def get_crosstable(
         ranks = {r.entry_id: r.rank for r in view.rows}
         lines = []
         for r in view.rows:
-            by_round = {c.round: cell_text(c, ranks) for c in r.cells}
+            by_round = {c.round: Notation(cell_text(c, ranks)) for c in r.cells}
             lines.append((r.rank, r.name, r.points, *(by_round.get(n, "") for n in view.rounds)))
         header = ("rank", "name", "points", *(f"round {n}" for n in view.rounds))
         return csv_response(header, lines, f"crosstable-{event_id}.csv")

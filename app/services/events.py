@@ -109,12 +109,13 @@ async def list_events(
 ) -> tuple[list[EventView], str | None]:
     stmt = select(Event)
     if cursor:
-        last = await session.get(Event, cursor)
-        if last is not None:
-            stmt = stmt.where(
-                (Event.created_at < last.created_at)
-                | ((Event.created_at == last.created_at) & (Event.id < last.id))
-            )
+        last = await session.get(Event, cursor) if len(cursor) <= 64 and cursor.isprintable() else None
+        if last is None:  # not a cursor this list handed out (api.md "Paging"): nothing is guessed
+            raise InvalidInput("bad cursor", [Problem(("query", "cursor"), "not a cursor of this list")])
+        stmt = stmt.where(
+            (Event.created_at < last.created_at)
+            | ((Event.created_at == last.created_at) & (Event.id < last.id))
+        )
     rows = list(
         (
             await session.execute(stmt.order_by(Event.created_at.desc(), Event.id.desc()).limit(limit + 1))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.errors import Conflict, NotFound
+from app.core.errors import Conflict, InvalidInput, NotFound, Problem
 from app.core.identity import clean_name, name_key
 from app.db.models import Player
 
@@ -106,11 +106,10 @@ async def search_players(
     if q:
         stmt = stmt.where(Player.name.ilike(f"%{q}%"))
     if cursor:
-        last = await session.get(Player, cursor)
-        if last is not None:
-            stmt = stmt.where(
-                (Player.name > last.name) | ((Player.name == last.name) & (Player.id > last.id))
-            )
+        last = await session.get(Player, cursor) if len(cursor) <= 64 and cursor.isprintable() else None
+        if last is None:  # not a cursor this list handed out (api.md "Paging"): nothing is guessed
+            raise InvalidInput("bad cursor", [Problem(("query", "cursor"), "not a cursor of this list")])
+        stmt = stmt.where((Player.name > last.name) | ((Player.name == last.name) & (Player.id > last.id)))
     rows = list((await session.execute(stmt.order_by(Player.name, Player.id).limit(limit + 1))).scalars())
     nxt = rows[limit - 1].id if len(rows) > limit else None
     return rows[:limit], nxt

@@ -42,11 +42,12 @@ async def run_search(
     games_per_player: int | None,
     rounds: bool,
     seed: str,
-    budget: float,
+    deadline: float,
 ) -> Design:
+    """The search, ending by ``deadline`` (``time.monotonic()``): the time spent waiting for one of
+    the process's search slots is part of the budget, so a queue of searches never runs past it."""
     async with cpu_slot():  # searches of this process take turns on its cores
         latest = [0.0]
-        deadline = time.monotonic() + budget
         cancelled = [False]
 
         def stop() -> bool:
@@ -111,7 +112,7 @@ async def schedule_job(session: AsyncSession, ctx: JobContext) -> DesignDict:
         games_per_player=a.get("games_per_player"),
         rounds=bool(a.get("rounds", False)),
         seed=str(a.get("seed", "")),
-        budget=float(a.get("time_budget", DEFAULT_BUDGET)),
+        deadline=time.monotonic() + float(a.get("time_budget", DEFAULT_BUDGET)),
     )
     return design.as_dict()
 
@@ -139,7 +140,9 @@ async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> StageSch
     rounds: list[list[list[str]]] = []
     seat_numbers: dict[str, dict[str, int]] = {}
     reports: dict[str, DesignReportDict] = {}
-    for name, members in sorted(groups.items()):
+    ends = time.monotonic() + float(settings.time_budget)  # the stage's budget, shared by its groups
+    for i, (name, members) in enumerate(sorted(groups.items())):
+        now = time.monotonic()
         design = await run_search(
             ctx,
             players=len(members),
@@ -148,7 +151,7 @@ async def stage_schedule_job(session: AsyncSession, ctx: JobContext) -> StageSch
             games_per_player=settings.games_per_player,
             rounds=by_rounds,
             seed=f"{seed}:stage:{stage_index}:group:{name}",
-            budget=float(settings.time_budget),
+            deadline=now + max(0.0, ends - now) / (len(groups) - i),  # an equal share of what is left
         )
         numbered = sorted(members)
         rng.stream(seed, f"stage:{stage_index}:group:{name}:seat_numbers").shuffle(numbered)

@@ -174,7 +174,7 @@ def _taken_flash(request: Request, token: str, event_id: str) -> dict[str, Any] 
     """The refusal a redirect carried here, if it is this organizer's for this event."""
     value = request.cookies.get(FLASH, "")
     payload, _, sig = value.partition(".")
-    if not payload or not hmac.compare_digest(sig, _flash_sign(token, payload)):
+    if not payload or not forms.same_token(sig, _flash_sign(token, payload)):
         return None
     try:
         flash = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
@@ -196,7 +196,7 @@ async def _act(
     _same_origin(request)
     principal, token = await _signed_in(request, session, event_id)
     form = await _form(request)
-    if not hmac.compare_digest(str(form.get("csrf", "")), csrf_of(token)):
+    if not forms.same_token(form.get("csrf", ""), csrf_of(token)):
         raise Forbidden("the form's token is missing or stale: reload the console")
     try:
         shown = await action(principal, form)

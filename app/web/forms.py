@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import copy
+import hmac
 from dataclasses import dataclass
 from typing import Any
 
 from app.core.errors import InvalidInput, Problem
 from app.db.models import Match
+
+
+def same_token(sent: object, expected: str) -> bool:
+    """Whether what a browser sent (a form's ``csrf`` field, a signed cookie's signature) is the
+    expected token, compared as bytes in constant time: any text (non-ASCII too) is an answer,
+    never an error."""
+    return hmac.compare_digest(str(sent).encode("utf-8", "surrogatepass"), expected.encode())
 
 
 @dataclass(frozen=True)

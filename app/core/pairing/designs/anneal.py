@@ -251,8 +251,10 @@ class Anneal:
 
 
 def greedy_cover(n: int, k: int, rand: Any) -> list[list[int]]:
-    """A covering of all pairs by k-sets, built greedily with balanced games."""
-    cov = [[False] * n for _ in range(n)]
+    """A covering of all pairs by k-sets, built greedily with balanced games. Each seat added goes to
+    the player covering the most new pairs with the table so far (fewest games, then chance, next);
+    the new pairs of every player are counted as the table grows, not recounted for each seat."""
+    cov = [[False] * n for _ in range(n)]  # symmetric: cov[a][b] is cov[b][a]
     deg = [0] * n
     left = n * (n - 1) // 2
     blocks: list[list[int]] = []
@@ -260,30 +262,25 @@ def greedy_cover(n: int, k: int, rand: Any) -> list[list[int]]:
     unc = [n - 1] * n  # uncovered partners of each player
     while left > 0:
         a = min((p for p in range(n) if unc[p] > 0), key=lambda p: (deg[p], noise[p]))
-        b = min(
-            (p for p in range(n) if p != a and not cov[min(a, p)][max(a, p)]),
-            key=lambda p: (deg[p], noise[p]),
-        )
+        row_a = cov[a]
+        b = min((p for p in range(n) if p != a and not row_a[p]), key=lambda p: (deg[p], noise[p]))
         block = [a, b]
+        row_b = cov[b]
+        gain = [2 - x - y for x, y in zip(row_a, row_b, strict=True)]  # new pairs with the table
         while len(block) < k:
-            cand = None
-            ckey: tuple[int, int, float] | None = None
-            for z in range(n):
-                if z in block:
-                    continue
-                gain = sum(1 for x in block if not cov[min(x, z)][max(x, z)])
-                key = (-gain, deg[z], rand.random())
-                if ckey is None or key < ckey:
-                    ckey, cand = key, z
-            assert cand is not None
+            seated = set(block)
+            cands = [z for z in range(n) if z not in seated]
+            draws = [rand.random() for _ in cands]  # one draw a candidate, in order, as ever
+            at = min(range(len(cands)), key=lambda i: (-gain[cands[i]], deg[cands[i]], draws[i]))
+            cand = cands[at]
             block.append(cand)
-        for a, b in combinations(block, 2):
-            a, b = min(a, b), max(a, b)
-            if not cov[a][b]:
-                cov[a][b] = True
+            gain = [g + (not c) for g, c in zip(gain, cov[cand], strict=True)]
+        for x, y in combinations(block, 2):
+            if not cov[x][y]:
+                cov[x][y] = cov[y][x] = True
                 left -= 1
-                unc[a] -= 1
-                unc[b] -= 1
+                unc[x] -= 1
+                unc[y] -= 1
         for x in block:
             deg[x] += 1
         blocks.append(sorted(block))
