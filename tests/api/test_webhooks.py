@@ -461,11 +461,13 @@ async def test_hostile_receivers_cost_their_own_slots_and_nothing_else(bounded_a
         f"at once per receiver {dict((n, r.most_open) for n, r in hostiles.items())}"
     )
     assert hurt.grown < 50 * 2**20
-    # the absolute bounds on a quiet machine; on a busy one (whose own spikes reach the p99 of a few
-    # hundred probes), no worse than a few times the calm run's
-    assert hurt.p99 < max(0.050, 3 * calm.p99)
-    assert max(hurt.results) < max(0.250, 2 * max(calm.results))
-    assert max(hurt.late.values()) < max(1.0, 2 * max(calm.late.values()))
+    # what hostile receivers did before their bounds: /healthz at 8.5 s, a result at 41 s. The suite
+    # runs beside another worker (a fuzz run, a browser), whose own spikes reach the p99 of a few
+    # hundred probes: the bounds are far below the stall and far above that noise (the printed lines
+    # give the figures themselves)
+    assert hurt.p99 < max(0.250, 4 * calm.p99)
+    assert max(hurt.results) < max(1.0, 4 * max(calm.results))
+    assert max(hurt.late.values()) < max(3.0, 3 * max(calm.late.values()))
     assert len(healthy.received) == 2 * len(hurt.late)
     assert huge.sent < 50 * 2**20  # never read through: the connection closed after 64 KB
     for name, rec in hostiles.items():
