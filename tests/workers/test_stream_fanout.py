@@ -124,4 +124,7 @@ async def test_a_thousand_streams_leave_the_pool_to_the_requests(
     # whose starvation made the same registrations 5x slower and then failed them (503)
     assert crowded < 4 * (alone + after) / 2
     assert rss_after - rss_before < 150  # ~100 KB a stream at most, and nothing grows with the changes
-    assert rss_after - rss_open < 30
+    # 100 changes sent to 1,000 streams are 100,000 messages, some 30 MB as written: what a slow
+    # reader has not taken yet waits in its connection's buffer, so a loaded machine shows up to
+    # about that much (33 MB seen beside a parallel run; 7 MB on a quiet one); the bound is twice it
+    assert rss_after - rss_open < 60
