@@ -40,7 +40,7 @@ from app.core.vocabulary import EntryStatus, EventStatus
 from app.services import events as svc
 from app.services.events import EntryView, EventView
 from app.services.history import event_history
-from app.services.tokens import hash_token
+from app.services.tokens import hash_token, new_token
 
 router = APIRouter(prefix="/v1/events", tags=["events"])
 
@@ -96,7 +96,7 @@ async def create_event(request: Request, body: EventCreate, session: SessionDep,
     """Create an event (admin). The organizer token is returned once; only its hash is kept."""
 
     async def handler() -> tuple[int, object, dict[str, str]]:
-        token = svc.new_token()
+        token = new_token()
         event = await svc.create_event(
             session, body.name, body.game, body.preset, body.settings, body.seed, hash_token(token)
         )
@@ -244,13 +244,13 @@ async def create_entry(request: Request, event_id: str, session: SessionDep, who
     async def handler() -> tuple[int, object, dict[str, str]]:
         if kind == "one":
             body = _validated([payload], "body")[0]
-            token = svc.new_token()
+            token = new_token()
             entry = await svc.add_entry(session, event_id, _spec(body), hash_token(token))
             view = await svc.registered(session, entry, who)
             created = EntryCreated(**entry_read(view).model_dump(), entry_token=token)
             return 201, created, {"Location": f"/v1/events/{event_id}/entries/{entry.id}"}
         bodies = _validated(payload, kind)
-        tokens = [svc.new_token() for _ in bodies]
+        tokens = [new_token() for _ in bodies]
         entries = await svc.add_entries(
             session, event_id, [_spec(b) for b in bodies], [hash_token(t) for t in tokens], kind
         )
@@ -342,7 +342,7 @@ async def reissue_entry_token(
 ) -> EntryCreated:
     """A new entry token for one entry (organizer): its personal link was lost or passed on. The old
     token stops working at once; the new one is shown once, in `entry_token`."""
-    token = svc.new_token()
+    token = new_token()
     entry = await svc.reissue_entry_token(session, event_id, entry_id, hash_token(token))
     return EntryCreated(
         **entry_read(await svc.registered(session, entry, who)).model_dump(), entry_token=token

@@ -41,7 +41,6 @@ from app.services.reads import (
 )
 from app.services.registry import registry_of
 from app.services.summary import Summary, summarize
-from app.services.tokens import new_token as new_token  # the name the routes and pages call
 
 
 def _standings_problems(settings: dict[str, Any]) -> list[Problem]:

@@ -29,7 +29,7 @@ from app.services import lifecycle
 from app.services import results as result_svc
 from app.services.preset_catalog import get_preset, list_presets
 from app.services.reads import load_match
-from app.services.tokens import hash_token
+from app.services.tokens import hash_token, new_token
 from app.web import forms
 from app.web.i18n import translator
 from app.web.public import qr_svg
@@ -303,7 +303,7 @@ async def create_event(request: Request, session: SessionDep) -> Response:
         name = form.get("name", "").strip()
         if not name:
             raise InvalidInput("the event needs a name", [Problem(("name",), "required")])
-        token = event_svc.new_token()
+        token = new_token()
         event = await event_svc.create_event(
             session,
             name,
@@ -357,7 +357,7 @@ async def register(request: Request, event_id: str, session: SessionDep) -> Resp
                 "nothing to register", [Problem(("names",), "paste names or choose a CSV file")]
             )
         specs = _validated(rows, kind)
-        tokens = [event_svc.new_token() for _ in specs]
+        tokens = [new_token() for _ in specs]
         entries = await event_svc.add_entries(
             session, event_id, [_spec(b) for b in specs], [hash_token(t) for t in tokens], kind
         )
@@ -373,7 +373,7 @@ async def reissue(request: Request, event_id: str, entry_id: str, session: Sessi
     """A new personal link for one player (the old one stops working), shown once."""
 
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
-        token = event_svc.new_token()
+        token = new_token()
         entry = await event_svc.reissue_entry_token(session, event_id, entry_id, hash_token(token))
         base = str(request.base_url).rstrip("/")
         return {"links": [(entry.name, f"{base}/e/{event_id}/me#token={token}")]}
