@@ -3,22 +3,8 @@
 from __future__ import annotations
 
 from tests.support.api import Api, assert_problem, bearer, pair, post_result, setup_event, standings, start
+from tests.support.rite_of_command import RINGS
 from tests.support.strategic_titan import four_player_game
-
-RINGS = {
-    "rings": [
-        [
-            {"card": "Shield bearer", "owner": 1},
-            {"card": "Mace bearer", "owner": 2},
-            {"card": "Club", "owner": 2},
-            {"card": "Sword", "owner": 1},
-            {"card": "Divine Staff", "owner": 2},
-        ],
-        [{"card": "Priest of Osiris", "owner": 2}],
-        [{"card": "Priest of Osiris", "owner": 2}],
-    ],
-    "wagers": {"1": 10, "2": 10},
-}
 
 
 async def _one_match(api: Api, game: str) -> tuple[str, str, dict]:

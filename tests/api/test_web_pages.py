@@ -17,6 +17,7 @@ from app.core import presets
 from app.web import i18n
 from app.web.console import COOKIE, csrf_of
 from tests.support.api import ADMIN_TOKEN, Api, advance, bearer, setup_event, start
+from tests.support.rite_of_command import RINGS
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "app" / "web" / "templates"
 
@@ -616,22 +617,6 @@ async def test_a_player_reports_places_with_the_entry_token_only(api: Api) -> No
     done = await c.post(url, data=form, headers=bearer(token))
     assert done.status_code == 200 and done.json()["status"] == "reported"
     assert (await c.get(f"/v1/matches/{m['id']}")).json()["status"] == "reported"
-
-
-RINGS = {
-    "rings": [
-        [
-            {"card": "Shield bearer", "owner": 1},
-            {"card": "Mace bearer", "owner": 2},
-            {"card": "Club", "owner": 2},
-            {"card": "Sword", "owner": 1},
-            {"card": "Divine Staff", "owner": 2},
-        ],
-        [{"card": "Priest of Osiris", "owner": 2}],
-        [{"card": "Priest of Osiris", "owner": 2}],
-    ],
-    "wagers": {"1": 10, "2": 10},
-}
 
 
 async def test_a_game_log_shows_its_verdict_before_it_is_recorded(api: Api) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.rite_of_command import RINGS
 from tests.web.conftest import ADMIN, api, bearer, items, shot
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -266,22 +267,6 @@ def test_players_report_their_places_from_their_phones(server: str, browser: Any
     assert got["status"] == "confirmed" and [place_of[s["entry_id"]] for s in by_seat] == [2, 1, 3, 3]
     for context in contexts:
         context.close()
-
-
-RINGS = {
-    "rings": [
-        [
-            {"card": "Shield bearer", "owner": 1},
-            {"card": "Mace bearer", "owner": 2},
-            {"card": "Club", "owner": 2},
-            {"card": "Sword", "owner": 1},
-            {"card": "Divine Staff", "owner": 2},
-        ],
-        [{"card": "Priest of Osiris", "owner": 2}],
-        [{"card": "Priest of Osiris", "owner": 2}],
-    ],
-    "wagers": {"1": 10, "2": 10},
-}
 
 
 def test_a_game_log_pasted_and_uploaded_shows_its_verdict_first(
