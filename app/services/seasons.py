@@ -32,7 +32,7 @@ class SeasonTable:
     counted: list[str]  # the finished events counted
 
 
-def _check(points: list[float], best_of: int | None) -> None:
+def _check(points: list[float]) -> None:
     problems = []
     if not points:
         problems.append(Problem(("body", "points"), "at least one place must earn points"))
@@ -45,7 +45,7 @@ def _check(points: list[float], best_of: int | None) -> None:
 async def create(
     session: AsyncSession, name: str, points: list[float], best_of: int | None, who: Principal
 ) -> tuple[Season, str]:
-    _check(points, best_of)
+    _check(points)
     token = new_token()
     season = Season(
         name=name, points=list(points), best_of=best_of, token_hash=hash_token(token), created_by=who.actor
