@@ -4,8 +4,10 @@ a browser Playwright downloads. Screenshots go to screenshots/ (not committed) f
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,20 +15,19 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import sync_playwright
+from sqlalchemy.engine import make_url
 
 from tests.support.processes import ROOT, arbiter, env, finish, free_port, spawn, wait_http
+from tests.support.services import admin_execute, in_thread, server_url
 
 ADMIN = "web-admin-token"
 SHOTS = ROOT / "screenshots"
 CHROMIUM = os.environ.get("ARBITER_TEST_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The base URL of ``arbiter serve`` on a SQLite file of its own."""
-    where = tmp_path_factory.mktemp("web")
+def _serve(where: Path, database_url: str) -> Iterator[str]:
     environ = env(
-        DATABASE_URL=f"sqlite+aiosqlite:///{where / 'arbiter.db'}",
+        DATABASE_URL=database_url,
         ARBITER_ADMIN_TOKEN=ADMIN,
         ARBITER_LOG_FORMAT="json",
         ARBITER_SSE_POLL_SECONDS="0.2",
@@ -41,6 +42,31 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     wait_http(f"{base}/readyz", proc)
     yield base
     finish(proc, log)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of ``arbiter serve`` on a SQLite file of its own."""
+    where = tmp_path_factory.mktemp("web")
+    yield from _serve(where, f"sqlite+aiosqlite:///{where / 'arbiter.db'}")
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def hall_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of ``arbiter serve`` on each backend in turn: SQLite (jobs in-process) and a
+    Postgres database of the module's own. The hall's pages (clock, staff, offline results, check-in)
+    are tested on both."""
+    where = tmp_path_factory.mktemp("hall")
+    if request.param == "sqlite":
+        yield from _serve(where, f"sqlite+aiosqlite:///{where / 'arbiter.db'}")
+        return
+    server_db = server_url()
+    name = f"arbiter_web_{uuid.uuid4().hex[:10]}"
+    in_thread(asyncio.run, admin_execute(server_db, f'CREATE DATABASE "{name}"'))
+    try:
+        yield from _serve(where, make_url(server_db).set(database=name).render_as_string(hide_password=False))
+    finally:
+        in_thread(asyncio.run, admin_execute(server_db, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @pytest.fixture(scope="module")

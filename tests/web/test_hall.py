@@ -23,7 +23,8 @@ def _wait(page: Any, predicate: str, within: float = 8.0) -> None:
     page.wait_for_function(predicate, timeout=within * 1000)
 
 
-def test_the_clock_and_announcements_reach_every_screen(server: str, browser: Any) -> None:
+def test_the_clock_and_announcements_reach_every_screen(hall_server: str, browser: Any) -> None:
+    server = hall_server
     client = api(server)
     made = client.post(
         "/v1/events",
