@@ -62,7 +62,7 @@ from app.services.outbox import HUB_KEY
 from app.services.registry import Registry
 from app.settings import Settings, get_settings
 from app.version import __version__
-from app.web import assets, console, public
+from app.web import assets, checkin, console, public
 from app.wiring import build_registry
 
 log = logging.getLogger("arbiter")
@@ -242,6 +242,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
         battlebooks_royal,
         bga,
         public,
+        checkin,
         console,
     ):
         app.include_router(module.router)
