@@ -198,3 +198,40 @@ def test_a_table_recorded_meanwhile_is_a_conflict_in_words(
     page.locator("#h-hist").wait_for()
     assert card.count() == 0 and page.locator("#outbox").is_hidden()
     context.close()
+
+
+def test_an_answer_lost_on_the_way_back_is_replayed_not_recorded_twice(
+    hall_server: str, browser: Any
+) -> None:
+    """Wi-Fi that drops after the result reached the server: the phone never hears the answer,
+    tries again with the same key, and the API replays the first answer."""
+    server = hall_server
+    ev = _event(server, "Bad Wi-Fi lost answer")
+    context = browser.new_context(**PHONE, locale="en-US")
+    page = context.new_page()
+    page.goto(f"{server}/e/{ev['id']}/me#token={ev['token']}")
+    card = page.locator(f"#m-{ev['match']}")
+    card.get_by_role("button", name="I won").wait_for()
+    tries: list[tuple[str | None, bool]] = []
+
+    def drop_first_answer(route: Any) -> None:
+        answer = route.fetch()  # the server gets it and answers ...
+        tries.append(
+            (
+                route.request.headers.get("idempotency-key"),
+                answer.headers.get("idempotent-replayed") == "true",
+            )
+        )
+        if len(tries) == 1:
+            route.abort("connectionreset")  # ... and the answer is lost on the way back
+        else:
+            route.fulfill(response=answer)
+
+    page.route("**/v1/matches/*/result", drop_first_answer)
+    card.get_by_role("button", name="I won").click()
+    page.wait_for_selector("#me-status:has-text('Your report was sent.')")
+    assert len(tries) == 2 and tries[0][0] and tries[0][0] == tries[1][0], tries
+    assert tries[1][1], tries  # the second try was a replay
+    claims = [h for h in _history(server, ev["match"]) if h["action"] == "claim"]
+    assert len(claims) == 1, claims
+    context.close()

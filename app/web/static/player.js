@@ -30,10 +30,9 @@
       headers: { Authorization: "Bearer " + t, Accept: "text/html" }
     }).then(function (r) {
       if (r.status === 401 || r.status === 403) { try { localStorage.removeItem(key); } catch (e) {} m = null; form.hidden = false; return null; }
-      if (!r.ok) return null;
       return r.text().then(function (html) {
         box.innerHTML = html; stale.hidden = true;
-        if (offline) offline.saveView(eventId, html);
+        if (offline && r.ok) offline.saveView(eventId, html);
         return null;
       });
     }).catch(function () {
