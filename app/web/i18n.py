@@ -265,7 +265,7 @@ EN: dict[str, str] = {
     "outbox_waiting": "Waiting to send:",
     "outbox_waiting_why": "no connection; it is kept on this phone and sent when the connection returns, even if you close this page.",
     "outbox_conflict": "Not sent:",
-    "outbox_conflict_why": "the organizer recorded this table's result while yours was waiting. The organizer's result stands (see your games); speak to the organizer if it is wrong.",
+    "outbox_conflict_why": "The organizer recorded this table's result while yours was waiting. The organizer's result stands (see your games); speak to the organizer if it is wrong.",
     "outbox_refused": "Not sent:",
     "outbox_dismiss": "Understood",
     "offline_last_seen": "No connection: this is your page as it was at {time}.",

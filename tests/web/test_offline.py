@@ -186,9 +186,10 @@ def test_a_table_recorded_meanwhile_is_a_conflict_in_words(
     print(f"\noffline timeline (conflict, {_backend(request)}): {clock}")
     said = conflict.inner_text()
     assert (
-        "Not sent:" in said and "the organizer recorded this table's result while yours was waiting" in said
+        "Not sent:" in said and "The organizer recorded this table's result while yours was waiting" in said
     ), said
     assert "I won" in said, said
+    card.wait_for(state="detached")  # the page refreshed: the table is recorded, no buttons
     shot(page, "offline-conflict")
     history = _history(server, ev["match"])
     assert [h["action"] for h in history] == ["report"], history  # the player's result never counted
