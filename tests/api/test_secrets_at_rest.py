@@ -326,7 +326,7 @@ async def test_a_dump_with_every_public_value_yields_no_token_and_no_secret(
 
 
 # --------------------------------------------------------------------------- the keys
-def settings_of(fresh: Fresh, key: str | None) -> Settings:
+def settings_of(fresh: Fresh, key: str | None, **more: Any) -> Settings:
     return Settings(
         database_url=fresh.url,
         redis_url=None,
@@ -334,12 +334,13 @@ def settings_of(fresh: Fresh, key: str | None) -> Settings:
         arbiter_sweep_seconds=3600,
         arbiter_webhook_allow_private=True,  # the receiver listens on the loopback
         arbiter_secret_key=key,
+        **more,
     )
 
 
 @asynccontextmanager
-async def serving(fresh: Fresh, key: str | None) -> AsyncIterator[Api]:
-    app = create_app(settings_of(fresh, key))
+async def serving(fresh: Fresh, key: str | None, **more: Any) -> AsyncIterator[Api]:
+    app = create_app(settings_of(fresh, key, **more))
     async with app.router.lifespan_context(app), api_client(app, fresh.backend) as api:
         yield api
         await api.drain_jobs()
@@ -474,3 +475,45 @@ async def test_a_missing_or_wrong_key_is_refused_in_one_line(fresh: Fresh) -> No
     refused(arbiter("rotate-keys", environ=lacking), "webhook", "opens under none of the keys", "nothing")
     async with serving(fresh, f"{other},{right}") as api:
         assert await stored(api) == before
+
+
+async def test_what_an_earlier_version_stored_is_sealed_or_still_opens(fresh: Fresh) -> None:
+    """A secret an earlier version kept in clear is sealed at the first start; one it sealed under
+    ``ARBITER_WEBHOOK_KEY`` (the key's SHA-256 as the Fernet key) still opens, and a rotation
+    re-seals it under the server key's sub-key; the setting's former name is still read."""
+    legacy = Fernet(base64.urlsafe_b64encode(hashlib.sha256(b"the-webhook-key").digest()))
+    async with serving(fresh, None, arbiter_webhook_key="the-webhook-key") as api:
+        r = await api.client.post("/v1/events", json={"name": "Cup", "game": "generic"}, headers=api.admin())
+        event_id, token = r.json()["id"], r.json()["organizer_token"]
+        shown = []
+        for _ in range(2):
+            r = await api.client.post(
+                f"/v1/events/{event_id}/webhooks", json={"url": "http://1.1.1.1/h"}, headers=bearer(token)
+            )
+            shown.append((r.json()["id"], r.json()["secret"]))
+        async with api.app.state.sessionmaker() as s:  # as an earlier version left them
+            (clear_id, clear), (old_id, old) = shown
+            (await s.get(Webhook, clear_id)).secret = f"plain:{clear}"  # type: ignore[union-attr]
+            sealed_before = "fernet:" + legacy.encrypt(old.encode()).decode()
+            (await s.get(Webhook, old_id)).secret = sealed_before  # type: ignore[union-attr]
+            await s.commit()
+    async with serving(
+        fresh, None, arbiter_webhook_key="the-webhook-key"
+    ) as api:  # the next start seals the one in clear
+        async with api.app.state.sessionmaker() as s:
+            now = {h.id: h.secret for h in (await s.execute(select(Webhook))).scalars()}
+        box = Keyring(("the-webhook-key",)).webhook_secrets
+        assert now[clear_id].startswith("fernet:") and clear not in now[clear_id]
+        assert box.open(now[clear_id]) == clear and box.open(now[old_id]) == old
+        assert not box.sealed_by_first(now[old_id])  # opens, but only by the former derivation
+    former = env(DATABASE_URL=fresh.url, ARBITER_SECRET_KEY=None, ARBITER_WEBHOOK_KEY="the-webhook-key")
+    done = arbiter("rotate-keys", environ=former)
+    assert done.returncode == 0 and "under the first key of ARBITER_WEBHOOK_KEY" in done.stdout, done.stderr
+    async with (
+        serving(fresh, None, arbiter_webhook_key="the-webhook-key") as api,
+        api.app.state.sessionmaker() as s,
+    ):
+        now = {h.id: h.secret for h in (await s.execute(select(Webhook))).scalars()}
+    assert all(box.sealed_by_first(v) for v in now.values()) and box.open(now[old_id]) == old
+    with pytest.raises(InvalidToken):
+        legacy.decrypt(now[old_id].removeprefix("fernet:").encode())
