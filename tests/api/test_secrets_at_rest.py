@@ -517,3 +517,21 @@ async def test_what_an_earlier_version_stored_is_sealed_or_still_opens(fresh: Fr
     assert all(box.sealed_by_first(v) for v in now.values()) and box.open(now[old_id]) == old
     with pytest.raises(InvalidToken):
         legacy.decrypt(now[old_id].removeprefix("fernet:").encode())
+
+
+def test_processes_starting_at_once_agree_on_one_key_file(tmp_path: Path) -> None:
+    """Several processes of one embedded database starting together make one key file between them
+    (written aside, then linked into place): every one reads the same key."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from app.services.keyring import server_keys
+
+    settings = Settings(
+        database_url=f"sqlite+aiosqlite:///{tmp_path / 'arbiter.db'}", arbiter_secret_key=None
+    )
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda _: server_keys(settings), range(32)))
+    assert len({keys for keys, _ in got}) == 1 and len(got[0][0]) == 1
+    assert got[0][1] == f"the key file {tmp_path / 'arbiter.db.key'}"
+    assert [p.name for p in tmp_path.iterdir()] == ["arbiter.db.key"]  # nothing left aside
+    assert stat.S_IMODE((tmp_path / "arbiter.db.key").stat().st_mode) == 0o600
