@@ -171,7 +171,8 @@ class VerdictRoute:
 def _endpoint(game: Game, route: VerdictRoute) -> Callable[..., Awaitable[dict[str, Any]]]:
     """The route's function: parse ``route.body``, state ``route.access``, run the game's tool."""
     tool = game.tool
-    assert tool is not None
+    if tool is None:
+        raise ImportError(f"game {game.name!r} has no tool to route")
 
     async def adjudicate(body: BaseModel, **_: Any) -> dict[str, Any]:
         return await off_loop(tool, body.model_dump(exclude_none=True))
