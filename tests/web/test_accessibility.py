@@ -54,7 +54,7 @@ def _counts(found: list[dict[str, Any]]) -> dict[str, int]:
 @pytest.fixture(scope="module")
 def hall(server: str) -> dict[str, Any]:
     """An 8-player Swiss in its second round (round 1 confirmed; in round 2 a reported, a disputed,
-    a confirmed and a pending table), an event still in registration, and a Rite of Command table for a verdict."""
+    a confirmed and a pending table; its round clock running), an event still in registration, and a Rite of Command table for a verdict."""
     client = api(server)
     made = client.post(
         "/v1/events",
@@ -98,6 +98,11 @@ def hall(server: str) -> dict[str, Any]:
             == 200
         )
 
+    # the round clock running: the event's pages show it
+    clock = client.post(
+        f"/v1/events/{made['id']}/clock", json={"action": "start", "seconds": 3000}, headers=org
+    )
+    assert clock.status_code == 200, clock.text
     waiting = client.post(
         "/v1/events", json={"name": "Next Week", "game": "generic"}, headers=bearer(ADMIN)
     ).json()
@@ -188,9 +193,12 @@ def _open(page: Any, server: str, hall: dict[str, Any], name: str, lang: str) ->
     }
     if name in simple:
         page.goto(f"{server}{simple[name]}?lang={lang}")
+        if name in ("event", "projector", "slip-report"):
+            page.wait_for_selector("[data-clock]:not([hidden])")
     elif name == "player":
         page.goto(f"{server}/e/{e}/me?lang={lang}#token={hall['player']}")
         page.wait_for_selector(f"#m-{hall['match']}")
+        page.wait_for_selector("[data-clock]:not([hidden])")
     elif name == "console-refused":
         page.goto(f"{server}/console?lang={lang}")
         _sign_in(page, server, "not-a-token")
