@@ -78,6 +78,8 @@ if [ ! -s "$axe" ] || ! grep -q "\"version\": \"$axe_version\"" "$axe_dir/node_m
   fi
 fi
 
-printf 'export TEST_DATABASE_URL=%q\nexport TEST_REDIS_URL=%q\n' "$db" "$redis" >"$out"
+# the server key of what `make test`, `make fuzz` and `make bench` start (docs/operations.md "Keys")
+printf 'export TEST_DATABASE_URL=%q\nexport TEST_REDIS_URL=%q\nexport ARBITER_SECRET_KEY=%q\n' "$db" "$redis" \
+  arbiter-test-suite-key >"$out"
 [ -s "$axe" ] && printf 'export ARBITER_TEST_AXE=%q\n' "$axe" >>"$out"
 echo "test services: $db, $redis"
