@@ -54,7 +54,8 @@ def _counts(found: list[dict[str, Any]]) -> dict[str, int]:
 @pytest.fixture(scope="module")
 def hall(server: str) -> dict[str, Any]:
     """An 8-player Swiss in its second round (round 1 confirmed; in round 2 a reported, a disputed,
-    a confirmed and a pending table; its round clock running), an event still in registration, and a Rite of Command table for a verdict."""
+    a confirmed and a pending table; its round clock running; a scorekeeper), an event still in registration, one that checks players in, a Rite of Command table for a
+    verdict, a WBC semifinal and a BGA plan."""
     client = api(server)
     made = client.post(
         "/v1/events",
@@ -153,7 +154,22 @@ def hall(server: str) -> dict[str, Any]:
     rows = [{"name": n} for n in ("Ann", "Bob", "Cy", "Dee")]
     assert client.post(f"/v1/events/{bga['id']}/entries", json=rows, headers=borg).status_code == 201
     assert client.post(f"/v1/events/{bga['id']}/start", headers=borg).status_code == 200
+    # an event that checks players in at the door, still in registration; a scorekeeper of the Swiss
+    door = client.post(
+        "/v1/events",
+        json={"name": "Door Open", "game": "generic", "settings": {"check_in": True}},
+        headers=bearer(ADMIN),
+    ).json()
+    dorg = bearer(door["organizer_token"])
+    rows = [{"name": n} for n in ("Aiko", "Ben")]
+    at_door = items(client.post(f"/v1/events/{door['id']}/entries", json=rows, headers=dorg).json())
+    keeper = client.post(
+        f"/v1/events/{made['id']}/staff", json={"name": "Sam Keeper", "role": "scorekeeper"}, headers=org
+    )
+    assert keeper.status_code == 201, keeper.text
     return {
+        "door": {"id": door["id"], "organizer": door["organizer_token"], "entry": at_door[0]["entry_token"]},
+        "scorekeeper": keeper.json()["token"],
         "arena": {"id": arena["id"], "organizer": arena["organizer_token"], "match": semi[0]["id"]},
         "bga": {"id": bga["id"], "organizer": bga["organizer_token"]},
         "id": made["id"],
@@ -199,6 +215,12 @@ def _open(page: Any, server: str, hall: dict[str, Any], name: str, lang: str) ->
         page.goto(f"{server}/e/{e}/me?lang={lang}#token={hall['player']}")
         page.wait_for_selector(f"#m-{hall['match']}")
         page.wait_for_selector("[data-clock]:not([hidden])")
+    elif name == "player-offline":  # a result entered without a connection, waiting to be sent
+        page.goto(f"{server}/e/{e}/me?lang={lang}#token={hall['player']}")
+        page.wait_for_selector("html[data-offline-ready]", state="attached")
+        page.context.set_offline(True)
+        page.locator(f"#m-{hall['match']} button.report").last.click()
+        page.wait_for_selector("#outbox-list li.outbox-waiting")
     elif name == "console-refused":
         page.goto(f"{server}/console?lang={lang}")
         _sign_in(page, server, "not-a-token")
@@ -218,6 +240,22 @@ def _open(page: Any, server: str, hall: dict[str, Any], name: str, lang: str) ->
         page.goto(f"{server}/console?lang={lang}")
         _sign_in(page, server, hall["arena" if name == "console-titan" else "bga"]["organizer"])
         page.wait_for_selector("#round")
+    elif name == "check-in":  # a player's check-in code opened on a phone
+        page.goto(f"{server}/e/{hall['door']['id']}/check-in?lang={lang}#token={hall['door']['entry']}")
+        page.wait_for_selector("[data-check-in]")
+    elif name == "console-scorekeeper":  # a scorekeeper signed in by the staff link
+        page.goto(f"{server}/console?lang={lang}#token={hall['scorekeeper']}")
+        page.wait_for_url(f"{server}/console/e/{e}")
+        page.wait_for_selector(f"#m-{hall['disputed']}")
+    elif name == "console-door":  # check-in's missing list, and a staff link just issued
+        page.goto(f"{server}/console?lang={lang}")
+        _sign_in(page, server, hall["door"]["organizer"])
+        page.wait_for_selector("#check-in")
+        page.fill("#staff-name", f"Jo Judge ({lang})")
+        page.select_option("#staff-role", "judge")
+        with page.expect_navigation():
+            page.locator("form[action$='/staff'] button[type=submit]").click()
+        page.wait_for_selector("#staff-link")
     elif name == "console-links":  # an event in registration, just after names were pasted
         page.goto(f"{server}/console?lang={lang}")
         _sign_in(page, server, hall["waiting"]["organizer_token"])
@@ -247,6 +285,7 @@ PAGES = [
     "event-bga",
     "player",
     "player-sign-in",
+    "player-offline",
     "slip-report",
     "projector",
     "projector-titan",
@@ -260,6 +299,9 @@ PAGES = [
     "console-titan",
     "console-bga",
     "console-links",
+    "console-door",
+    "console-scorekeeper",
+    "check-in",
     "verdict",
     "not-found",
 ]
