@@ -224,7 +224,7 @@ async def _players(session: AsyncSession, f: EventFile) -> dict[str, str]:
         except Conflict:  # several players of that name here: the file's is none of them
             identity = Identity(None, "new", p.name, p.external_id)
         if identity.player is not None and identity.player.id in taken:
-            if identity.matched_by == "external_id":
+            if identity.by == "external_id":
                 raise refuse(("players",), f"external_id {p.external_id!r} belongs to another player here")
             identity = Identity(None, "new", p.name, p.external_id)
         player = await claim_identity(session, identity)
@@ -246,7 +246,8 @@ async def import_event(session: AsyncSession, data: bytes) -> dict[str, Any]:
     ids = await _players(session, f)
     for name in ("events", "entries", "stages", "rounds", "matches", "seats", "result_reports"):
         ids.update((row.id, str(uuid.uuid4())) for row in getattr(f.tables, name))
-    ids.update((row.id, str(uuid.uuid4())) for row in (*f.tables.result_history, *f.tables.event_history))
+    ids.update((row.id, str(uuid.uuid4())) for row in f.tables.result_history)
+    ids.update((row.id, str(uuid.uuid4())) for row in f.tables.event_history)
     event_id = ids[source_id]
     organizer_token = new_token()
     tokens: dict[str, str] = {}

@@ -135,26 +135,28 @@ def _visible(text: str) -> str:
     return text
 
 
-def _text(most: int, least: int = 0) -> Any:
-    return Annotated[str, StringConstraints(min_length=least, max_length=most)]
-
-
 When = Annotated[datetime, BeforeValidator(_when)]
 Uuid = Annotated[str, StringConstraints(pattern=UUID.pattern + "$", max_length=36)]
 Name = Annotated[
     str, StringConstraints(min_length=1, max_length=limits.NAME_LENGTH), AfterValidator(_visible)
 ]
-Key = _text(limits.KEY_LENGTH, 1)
+Key = Annotated[str, StringConstraints(min_length=1, max_length=limits.KEY_LENGTH)]
+Character = Annotated[str, StringConstraints(max_length=limits.CHARACTER_LENGTH)]
+Word16 = Annotated[str, StringConstraints(max_length=16)]
+Action16 = Annotated[str, StringConstraints(min_length=1, max_length=16)]
+Action32 = Annotated[str, StringConstraints(min_length=1, max_length=32)]
+Actor = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Count = Annotated[int, Field(ge=0, le=INT32)]
 Score = Annotated[float, Field(ge=-limits.SCORE, le=limits.SCORE)]
 Place = Annotated[int, Field(ge=1, le=limits.SEATS)]
-PoolKey = _text(128, 1)
+PoolKey = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 Blob = dict[str, Any]
-
-
-def _lax(kind: Any) -> Any:
-    """A word of the vocabulary, read from its text."""
-    return Annotated[kind, Field(strict=False)]
+# words of the vocabulary, read from their text
+EventStatusWord = Annotated[EventStatus, Field(strict=False)]
+EntryStatusWord = Annotated[EntryStatus, Field(strict=False)]
+StageStatusWord = Annotated[StageStatus, Field(strict=False)]
+MatchStatusWord = Annotated[MatchStatus, Field(strict=False)]
+FormatWord = Annotated[StageFormatName, Field(strict=False)]
 
 
 class Row(BaseModel):
@@ -183,8 +185,8 @@ class GameRow(Row):
 class PlayerRow(Row):
     id: Uuid
     name: Name
-    name_key: _text(limits.NAME_LENGTH) | None = None  # type: ignore[valid-type]
-    external_id: _text(limits.EXTERNAL_ID_LENGTH, 1) | None  # type: ignore[valid-type]
+    name_key: Annotated[str, StringConstraints(max_length=limits.NAME_LENGTH)] | None = None
+    external_id: Annotated[str, StringConstraints(min_length=1, max_length=limits.EXTERNAL_ID_LENGTH)] | None
     created_at: When
 
 
@@ -194,9 +196,11 @@ class EventRow(Row):
     game_key: Key
     preset: Key | None
     settings: Blob
-    seed: _text(limits.SEED_LENGTH[1], limits.SEED_LENGTH[0])  # type: ignore[valid-type]
-    seed_commitment: _text(64)  # type: ignore[valid-type]
-    status: _lax(EventStatus)
+    seed: Annotated[
+        str, StringConstraints(min_length=limits.SEED_LENGTH[0], max_length=limits.SEED_LENGTH[1])
+    ]
+    seed_commitment: Annotated[str, StringConstraints(max_length=64)]
+    status: EventStatusWord
     version: Annotated[int, Field(ge=1, le=INT32)]
     forbidden_pairs: list[Annotated[list[Uuid], Field(max_length=limits.FORBIDDEN_GROUP)]] = Field(
         max_length=limits.FORBIDDEN_PAIRS
@@ -213,14 +217,14 @@ class EntryRow(Row):
     name: Name
     rating_at_entry: Annotated[float, Field(ge=-limits.ENTRY_RATING, le=limits.ENTRY_RATING)] | None
     seed: Annotated[int, Field(ge=1, le=limits.SEED_NUMBER)] | None
-    club: _text(limits.CLUB_LENGTH, 1) | None  # type: ignore[valid-type]
+    club: Annotated[str, StringConstraints(min_length=1, max_length=limits.CLUB_LENGTH)] | None
     matched_by: Literal["player_id", "external_id", "name", "new"]
     checked_in_at: When | None
     tiebreak_value: Score | None
-    characters: list[_text(limits.CHARACTER_LENGTH)] = Field(max_length=limits.CHARACTERS)  # type: ignore[valid-type]
-    group: _text(limits.GROUP_LENGTH) | None  # type: ignore[valid-type]
+    characters: list[Character] = Field(max_length=limits.CHARACTERS)
+    group: Annotated[str, StringConstraints(max_length=limits.GROUP_LENGTH)] | None
     organizer: bool
-    status: _lax(EntryStatus)
+    status: EntryStatusWord
     created_at: When
     dropped_at: When | None
 
@@ -229,10 +233,10 @@ class StageRow(Row):
     id: Uuid
     event_id: Uuid
     index: Annotated[int, Field(ge=0, le=63)]
-    format: _lax(StageFormatName)
+    format: FormatWord
     settings: Blob
     details: Blob
-    status: _lax(StageStatus)
+    status: StageStatusWord
     created_at: When
 
 
@@ -250,8 +254,8 @@ class MatchRow(Row):
     event_id: Uuid
     round_id: Uuid
     table: Annotated[int, Field(ge=0, le=1_000_000)]
-    status: _lax(MatchStatus)
-    outcome: _text(16) | None  # type: ignore[valid-type]
+    status: MatchStatusWord
+    outcome: Word16 | None
     best_of: Annotated[int, Field(ge=1, le=99)]
     game_log: Blob | None
     details: Blob
@@ -265,7 +269,7 @@ class SeatRow(Row):
     match_id: Uuid
     entry_id: Uuid
     seat: Annotated[int, Field(ge=0, le=limits.SEATS)]
-    character: _text(limits.CHARACTER_LENGTH) | None  # type: ignore[valid-type]
+    character: Character | None
     first_token: bool
     place: Place | None
     score: Score | None
@@ -277,7 +281,7 @@ class SeatRow(Row):
 class ReportRow(Row):
     id: Uuid
     match_id: Uuid
-    reporter: _text(64, 1)  # type: ignore[valid-type]
+    reporter: Actor
     payload: Blob
     created_at: When
 
@@ -286,8 +290,8 @@ class ResultHistoryRow(Row):
     id: Uuid
     match_id: Uuid
     match_version: Count
-    action: _text(16, 1)  # type: ignore[valid-type]
-    actor: _text(64, 1)  # type: ignore[valid-type]
+    action: Action16
+    actor: Actor
     payload: Blob
     created_at: When
 
@@ -295,8 +299,8 @@ class ResultHistoryRow(Row):
 class EventHistoryRow(Row):
     id: Uuid
     event_id: Uuid
-    action: _text(32, 1)  # type: ignore[valid-type]
-    actor: _text(64, 1)  # type: ignore[valid-type]
+    action: Action32
+    actor: Actor
     payload: Blob
     created_at: When
 
@@ -304,7 +308,7 @@ class EventHistoryRow(Row):
 class PoolRow(Row):
     key: PoolKey
     game_key: Key | None
-    character: _text(limits.CHARACTER_LENGTH) | None  # type: ignore[valid-type]
+    character: Character | None
     settings: Blob
     version: Count
     last_seq: Count | None
