@@ -200,8 +200,9 @@ def import_command(path: str, database_url: str) -> int:
 
     try:
         data = _read_file(path)
-        current_revision(database_url, missing_file_ok=True)  # reachable, or one line saying why not
-        migrate(database_url)
+        # reachable, or one line saying why not; migrated when behind
+        if current_revision(database_url, missing_file_ok=True) != head_revision():
+            migrate(database_url)
         result = asyncio.run(_transfer(database_url, "import", data))
     except Refusal as exc:
         return _import_refused(str(exc))

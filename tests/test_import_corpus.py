@@ -241,6 +241,30 @@ def corpus(victim: Doc) -> list[Case]:
             ),
             "not a player of the file",
         ),
+        (
+            "two seats of one number",
+            _do(
+                lambda d: d["tables"]["seats"][1].update(
+                    {k: d["tables"]["seats"][0][k] for k in ("match_id", "seat")}
+                )
+            ),
+            "second row of the same",
+        ),
+        (
+            "two rounds of one number",
+            _do(
+                lambda d: d["tables"]["rounds"][1].update(
+                    {k: d["tables"]["rounds"][0][k] for k in ("stage_id", "number")}
+                )
+            ),
+            "second row of the same",
+        ),
+        ("an unknown preset", _set("tables/events/0/preset", "no-such-preset"), "preset"),
+        (
+            "an unknown settings key",
+            _set("tables/events/0/settings/admin", True),
+            "tables/events/0/settings/admin",
+        ),
         ("the event itself again", b"", "already in this database"),  # filled in below: the victim's own file
     ]
 
@@ -344,7 +368,7 @@ async def test_the_corpus_is_refused_whole_and_a_fresh_file_imports(
 
     # a few through the real process: one line, exit 1, nothing written
     by_name = {c[0]: i for i, c in enumerate(cases)}
-    for name in ("truncated JSON", "planted entry token hash", "entry in another event"):
+    for name in ("planted entry token hash", "entry in another event"):
         i = by_name[name]
         expected = cases[i][2]
         path = tmp_path / f"case-{i}.json"

@@ -462,6 +462,30 @@ def check_own(f: EventFile) -> None:
     _check_event(f, own)
     _check_players(f, own)
     _check_pools(f, own)
+    _check_unique(f)
+
+
+# What the database holds once per parent: a second row of the same key is refused here, by row,
+# rather than by the database's constraint at the end of the write.
+_UNIQUE: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("rounds", ("stage_id", "number")),
+    ("matches", ("round_id", "table")),
+    ("seats", ("match_id", "seat")),
+    ("seats", ("match_id", "entry_id")),
+    ("result_reports", ("match_id", "reporter")),
+)
+
+
+def _check_unique(f: EventFile) -> None:
+    for name, columns in _UNIQUE:
+        seen: set[tuple[Any, ...]] = set()
+        for i, row in enumerate(getattr(f.tables, name)):
+            key = tuple(getattr(row, c) for c in columns)
+            if key in seen:
+                raise refuse(
+                    ("tables", name, i, columns[-1]), f"a second row of the same {' and '.join(columns)}"
+                )
+            seen.add(key)
 
 
 def _check_event(f: EventFile, own: _Own) -> None:
