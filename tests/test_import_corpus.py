@@ -355,6 +355,9 @@ async def test_the_corpus_is_refused_whole_and_a_fresh_file_imports(
             outcomes[name] = "refused" if ok else f"WRONG: exit {code}, stderr {err[:300]!r}"
             print(f"{name}: {err.strip()[:160]}")
             assert await _dump(api) == before, f"{name}: the database changed"
+        for missing in (tmp_path / "no-such-file.json", tmp_path):  # no file, a directory
+            code, out, err = await in_thread_async(_import_in_process, missing)
+            assert code == 1 and err.startswith("arbiter import: cannot read") and err.count("\n") == 1, err
     wrong = {k: v for k, v in outcomes.items() if v != "refused"}
     print(
         f"\nimport corpus on {api.backend}: {len(cases)} files, {len(cases) - len(wrong)} refused in one line"
