@@ -412,3 +412,14 @@ async def test_the_corpus_is_refused_whole_and_a_fresh_file_imports(
 async def in_thread_async(fn: Callable[..., Any], *args: Any) -> Any:
     """Run the command (``asyncio.run`` inside) off the test's event loop."""
     return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
+
+
+def test_every_exported_column_has_its_row_model() -> None:
+    """A column added to a table that travels needs its bound in the file's row model (and a column
+    the model names must exist), or an export would no longer import."""
+    from app.services.transfer_rows import ROW_MODELS
+
+    for model in transfer.TABLES:
+        table = model.__table__  # type: ignore[attr-defined]
+        columns = {c.name for c in table.columns} - transfer.LOCAL
+        assert set(ROW_MODELS[table.name].model_fields) == columns, table.name

@@ -334,6 +334,20 @@ class Tables(Row):
     event_history: list[EventHistoryRow]
 
 
+# the model of each table's rows (tests/test_import_corpus.py: one field per exported column)
+ROW_MODELS: dict[str, type[Row]] = {
+    "events": EventRow,
+    "entries": EntryRow,
+    "stages": StageRow,
+    "rounds": RoundRow,
+    "matches": MatchRow,
+    "seats": SeatRow,
+    "result_reports": ReportRow,
+    "result_history": ResultHistoryRow,
+    "event_history": EventHistoryRow,
+}
+
+
 class EventFile(Row):
     format: Literal["arbiter-event"]
     version: Literal[2]
