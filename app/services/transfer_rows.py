@@ -47,6 +47,7 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 32
 MAX_TEXT = 100_000
 INT32 = 2**31 - 1
+YEARS = (1900, 9998)  # a time of a row: stored as UTC, whatever offset it was written with
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -70,6 +71,16 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number")
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when it gives a key twice (JSON keeps the last one silently)."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise ValueError(f"the key {json.dumps(key)[:40]} is given twice in one object")
+        seen.add(key)
+    return dict(pairs)
+
+
 def read(data: bytes) -> Any:
     """The JSON document of an event file's bytes, or an ``InvalidInput`` saying why not."""
     if len(data) > MAX_FILE_BYTES:
@@ -81,7 +92,7 @@ def read(data: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise refuse(("file",), f"is not UTF-8 (byte {exc.start})") from None
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        doc = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_object)
     except RecursionError:
         raise refuse(("file",), f"is nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:  # json.JSONDecodeError, a constant, an integer of too many digits
@@ -121,12 +132,17 @@ def _check_values(doc: Any) -> None:
 
 # --------------------------------------------------------------------------- the rows
 def _when(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value)
-        except ValueError:
-            raise ValueError("must be a date and time (ISO 8601)") from None
-    return value
+    if not isinstance(value, str):
+        return value
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError("must be a date and time (ISO 8601)") from None
+    if when.tzinfo is None:
+        raise ValueError("must name its offset from UTC (…+00:00)")
+    if not YEARS[0] <= when.year <= YEARS[1]:
+        raise ValueError(f"must be within the years {YEARS[0]}–{YEARS[1]}")
+    return when
 
 
 def _visible(text: str) -> str:
