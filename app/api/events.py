@@ -212,7 +212,7 @@ def _validated(rows: list[Any], where: str) -> list[EntryCreate]:
     return out
 
 
-CHUNK = 500  # rows checked (or answered) between two yields to the event loop
+CHUNK = 100  # rows checked (or answered) between two yields to the event loop
 
 
 async def _validated_rows(rows: list[Any], where: str) -> list[EntryCreate]:
@@ -290,10 +290,13 @@ async def create_entry(request: Request, event_id: str, session: SessionDep, who
             created = entry_created(view, token)
             return 201, created, {"Location": f"/v1/events/{event_id}/entries/{entry.id}"}
         bodies = await _validated_rows(payload, kind)
-        tokens = [new_token() for _ in bodies]
-        entries = await svc.add_entries(
-            session, event_id, [_spec(b) for b in bodies], [hash_token(t) for t in tokens], kind
-        )
+        tokens: list[str] = []
+        specs: list[svc.EntrySpec] = []
+        for lo in range(0, len(bodies), CHUNK):
+            tokens.extend(new_token() for _ in bodies[lo : lo + CHUNK])
+            specs.extend(_spec(b) for b in bodies[lo : lo + CHUNK])
+            await asyncio.sleep(0)
+        entries = await svc.add_entries(session, event_id, specs, [hash_token(t) for t in tokens], kind)
         views = await svc.registered_many(session, event_id, entries, who)
         answers: list[EntryCreated] = []
         for lo in range(0, len(views), CHUNK):

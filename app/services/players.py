@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +66,7 @@ class IdentityQuery:
 
 
 CHUNK = 500  # ids or keys per IN list: well below SQLite's and asyncpg's limits on bound values
+YIELD_EVERY = 100  # rows matched between two yields to the event loop
 
 
 async def _players(session: AsyncSession, column: Any, values: set[str]) -> list[Player]:
@@ -100,7 +102,9 @@ async def find_identities(
     for p in await _players(session, Player.name_key, keys):
         by_key.setdefault(p.name_key, []).append(p)
     out: list[Identity | Conflict | NotFound] = []
-    for q, display in zip(queries, displays, strict=True):
+    for k, (q, display) in enumerate(zip(queries, displays, strict=True)):
+        if k and k % YIELD_EVERY == 0:
+            await asyncio.sleep(0)  # other requests are served between two chunks of a long list
         if q.player_id:
             player = by_id.get(q.player_id)
             out.append(

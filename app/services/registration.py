@@ -32,7 +32,7 @@ from app.services.players import Identity, IdentityQuery, find_identities
 from app.services.reads import details_of, set_details
 from app.services.registry import registry_of
 
-CHUNK = 500  # rows per multi-row statement, and between two yields to the event loop
+CHUNK = 250  # rows per multi-row statement, and between two yields to the event loop
 Loc = tuple[str | int, ...]
 
 
@@ -165,6 +165,8 @@ async def write_entries(
     players: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     for k, (identity, spec, token_hash) in enumerate(zip(identities, specs, token_hashes, strict=True)):
+        if k and k % CHUNK == 0:
+            await _yield()
         at = now + timedelta(microseconds=k)
         if identity.player is None:
             player_id, name = new_id(), clean_name(identity.name)
