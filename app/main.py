@@ -42,6 +42,7 @@ from app.api import (
     webhooks,
 )
 from app.api.guard import RequestGuardMiddleware
+from app.api.limits import Limits
 from app.api.middleware import RequestLogMiddleware
 from app.db.session import make_engine, make_sessionmaker, read_only, write_gate, write_turn
 from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, commit_and_dispatch, sweep
@@ -161,6 +162,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             app.state.sessionmaker, registry.job_kinds, settings.arbiter_job_lease
         )
     app.state.dispatcher = dispatcher
+    app.state.limits = Limits(settings)  # shared through Redis when it is configured
     facts = describe(settings, engine.dialect.name)
     logs.event(
         log,
@@ -186,6 +188,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
         await dispatcher.close()
+        await app.state.limits.close()
         await engine.dispose()
 
 
