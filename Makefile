@@ -90,4 +90,4 @@ lock: venv
 		--custom-compile-command 'make lock' --output-file requirements.lock
 
 clean:
-	rm -rf $(VENV) .test-env arbiter.db arbiter.db-wal arbiter.db-shm .mypy_cache .ruff_cache
+	rm -rf $(VENV) .test-env arbiter.db arbiter.db-wal arbiter.db-shm arbiter.db.key .mypy_cache .ruff_cache

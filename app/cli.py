@@ -1,4 +1,5 @@
-"""The ``arbiter`` command: migrate, serve, worker, backup, healthcheck, openapi, export, import.
+"""The ``arbiter`` command: migrate, serve, worker, backup, healthcheck, openapi, export, import,
+rotate-keys.
 
 A problem an operator can fix — the configuration, a database that is missing or unreachable, a
 schema behind this version — is answered with one line naming it and the fix, and exit status 1,
@@ -138,6 +139,80 @@ def check_schema(database_url: str | None = None) -> str:
     raise Refusal(f"the database is at revision {current}, this version needs {head}: run `arbiter migrate`")
 
 
+def check_keys(settings: Any) -> str:
+    """Refuse to serve without the server's keys, or with keys that do not open what the database
+    holds sealed (docs/operations.md "Keys"); where the keys come from otherwise."""
+    from app.services import keyring
+
+    async def load() -> str:
+        ring = keyring.Keyring.of(settings)
+        await _with_sessionmaker(settings.database_url, ring.load)
+        return ring.source
+
+    try:
+        return asyncio.run(load())
+    except keyring.KeyProblem as exc:
+        raise Refusal(str(exc)) from None
+
+
+async def _with_sessionmaker(database_url: str, use: Any) -> Any:
+    from app.db.session import make_engine, make_sessionmaker
+
+    engine = make_engine(database_url)
+    try:
+        return await use(make_sessionmaker(engine, {}))
+    finally:
+        await engine.dispose()
+
+
+def rotate_keys(settings: Any) -> str:
+    """Re-seal every stored secret under the first server key — on the embedded default without a
+    key setting, under a new key drawn into its key file — and say so; a Refusal when a stored
+    secret opens under none of the keys, or when one written meanwhile still needs an old key."""
+    from app.services import keyring
+
+    try:
+        return _rotate_keys(settings)
+    except keyring.KeyProblem as exc:
+        raise Refusal(str(exc)) from None
+
+
+def _rotate_keys(settings: Any) -> str:
+    from app.services import keyring
+
+    keys, source = keyring.server_keys(settings)
+    path = None if settings.secret_keys else keyring.key_file_of(settings.database_url)
+    if path is not None:  # the new key joins the file first: a crash at any step leaves every key needed
+        keys = (keyring.new_key(), *keys)
+        keyring.write_key_file(path, keys, replace=True)
+    ring = keyring.Keyring(keys, source)
+
+    async def run(sessionmaker: Any) -> tuple[keyring.Rotated, list[str]]:
+        from app.db.session import read_only, write_turn
+
+        await ring.load(sessionmaker)
+        async with write_turn(sessionmaker), sessionmaker() as s:
+            done = await keyring.rotate(s, ring)
+            await s.commit()
+        async with sessionmaker() as s:
+            await read_only(s)
+            return done, await keyring.not_sealed_by_first(s, ring)
+
+    done, left = asyncio.run(_with_sessionmaker(settings.database_url, run))
+    if left:
+        raise Refusal(
+            f"{', '.join(left)} still need an old key (written meanwhile by a process without the new "
+            "one): give every process the new key first, then run arbiter rotate-keys again"
+        )
+    if path is not None:
+        keyring.write_key_file(path, keys[:1], replace=True)
+    where = f"a new key in {path} (the former one is gone from it)" if path else f"the first key of {source}"
+    return (
+        f"re-sealed {done.webhook_secrets} webhook secrets and {done.sealing_keys} sealed keys under {where}"
+        + ("" if path else "; the other keys can go")
+    )
+
+
 def openapi_document() -> str:
     from app.main import create_app
     from app.settings import Settings
@@ -237,6 +312,7 @@ def _serve(args: argparse.Namespace) -> None:
     settings = _settings()
     logs.configure(settings.arbiter_log_format, settings.arbiter_log_level)
     check_schema()
+    check_keys(settings)
     if os.environ.get("FORWARDED_ALLOW_IPS") and not settings.arbiter_trusted_proxies:
         logging.getLogger("arbiter").warning(
             "FORWARDED_ALLOW_IPS is not read: name the reverse proxies in ARBITER_TRUSTED_PROXIES "
@@ -290,6 +366,11 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("event_id")
     im = sub.add_parser("import", help="write an exported event into DATABASE_URL (migrated first)")
     im.add_argument("file", help="the file of arbiter export, or - for standard input")
+    sub.add_parser(
+        "rotate-keys",
+        help="re-seal every stored secret under the first key of ARBITER_SECRET_KEY (without it, on the "
+        "embedded default, under a new key in the key file); the other keys can go afterwards",
+    )
     return parser
 
 
@@ -326,6 +407,7 @@ def _run(args: argparse.Namespace) -> None:
         if not settings.redis_url:
             raise Refusal("REDIS_URL must be set to run a worker (without it, the API runs jobs itself)")
         check_schema()
+        check_keys(settings)
         from workers.main import main as worker_main
 
         worker_main()
@@ -346,6 +428,10 @@ def _run(args: argparse.Namespace) -> None:
             args.out.write_text(doc)
         else:
             sys.stdout.write(doc)
+    elif args.cmd == "rotate-keys":
+        settings = _settings()
+        check_schema()
+        print(rotate_keys(settings))
     elif args.cmd in ("export", "import"):
         from app.settings import Settings
 

@@ -50,11 +50,11 @@ from app.observability import logs
 from app.runtime import (
     describe,
     live_limits,
+    load_keys,
     prune_once,
     redeliver_once,
     session_info,
     warn_without_admin,
-    warn_without_webhook_key,
 )
 from app.services import hall as hall_svc
 from app.services import offload
@@ -63,7 +63,7 @@ from app.services.outbox import HUB_KEY
 from app.services.registry import Registry
 from app.settings import Settings, get_settings
 from app.version import __version__
-from app.web import assets, console, public
+from app.web import assets, checkin, console, public
 from app.wiring import build_registry
 
 log = logging.getLogger("arbiter")
@@ -149,9 +149,9 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     # SQLite has one writer: this process's writing requests queue here for their turn instead of
     # polling the file's lock (app/api/deps.py); other processes still wait on busy_timeout
     app.state.write_gate = write_gate(engine)
-    app.state.sessionmaker = make_sessionmaker(
-        engine, {**registry.session_info(), **session_info(settings), HUB_KEY: hub}
-    )
+    info = session_info(settings)
+    app.state.sessionmaker = make_sessionmaker(engine, {**registry.session_info(), **info, HUB_KEY: hub})
+    await load_keys(info, app.state.sessionmaker)
     await hub.start(app.state.sessionmaker)
     dispatcher: Dispatcher
     sweeper: asyncio.Task[None] | None = None
@@ -171,7 +171,6 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         **facts,
     )
     warn_without_admin(settings)
-    warn_without_webhook_key(settings)
     if not settings.redis_url:
         sweeper = asyncio.create_task(_sweep_loop(app, settings))
     clock = asyncio.create_task(_clock_loop(app))
@@ -245,6 +244,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
         battlebooks_royal,
         bga,
         public,
+        checkin,
         console,
     ):
         app.include_router(module.router)

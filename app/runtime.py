@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.observability import logs
-from app.services import webhooks
+from app.services import keyring, webhooks
 from app.services.live import LiveLimits
 from app.services.operations import prune, retention_of
 from app.settings import Settings
@@ -42,7 +42,7 @@ async def redeliver_once(sessionmaker: async_sessionmaker[AsyncSession], dispatc
     return len(jobs)
 
 
-def webhook_policy(settings: Settings) -> webhooks.WebhookPolicy:
+def webhook_policy(settings: Settings, box: webhooks.SecretBox) -> webhooks.WebhookPolicy:
     limits = webhooks.DeliveryLimits(
         connect_seconds=settings.arbiter_webhook_connect_timeout,
         first_byte_seconds=settings.arbiter_webhook_first_byte_timeout,
@@ -52,15 +52,20 @@ def webhook_policy(settings: Settings) -> webhooks.WebhookPolicy:
     )
     return webhooks.WebhookPolicy(
         allow_private=settings.arbiter_webhook_allow_private,
-        box=webhooks.SecretBox(settings.webhook_keys),
+        box=box,
         limits=limits,
         courier=webhooks.Courier(limits),
     )
 
 
 def session_info(settings: Settings) -> dict[str, Any]:
-    """What every session of a process carries beside the registry: how webhooks are treated."""
-    return {webhooks.POLICY_KEY: webhook_policy(settings)}
+    """What every session of a process carries beside the registry: the server's keys
+    (``keyring.Keyring``; a ``KeyProblem`` when there are none) and how webhooks are treated."""
+    ring = keyring.Keyring.of(settings)
+    return {
+        keyring.KEYRING_KEY: ring,
+        webhooks.POLICY_KEY: webhook_policy(settings, ring.webhook_secrets),
+    }
 
 
 def live_limits(settings: Settings) -> LiveLimits:
@@ -96,9 +101,9 @@ def warn_without_admin(settings: Settings) -> None:
         )
 
 
-def warn_without_webhook_key(settings: Settings) -> None:
-    if not settings.webhook_keys:
-        log.warning(
-            "ARBITER_WEBHOOK_KEY is not set: webhook secrets are stored unencrypted "
-            "(set it to a long random string to encrypt them)"
-        )
+async def load_keys(info: dict[str, Any], sessionmaker: async_sessionmaker[AsyncSession]) -> None:
+    """Open the database's answers' key with the process's keys (``keyring.Keyring.load``) and say
+    where the keys come from."""
+    ring: keyring.Keyring = info[keyring.KEYRING_KEY]
+    await ring.load(sessionmaker)
+    logs.event(log, logging.INFO, f"server keys: {ring.source}", keys=len(ring.keys))

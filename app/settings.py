@@ -153,9 +153,16 @@ class Settings(BaseSettings):
     arbiter_webhook_allow_private: bool = Field(
         default=False, description="allow webhooks to private, loopback and link-local addresses"
     )
-    arbiter_webhook_key: str | None = Field(
+    # the server's keys (docs/operations.md "Keys")
+    arbiter_secret_key: str | None = Field(
         default=None,
-        description="comma-separated keys that encrypt webhook secrets at rest (the first encrypts)",
+        description="the server's keys, comma-separated: the first seals webhook secrets and the key of "
+        "stored idempotent answers, every one opens them (rotate: put the new key first, run "
+        "`arbiter rotate-keys`, then drop the old); unset: the embedded default keeps its own key "
+        "file beside the database, a Postgres deployment refuses to start",
+    )
+    arbiter_webhook_key: str | None = Field(
+        default=None, description="the former name of ARBITER_SECRET_KEY, read when that is unset"
     )
     arbiter_webhook_timeout: float = Field(
         default=10,
@@ -208,8 +215,10 @@ class Settings(BaseSettings):
         return [o.strip() for o in self.arbiter_cors_origins.split(",") if o.strip()]
 
     @property
-    def webhook_keys(self) -> tuple[str, ...]:
-        return tuple(k.strip() for k in (self.arbiter_webhook_key or "").split(",") if k.strip())
+    def secret_keys(self) -> tuple[str, ...]:
+        """The keys the operator set (ARBITER_SECRET_KEY, else its former name), the first sealing."""
+        given = self.arbiter_secret_key or self.arbiter_webhook_key or ""
+        return tuple(dict.fromkeys(k.strip() for k in given.split(",") if k.strip()))
 
     @property
     def is_sqlite(self) -> bool:

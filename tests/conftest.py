@@ -5,6 +5,7 @@ the code behind the fixtures is in tests/support."""
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
@@ -22,6 +23,10 @@ from app.settings import Settings
 from app.wiring import build_registry
 from tests.support.api import ADMIN_TOKEN, Api, api_client
 from tests.support.services import admin_execute, clean, in_thread, server_url, worker_id
+
+# The suite's server key (docs/operations.md "Keys"): every app and process the tests start on Postgres
+# needs one, and they share its databases; the tests of the key file and of rotation set their own.
+os.environ.setdefault("ARBITER_SECRET_KEY", "arbiter-test-suite-key")
 
 # Property tests are judged by their examples, not by wall-clock: a loaded 2-core CI machine must not
 # turn a slow example into a failure. The examples stay derandomized per test, so a run is repeatable.

@@ -63,5 +63,7 @@ if ! command -v pdftoppm >/dev/null 2>&1; then
   if have_root; then apt_install poppler-utils; else echo "no pdftoppm: tests/web/test_qr.py will fail (install Debian's poppler-utils)" >&2; fi
 fi
 
-printf 'export TEST_DATABASE_URL=%q\nexport TEST_REDIS_URL=%q\n' "$db" "$redis" >"$out"
+# the server key of what `make test`, `make fuzz` and `make bench` start (docs/operations.md "Keys")
+printf 'export TEST_DATABASE_URL=%q\nexport TEST_REDIS_URL=%q\nexport ARBITER_SECRET_KEY=%q\n' "$db" "$redis" \
+  arbiter-test-suite-key >"$out"
 echo "test services: $db, $redis"

@@ -7,10 +7,12 @@ waits on the uncommitted row; SQLite serializes transactions) and, once the firs
 row and replays the answer — it never runs the handler against the committed state. Should the first
 copy fail or be abandoned before its commit, its claim rolls back with it and the next copy runs.
 
-Nothing at rest is usable without the client's key: the row is found by a hash of the key and the
-caller's scope (its token's principal and the route), and the answer — which may carry a new
-``organizer_token`` or ``entry_token`` — is sealed with AES-GCM under an independent derivation of
-the same key. A dump of the table yields neither the keys nor the answers. A key is kept for
+Nothing at rest is usable without the server's key: the row is found by an HMAC of the client's key
+and the caller's scope (its token's principal and the route) under the answers' key — 32 random
+bytes of the database's own, kept sealed under the server's key (app/services/keyring.py) — and the
+answer, which may carry a new ``organizer_token`` or ``entry_token``, is sealed with AES-GCM under
+an independent derivation. A dump of the database, with every public value and a guess of every
+client key beside it, yields neither the keys nor the answers. A key is kept for
 ``ARBITER_RETAIN_IDEMPOTENCY_HOURS`` (24 by default): an older one no longer replays, and the
 periodic pruning deletes it.
 """
@@ -39,6 +41,7 @@ from app.core.errors import Conflict, InvalidInput, Problem
 from app.db.base import utcnow
 from app.db.models import IdempotencyKey
 from app.jobs import discard_pending
+from app.services.keyring import keyring_of
 
 # The operations that accept an Idempotency-Key (api.md "Idempotency"); the OpenAPI document declares
 # the header on them, and run_idempotent refuses to serve any other.
@@ -62,12 +65,17 @@ HEADER = "Idempotency-Key"
 
 
 class _Keys:
-    """What one client key derives: the row's id, the answer's cipher key, the body's fingerprint."""
+    """What one client key derives under the answers' key: the row's id, the answer's cipher key,
+    the body's fingerprint."""
 
-    def __init__(self, scope: str, key: str) -> None:
+    def __init__(self, answers_key: bytes, scope: str, key: str) -> None:
         material = f"{scope}\0{key}".encode()
-        self.row_id = hashlib.sha256(b"arbiter idempotency row\0" + material).hexdigest()
-        self.cipher_key = hashlib.sha256(b"arbiter idempotency seal\0" + material).digest()
+        self.row_id = hmac.new(
+            answers_key, b"arbiter idempotency row\0" + material, hashlib.sha256
+        ).hexdigest()
+        self.cipher_key = hmac.new(
+            answers_key, b"arbiter idempotency seal\0" + material, hashlib.sha256
+        ).digest()
 
     def fingerprint(self, body: Any) -> str:
         data = json.dumps(jsonable_encoder(body), sort_keys=True).encode()
@@ -139,7 +147,7 @@ async def run_idempotent(
         return _answer(status, json_body(payload), headers)
     check_key(key)
     scope = f"{principal.scope if principal else 'anonymous'}|{request.method} {request.url.path}"
-    keys = _Keys(scope, key)
+    keys = _Keys(keyring_of(session).answers_key, scope, key)
     digest = keys.fingerprint(body)
     retention = _retention(request)
     replay = await _stored(session, keys, digest, retention)

@@ -453,9 +453,10 @@ class Job(Base):
 class IdempotencyKey(Base):
     """The first answer to a creating POST, replayed for a retry with the same key and body.
 
-    Nothing in the row is usable without the client's Idempotency-Key: the row is found by a hash of
-    the key (and the caller's scope), and the answer — which may hold a new token — is sealed with
-    AES-GCM under a second, independent derivation of the key (app/api/idempotency.py)."""
+    Nothing in the row is usable without the server's key and the client's Idempotency-Key: the row
+    is found by an HMAC of the key (and the caller's scope) under the answers' key (``SealingKey``),
+    and the answer — which may hold a new token — is sealed with AES-GCM under a second, independent
+    derivation (app/api/idempotency.py)."""
 
     __tablename__ = "idempotency_keys"
 
@@ -466,6 +467,18 @@ class IdempotencyKey(Base):
     created_at: Mapped[datetime] = _created()
 
     __table_args__ = (Index("ix_idempotency_keys_created_at", "created_at"),)
+
+
+class SealingKey(Base):
+    """A key of the server's own, kept sealed under the server's key (app/services/keyring.py): the
+    key stored idempotent answers are derived from (``purpose`` ``idempotency``). Rotating the
+    server's key re-seals it and keeps it, so the answers stored before still replay."""
+
+    __tablename__ = "sealing_keys"
+
+    purpose: Mapped[str] = mapped_column(String(32), primary_key=True)
+    sealed: Mapped[str] = mapped_column(Text, nullable=False)
+    created_at: Mapped[datetime] = _created()
 
 
 class OutboxEvent(Base):

@@ -50,3 +50,11 @@ async def revoke(session: AsyncSession, event_id: str, staff_id: str, who: Princ
     if member.revoked_at is None:
         member.revoked_at = utcnow()
         record(session, event_id, "staff.revoked", who, {"staff_id": member.id, "name": member.name})
+
+
+async def member(session: AsyncSession, event_id: str, staff_id: str) -> Staff:
+    """One member of the event's staff (the console names who is signed in)."""
+    found = await session.get(Staff, staff_id)
+    if found is None or found.event_id != event_id:
+        raise NotFound(f"staff member {staff_id} not found in event {event_id}")
+    return found

@@ -4,8 +4,8 @@ event (the admin), their signed deliveries, and the delivery log.
 - Registration checks the URL (http or https, no credentials) and, after resolving its host, that
   every address is public — unless the operator allows private targets
   (``ARBITER_WEBHOOK_ALLOW_PRIVATE``). The secret (Standard Webhooks' ``whsec_…``) is returned once
-  and kept encrypted with the server's key (``ARBITER_WEBHOOK_KEY``), so a database dump alone
-  does not yield it.
+  and kept sealed under the server's key (``app/services/keyring.py``: ``ARBITER_SECRET_KEY``, or
+  the embedded default's key file), so a database dump alone does not yield it.
 - The outbox writes a delivery and its job in the transaction of the change
   (``app/services/outbox.py``). The job (``delivery_job``) makes one attempt: it reads what it needs
   in a short session of its own, resolves and checks the host again, posts to the address it
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import hashlib
 import json
 import secrets
 import socket
@@ -32,7 +31,6 @@ from typing import Any, NotRequired
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from typing_extensions import TypedDict
@@ -47,46 +45,13 @@ from app.db.session import read_only, write_turn
 from app.jobs import JobContext, create_job
 from app.observability.metrics import webhook_delivery_failed
 from app.services import outbox
+from app.services.keyring import SecretBox
 from app.services.reads import get_event
 from app.version import __version__
 
 POLICY_KEY = "webhook_policy"
 MAX_PER_SCOPE = 20  # endpoints per event, and endpoints for every event
 RESOLVE_SECONDS = 5.0
-
-
-class SecretBox:
-    """Webhook secrets at rest: Fernet with the server's keys (the first encrypts, any decrypts, so
-    a key can be rotated), or kept as they are when the operator set no key."""
-
-    def __init__(self, keys: tuple[str, ...] = ()) -> None:
-        self._fernet = (
-            MultiFernet([Fernet(base64.urlsafe_b64encode(hashlib.sha256(k.encode()).digest())) for k in keys])
-            if keys
-            else None
-        )
-
-    @property
-    def encrypts(self) -> bool:
-        return self._fernet is not None
-
-    def seal(self, secret: str) -> str:
-        if self._fernet is None:
-            return "plain:" + secret
-        return "fernet:" + self._fernet.encrypt(secret.encode()).decode()
-
-    def open(self, stored: str) -> str:
-        scheme, _, value = stored.partition(":")
-        if scheme == "plain":
-            return value
-        if self._fernet is None:
-            raise ValueError("the secret is encrypted and ARBITER_WEBHOOK_KEY is not set")
-        try:
-            return self._fernet.decrypt(value.encode()).decode()
-        except InvalidToken:
-            raise ValueError(
-                "the secret was encrypted with a key ARBITER_WEBHOOK_KEY no longer holds"
-            ) from None
 
 
 @dataclass(frozen=True)

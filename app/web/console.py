@@ -1,5 +1,8 @@
 """The organizer's console: signed in with the organizer token (an HttpOnly, SameSite=Strict cookie),
-every form carrying a token derived from it (CSRF), every action one call of the API's own service."""
+every form carrying a token derived from it (CSRF), every action one call of the API's own service.
+A member of the event's staff signs in the same way with its own token (its sign-in link) and gets
+the console of its event with what its role allows: each action names its ``Access`` rule, checked
+before anything runs, so a forged form is refused (403) as the API would refuse it."""
 
 from __future__ import annotations
 
@@ -21,14 +24,15 @@ from app.api.events import _spec, _validated
 from app.api.schemas import EventUpdate
 from app.core.access import Access, Principal, authorize
 from app.core.errors import Conflict, DomainError, Forbidden, InvalidInput, Problem, Unauthorized
-from app.core.vocabulary import MatchStatus, Role
+from app.core.vocabulary import EventStatus, MatchStatus, Role, StaffRole
 from app.jobs import discard_pending
 from app.services import events as event_svc
 from app.services import games as game_svc
 from app.services import lifecycle
 from app.services import results as result_svc
+from app.services import staff as staff_svc
 from app.services.preset_catalog import get_preset, list_presets
-from app.services.reads import load_match
+from app.services.reads import get_event, load_match, settings_of
 from app.services.tokens import hash_token, new_token
 from app.web import forms
 from app.web.i18n import translator
@@ -58,12 +62,32 @@ def _same_origin(request: Request) -> None:
         raise Forbidden("the form was sent from another site")
 
 
-async def _signed_in(request: Request, session: AsyncSession, event_id: str) -> tuple[Principal, str]:
+async def _signed_in(
+    request: Request, session: AsyncSession, event_id: str, access: Access = Access.ORGANIZER
+) -> tuple[Principal, str]:
+    """The principal the console's cookie speaks for, if ``access`` lets it act on this event: the
+    organizer (or the admin) for everything, its staff for what their role may do."""
     token = request.cookies.get(COOKIE)
     if not token:
         raise Unauthorized("sign in with the organizer token")
     principal = await principal_of_token(request, session, token)
-    return authorize(principal, Access.ORGANIZER, event_id=event_id), token
+    return authorize(principal, access, event_id=event_id), token
+
+
+async def _abilities(session: AsyncSession, event_id: str, principal: Principal) -> dict[str, Any]:
+    """What the page offers the one signed in (the server checks each action again): the
+    organizer everything; a judge results, drops and swaps; a scorekeeper results."""
+    organizes = principal.organizes(event_id)
+    can: dict[str, Any] = {
+        "organize": organizes,
+        "judge": organizes or principal.staffs(event_id, StaffRole.JUDGE),
+    }
+    if principal.staff_id is not None:
+        me = await staff_svc.member(session, event_id, principal.staff_id)
+        can["me"] = {"name": me.name, "role": me.role}
+    if organizes:
+        can["staff"] = await staff_svc.list_staff(session, event_id)
+    return can
 
 
 async def _form(request: Request) -> dict[str, Any]:
@@ -82,6 +106,7 @@ async def _console(
     p = await event_page(session, event_id, fresh=True)
     entries = await entries_of(session, event_id, principal)
     names = {e.entry.id: e.entry.name for e in entries}
+    can = await _abilities(session, event_id, principal)
     if "error" in extra:  # a refusal speaks of players by name, never by id
         extra["error"] = forms.named(str(extra["error"]), names)
         extra["problems"] = [forms.named(pr, names) for pr in extra.get("problems", [])]
@@ -93,6 +118,8 @@ async def _console(
         entries=entries,
         csrf=csrf_of(token),
         live_types=LIVE_TYPES,
+        can=can,
+        missing=forms.missing(p.event, entries),
         **extra,
     )
 
@@ -191,10 +218,12 @@ async def _act(
     event_id: str,
     action: Callable[[Principal, dict[str, Any]], Awaitable[Any]],
     anchor: str = "",
+    access: Access = Access.ORGANIZER,
 ) -> Response:
-    """Check the sign-in and the form's token, run one action, and show the console again."""
+    """Check the sign-in (``access``: who may take this action) and the form's token, run one
+    action, and show the console again."""
     _same_origin(request)
-    principal, token = await _signed_in(request, session, event_id)
+    principal, token = await _signed_in(request, session, event_id, access)
     form = await _form(request)
     if not forms.same_token(form.get("csrf", ""), csrf_of(token)):
         raise Forbidden("the form's token is missing or stale: reload the console")
@@ -211,7 +240,7 @@ async def _act(
         await session.rollback()
         return await _verdict(request, session, event_id, principal, token, *shown["verdict_of"])
     if isinstance(shown, dict):  # an answer shown once (new entries' personal links, with QR codes)
-        links = [(name, url, qr_svg(url)) for name, url in shown.get("links", [])]
+        links = [(name, url, qr_svg(scan), scan != url) for name, url, scan in shown.get("links", [])]
         return await _console(request, session, event_id, principal, token, **{**shown, "links": links})
     return RedirectResponse(f"/console/e/{event_id}{anchor}", status_code=303)
 
@@ -256,8 +285,10 @@ async def sign_in(request: Request, session: SessionDep) -> Response:
                     [Problem(("event",), "required with the admin token")],
                 )
             event_id = (await event_svc.get_event_view(session, event_id)).event.id
-        elif principal is None or principal.role != Role.ORGANIZER or principal.event_id is None:
-            raise Unauthorized("that is not an organizer token (nor the admin token)")
+        elif (
+            principal is None or principal.role not in (Role.ORGANIZER, Role.STAFF) or not principal.event_id
+        ):
+            raise Unauthorized("that is not an organizer or staff token (nor the admin token)")
         else:
             event_id = principal.event_id
     except DomainError as exc:
@@ -325,7 +356,7 @@ async def create_event(request: Request, session: SessionDep) -> Response:
 @router.get("/e/{event_id}", response_class=HTMLResponse)
 async def console(request: Request, event_id: str, session: SessionDep) -> HTMLResponse:
     try:
-        principal, token = await _signed_in(request, session, event_id)
+        principal, token = await _signed_in(request, session, event_id, Access.RESULTS)
     except DomainError as exc:
         return await _home(request, session, "generic", exc.status, error=exc.detail)
     flash = _taken_flash(request, token, event_id)
@@ -361,11 +392,29 @@ async def register(request: Request, event_id: str, session: SessionDep) -> Resp
         entries = await event_svc.add_entries(
             session, event_id, [_spec(b) for b in specs], [hash_token(t) for t in tokens], kind
         )
-        base = str(request.base_url).rstrip("/")
-        links = [(e.name, f"{base}/e/{event_id}/me#token={t}") for e, t in zip(entries, tokens, strict=True)]
-        return {"links": links}
+        door = await _door(session, event_id)
+        return {
+            "links": [_link(request, event_id, e.name, t, door) for e, t in zip(entries, tokens, strict=True)]
+        }
 
     return await _act(request, session, event_id, action, "#entries")
+
+
+async def _door(session: AsyncSession, event_id: str) -> bool:
+    """Whether players check in at the door now: the event takes check-in and has not started."""
+    event = await get_event(session, event_id)
+    return event.status == EventStatus.REGISTRATION and settings_of(event).check_in
+
+
+def _link(request: Request, event_id: str, name: str, token: str, door: bool) -> tuple[str, str, str]:
+    """A player's personal link, and what its card's QR code opens: the check-in page (the same
+    token, one tap to check in) while the event checks players in, else the personal link."""
+    base = f"{str(request.base_url).rstrip('/')}/e/{event_id}"
+    return (
+        name,
+        f"{base}/me#token={token}",
+        f"{base}/check-in#token={token}" if door else f"{base}/me#token={token}",
+    )
 
 
 @router.post("/e/{event_id}/entries/{entry_id}/token", response_class=HTMLResponse)
@@ -375,8 +424,7 @@ async def reissue(request: Request, event_id: str, entry_id: str, session: Sessi
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
         token = new_token()
         entry = await event_svc.reissue_entry_token(session, event_id, entry_id, hash_token(token))
-        base = str(request.base_url).rstrip("/")
-        return {"links": [(entry.name, f"{base}/e/{event_id}/me#token={token}")]}
+        return {"links": [_link(request, event_id, entry.name, token, await _door(session, event_id))]}
 
     return await _act(request, session, event_id, action, "#entries")
 
@@ -428,7 +476,7 @@ async def drop(request: Request, event_id: str, entry_id: str, session: SessionD
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
         await event_svc.drop_entry(session, event_id, entry_id, principal)
 
-    return await _act(request, session, event_id, action, "#entries")
+    return await _act(request, session, event_id, action, "#entries", Access.JUDGE)
 
 
 async def _match_of(session: AsyncSession, event_id: str, match_id: str) -> Any:
@@ -454,7 +502,7 @@ async def report(request: Request, event_id: str, match_id: str, session: Sessio
         _still_open(request, match)
         await result_svc.report(session, match_id, principal, forms.body_of(match, form))
 
-    return await _act(request, session, event_id, action, f"#m-{match_id}")
+    return await _act(request, session, event_id, action, f"#m-{match_id}", Access.RESULTS)
 
 
 def _game_log(text: str) -> Any:
@@ -493,7 +541,7 @@ async def game_log(request: Request, event_id: str, match_id: str, session: Sess
             body = {"game_log": _game_log(str(form.get("log", "")))}
             await result_svc.report(session, match_id, principal, body)
 
-        return await _act(request, session, event_id, commit, f"#m-{match_id}")
+        return await _act(request, session, event_id, commit, f"#m-{match_id}", Access.RESULTS)
 
     async def judge(principal: Principal, form: dict[str, Any]) -> Any:
         match = await _match_of(session, event_id, match_id)
@@ -503,7 +551,7 @@ async def game_log(request: Request, event_id: str, match_id: str, session: Sess
         table = {"id": match.id, "table": match.table}  # kept: the rollback expires the row
         return {"verdict_of": (table, shown, json.dumps(json.loads(text), ensure_ascii=False))}
 
-    return await _act(request, session, event_id, judge, f"#m-{match_id}")
+    return await _act(request, session, event_id, judge, f"#m-{match_id}", Access.RESULTS)
 
 
 @router.post("/e/{event_id}/matches/{match_id}/confirm")
@@ -512,7 +560,7 @@ async def confirm(request: Request, event_id: str, match_id: str, session: Sessi
         _still_open(request, await _match_of(session, event_id, match_id))
         await result_svc.confirm(session, match_id, principal)
 
-    return await _act(request, session, event_id, action, f"#m-{match_id}")
+    return await _act(request, session, event_id, action, f"#m-{match_id}", Access.RESULTS)
 
 
 @router.post("/e/{event_id}/matches/{match_id}/correct")
@@ -524,7 +572,7 @@ async def correct(request: Request, event_id: str, match_id: str, session: Sessi
         body = forms.body_of(match, form)
         await result_svc.correct(session, match_id, principal, str(form.get("version", "")), body)
 
-    return await _act(request, session, event_id, action, f"#m-{match_id}")
+    return await _act(request, session, event_id, action, f"#m-{match_id}", Access.RESULTS)
 
 
 @router.post("/e/{event_id}/entries/{entry_id}/check-in")
@@ -546,7 +594,7 @@ async def swap(request: Request, event_id: str, number: int, session: SessionDep
             session, event_id, number, str(form.get("a")), str(form.get("b")), principal
         )
 
-    return await _act(request, session, event_id, action, "#round")
+    return await _act(request, session, event_id, action, "#round", Access.JUDGE)
 
 
 @router.post("/e/{event_id}/rename")
@@ -563,3 +611,27 @@ async def rename(request: Request, event_id: str, session: SessionDep) -> Respon
         await event_svc.update_event(session, event_id, str(form.get("version", "")), body.name, None)
 
     return await _act(request, session, event_id, action)
+
+
+# --------------------------------------------------------------------------- the event's staff
+@router.post("/e/{event_id}/staff", response_class=HTMLResponse)
+async def issue_staff(request: Request, event_id: str, session: SessionDep) -> Response:
+    """Name a scorekeeper or a judge (the organizer): its sign-in link, and its QR code, shown once."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        name, role = forms.staff_fields(form)
+        member, token = await staff_svc.issue(session, event_id, name, role, principal)
+        url = f"{str(request.base_url).rstrip('/')}/console#token={token}"
+        return {"staff_link": {"name": member.name, "role": member.role, "url": url, "qr": qr_svg(url)}}
+
+    return await _act(request, session, event_id, action, "#staff")
+
+
+@router.post("/e/{event_id}/staff/{staff_id}/revoke")
+async def revoke_staff(request: Request, event_id: str, staff_id: str, session: SessionDep) -> Response:
+    """Revoke a member (the organizer): its link and token are refused from now on."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        await staff_svc.revoke(session, event_id, staff_id, principal)
+
+    return await _act(request, session, event_id, action, "#staff")

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.errors import InvalidInput, Problem
-from app.db.models import Match
+from app.core.vocabulary import EntryStatus, EventStatus, StaffRole
+from app.db.models import Event, Match
+from app.services.reads import settings_of
 
 
 def same_token(sent: object, expected: str) -> bool:
@@ -174,3 +176,28 @@ def body_of(match: Match, form: dict[str, Any]) -> dict[str, Any]:
     """The result a console form sends: one click (``choice``), or the places-and-scores form."""
     choice = str(form.get("choice", ""))
     return places_body(match, form) if choice == "places" else result_body(match, choice)
+
+
+def staff_fields(form: dict[str, Any]) -> tuple[str, StaffRole]:
+    """A new member of the staff as the form names it: a name (1–200 characters, as the API's
+    ``StaffCreate``) and a role, scorekeeper or judge."""
+    name = str(form.get("member", "")).strip()
+    problems: list[Problem] = []
+    if not 1 <= len(name) <= 200:
+        problems.append(Problem(("name",), "give the member a name (at most 200 characters)"))
+    role = str(form.get("role", ""))
+    if role not in {r.value for r in StaffRole}:
+        problems.append(Problem(("role",), "must be scorekeeper or judge"))
+    if problems:
+        raise InvalidInput(problems[0].msg, problems)
+    return name, StaffRole(role)
+
+
+def missing(event: Event, entries: list[Any]) -> list[Any] | None:
+    """Who is still to check in before the start (``None``: the event takes no check-in, or has
+    started): the active entries not checked in, in the entries' order."""
+    if event.status != EventStatus.REGISTRATION or not settings_of(event).check_in:
+        return None
+    return [
+        e.entry for e in entries if e.entry.status == EntryStatus.ACTIVE and e.entry.checked_in_at is None
+    ]

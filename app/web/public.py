@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 import segno
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 
 from app.api.deps import MaybePrincipal, SessionDep
 from app.core.access import Access, authorize
@@ -18,7 +18,7 @@ from app.services import events as event_svc
 from app.services import results as result_svc
 from app.services.reads import load_match
 from app.web import forms
-from app.web.render import PageRoute, page
+from app.web.render import HERE, PageRoute, page
 from app.web.views import LIVE_TYPES, event_page, seated
 
 router = APIRouter(include_in_schema=False, route_class=PageRoute)
@@ -37,6 +37,18 @@ async def home(request: Request, session: SessionDep) -> HTMLResponse:
     views, _ = await event_svc.list_events(session, 200, None)
     views.sort(key=lambda v: ORDER.get(EventStatus(v.event.status), 9))
     return page(request, "index.html", events=views)
+
+
+@router.get("/sw.js")
+async def service_worker() -> FileResponse:
+    """The player's pages' service worker (docs/web.md "Offline results"), served from the root so
+    that its scope may be ``/e/``: a worker's scope can be no wider than the path it is served from,
+    and every player's and slip's page lives under ``/e/``."""
+    return FileResponse(
+        HERE / "static" / "sw.js",
+        media_type="text/javascript",
+        headers={"Cache-Control": "no-cache"},  # a new worker is seen on the next visit
+    )
 
 
 @router.get("/e/{event_id}", response_class=HTMLResponse)

@@ -74,8 +74,11 @@ def in_thread(fn: Any, *args: Any) -> Any:
 
 
 async def clean(engine: Any) -> None:
-    """Empty every table but the shipped game catalog (tests share one migrated database)."""
-    tables = [t.name for t in reversed(Base.metadata.sorted_tables) if t.name != "games"]
+    """Empty every table but the shipped game catalog and the database's sealed keys (tests share one
+    migrated database; its apps keep the answers' key they opened as they started)."""
+    tables = [
+        t.name for t in reversed(Base.metadata.sorted_tables) if t.name not in ("games", "sealing_keys")
+    ]
     async with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
             await conn.execute(text(f"TRUNCATE {', '.join(tables)} CASCADE"))

@@ -3,6 +3,15 @@
 // are the seats' places in seat order, Enter records them.
 (function () {
   "use strict";
+  // a staff member's sign-in link (/console#token=…): the token, which never travels in a URL,
+  // fills the sign-in form, sent at once (the fragment is taken off the address first)
+  var signIn = document.getElementById("org-token");
+  var given = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (signIn && given) {
+    signIn.value = decodeURIComponent(given[1]);
+    if (window.history && history.replaceState) history.replaceState(null, "", location.pathname);
+    if (signIn.form.requestSubmit) signIn.form.requestSubmit(); else signIn.form.submit();
+  }
   // an answer shown once (new players' links) was the response to a form: make this page the
   // console's own address, so that a reload shows the console instead of sending the form again
   var once = document.querySelector("[data-page-url]");

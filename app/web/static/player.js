@@ -8,6 +8,9 @@
   var matchId = box.getAttribute("data-match");
   var key = "arbiter:entry:" + eventId;
   var form = document.getElementById("token-form");
+  var offline = window.ArbiterOffline || null;
+  var words = document.getElementById("outbox"), list = document.getElementById("outbox-list");
+  var stale = document.getElementById("me-stale");
   var m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
   if (m) { try { localStorage.setItem(key, decodeURIComponent(m[1])); } catch (e) { /* private mode */ } }
   function token() {
@@ -18,6 +21,7 @@
     var p = document.getElementById("me-status");
     p.textContent = text; p.hidden = false;
   }
+  // the player's part; without a connection, the copy last seen (static/offline.js keeps it)
   function load() {
     var t = token();
     if (!t) { form.hidden = false; return; }
@@ -26,31 +30,144 @@
       headers: { Authorization: "Bearer " + t, Accept: "text/html" }
     }).then(function (r) {
       if (r.status === 401 || r.status === 403) { try { localStorage.removeItem(key); } catch (e) {} m = null; form.hidden = false; return null; }
-      return r.text();
-    }).then(function (html) { if (html !== null && html !== undefined) box.innerHTML = html; });
+      return r.text().then(function (html) {
+        box.innerHTML = html; stale.hidden = true;
+        if (offline && r.ok) offline.saveView(eventId, html);
+        return null;
+      });
+    }).catch(function () {
+      if (!offline) return;
+      offline.lastView(eventId).then(function (seen) {
+        if (!seen || box.innerHTML.trim()) return;  // a page already shown stays as it is
+        box.innerHTML = seen.html;
+        stale.textContent = words.getAttribute("data-stale").split("{time}").join(new Date(seen.at).toLocaleTimeString());
+        stale.hidden = false;
+      });
+    });
   }
   // a refusal speaks of the table's players by name, never by their ids
-  function named(text, matchId) {
+  function named(text, matchId, kept) {
     var card = document.getElementById("m-" + matchId), names = {};
-    try { names = JSON.parse((card && card.getAttribute("data-names")) || "{}"); } catch (e) {}
+    try { names = JSON.parse(kept || (card && card.getAttribute("data-names")) || "{}"); } catch (e) {}
     Object.keys(names).forEach(function (id) { text = text.split(id).join(names[id]); });
     return text;
   }
+  // a result pressed is first kept in this browser with its own Idempotency-Key, then sent: at
+  // once when there is a connection, else when it returns (this page or the next one opened)
   box.addEventListener("click", function (ev) {
     var b = ev.target.closest("button.report");
     if (!b) return;
+    var id = b.getAttribute("data-match"), card = document.getElementById("m-" + id);
+    var where = card && card.querySelector(".big");
+    var record = {
+      key: offline ? offline.newKey() : String(Date.now()), event: eventId, match: id, token: token(),
+      body: b.getAttribute("data-body"), names: (card && card.getAttribute("data-names")) || "{}",
+      label: ((where ? where.textContent + " — " : "") + b.textContent).replace(/\s+/g, " ").trim(),
+      entered: Date.now(), state: "waiting"
+    };
     b.disabled = true;
-    fetch("/v1/matches/" + b.getAttribute("data-match") + "/result", {
-      method: "POST",
-      headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json" },
-      body: b.getAttribute("data-body")
-    }).then(function (r) {
-      return r.json().then(function (j) {
-        say(r.ok ? box.getAttribute("data-msg-sent") : box.getAttribute("data-msg-failed") + " " + named(j.detail || "", b.getAttribute("data-match")));
-        load();
-      });
+    if (!offline) { send(record).then(function () { load(); }); return; }
+    // a second choice for the same table, not sent yet, replaces the first
+    offline.list(eventId).then(function (all) {
+      return Promise.all(all.filter(function (r) { return r.match === id && r.state === "waiting"; })
+        .map(function (r) { return offline.remove(r.key); }));
+    }).then(function () { return offline.put(record); }).then(function () {
+      b.disabled = false;
+      show();
+      flush();
     });
   });
+
+  // one try of one result: "sent", "retry" (no connection, or the server could not answer now),
+  // or the record marked "conflict" (the table was recorded by the organizer meanwhile) or
+  // "refused" (any other refusal), with the server's reason in the table's names
+  function send(record) {
+    return fetch("/v1/matches/" + record.match + "/result", {
+      method: "POST",
+      headers: { Authorization: "Bearer " + record.token, "Content-Type": "application/json", "Idempotency-Key": record.key },
+      body: record.body
+    }).then(function (r) {
+      if (r.status >= 500 || r.status === 429) return "retry";
+      return r.json().catch(function () { return {}; }).then(function (j) {
+        if (r.ok) {
+          say(box.getAttribute(j.status === "disputed" ? "data-msg-disputed" : "data-msg-sent"));
+          return "sent";
+        }
+        record.detail = named(j.detail || "", record.match, record.names);
+        if (!offline) { say(box.getAttribute("data-msg-failed") + " " + record.detail); return "refused"; }
+        if (r.status !== 409) { record.state = "refused"; return "refused"; }
+        return fetch("/v1/matches/" + record.match, { cache: "no-store" }).then(function (mr) {
+          return mr.ok ? mr.json() : {};
+        }).catch(function () { return {}; }).then(function (now) {
+          record.state = now.status === "confirmed" ? "conflict" : "refused";
+          return record.state;
+        });
+      });
+    }, function () { return "retry"; });
+  }
+
+  // every waiting result of this event, in the order entered; stops at the first that finds no
+  // connection and tries again later (sooner when the browser says the connection is back)
+  var again = null, pause = 2000;
+  function flush() {
+    if (!offline) return;
+    offline.exclusive(function () {
+      return offline.list(eventId).then(function (all) {
+        var waiting = all.filter(function (r) { return r.state === "waiting"; }), changed = false;
+        function next(i) {
+          if (i >= waiting.length) return "done";
+          return send(waiting[i]).then(function (how) {
+            if (how === "retry") return "retry";
+            changed = true;
+            var kept = how === "sent" ? offline.remove(waiting[i].key) : offline.put(waiting[i]);
+            return kept.then(function () { return next(i + 1); });
+          });
+        }
+        return next(0).then(function (how) { return { how: how, changed: changed }; });
+      });
+    }).then(function (res) {
+      show();
+      if (res.changed) load();
+      clearTimeout(again);
+      if (res.how === "retry") { again = setTimeout(flush, pause); pause = Math.min(pause * 2, 30000); }
+      else pause = 2000;
+    });
+  }
+
+  // the results kept on this phone, in words: waiting to send, or not sent and why
+  function show() {
+    if (!offline) return;
+    offline.list(eventId).then(function (all) {
+      list.textContent = "";
+      all.forEach(function (r) {
+        var li = document.createElement("li"), what = document.createElement("strong");
+        li.className = "outbox-" + r.state;
+        li.setAttribute("data-key", r.key);
+        what.textContent = words.getAttribute("data-" + r.state);
+        li.appendChild(what);
+        li.appendChild(document.createTextNode(" " + r.label));
+        if (r.state !== "waiting") {
+          var why = document.createElement("p");
+          why.textContent = words.getAttribute("data-" + r.state + "-why") + (r.state === "refused" ? " " + (r.detail || "") : "");
+          li.appendChild(why);
+          var ok = document.createElement("button");
+          ok.type = "button"; ok.className = "dismiss"; ok.setAttribute("data-key", r.key);
+          ok.textContent = words.getAttribute("data-dismiss");
+          li.appendChild(ok);
+        } else if (!navigator.onLine) {
+          li.appendChild(document.createTextNode(" — " + words.getAttribute("data-waiting-why")));
+        }
+        list.appendChild(li);
+      });
+      words.hidden = all.length === 0;
+    });
+  }
+  if (words) words.addEventListener("click", function (ev) {
+    var b = ev.target.closest("button.dismiss");
+    if (b) offline.remove(b.getAttribute("data-key")).then(show);
+  });
+  window.addEventListener("online", function () { pause = 2000; flush(); });
+  window.addEventListener("offline", show);
   // a table of three or more: each seat's place, sent as the form it is (the server builds the body)
   box.addEventListener("submit", function (ev) {
     var f = ev.target.closest("form[data-player-places]");
@@ -66,7 +183,7 @@
         if (r.ok) { say(box.getAttribute("data-msg-sent")); load(); }
         else say(box.getAttribute("data-msg-failed") + " " + named(j.detail || "", id));  // the choice stays
       });
-    });
+    }, function () { say(box.getAttribute("data-msg-places-offline")); });  // the choice stays too
   });
   form.addEventListener("submit", function (ev) {
     ev.preventDefault();
@@ -90,4 +207,6 @@
     });
   }
   load();
+  show();
+  flush();
 })();
