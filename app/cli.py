@@ -253,27 +253,54 @@ def export_command(event_id: str, database_url: str) -> int:
     return 0
 
 
+def _read_file(path: str) -> bytes:
+    """The file's bytes (``-``: standard input), read no further than the largest file taken."""
+    from app.services.transfer_rows import MAX_FILE_BYTES
+
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        with open(path, "rb") as fh:
+            return fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise Refusal(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
 def import_command(path: str, database_url: str) -> int:
-    import asyncio
+    """Import one event file: its new ids and tokens on standard output as JSON, exit 0; or one line
+    on standard error naming the row and the problem, exit 1, and the database unchanged."""
+    from sqlalchemy.exc import SQLAlchemyError
 
     from app.core.errors import DomainError, InvalidInput
 
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-        doc = json.loads(text)
-    except (OSError, ValueError) as exc:
-        sys.stderr.write(f"arbiter import: cannot read {path}: {exc}\n")
-        return 1
-    migrate(database_url)
-    try:
-        result = asyncio.run(_transfer(database_url, "import", doc))
+        data = _read_file(path)
+        # reachable, or one line saying why not; migrated when behind
+        if current_revision(database_url, missing_file_ok=True) != head_revision():
+            migrate(database_url)
+        result = asyncio.run(_transfer(database_url, "import", data))
+    except Refusal as exc:
+        return _import_refused(str(exc))
     except DomainError as exc:
-        problems = "".join(f"\n  {'/'.join(map(str, p.loc))}: {p.msg}" for p in getattr(exc, "problems", []))
         kind = "invalid file" if isinstance(exc, InvalidInput) else "refused"
-        sys.stderr.write(f"arbiter import: {kind}: {exc.detail}{problems}\n")
-        return 1
+        return _import_refused(f"{kind}: {exc.detail}")
+    except SQLAlchemyError as exc:  # a row the database refused: the transaction was rolled back
+        cause = getattr(exc, "orig", None) or exc
+        return _import_refused(f"the database refused the file: {_first_line(cause)}")
+    except Exception as exc:  # noqa: BLE001 (a file no check foresaw: still one line, nothing written)
+        return _import_refused(f"cannot import {path}: {type(exc).__name__}: {_first_line(exc)}")
     sys.stdout.write(json.dumps(result) + "\n")
     return 0
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
+
+
+def _import_refused(why: str) -> int:
+    sys.stderr.write(f"arbiter import: {' '.join(why.split())[:1000]}\n")
+    return 1
 
 
 def healthcheck(url: str, timeout: float = 5.0) -> str:
@@ -433,9 +460,7 @@ def _run(args: argparse.Namespace) -> None:
         check_schema()
         print(rotate_keys(settings))
     elif args.cmd in ("export", "import"):
-        from app.settings import Settings
-
-        url = Settings().database_url
+        url = _settings().database_url
         code = export_command(args.event_id, url) if args.cmd == "export" else import_command(args.file, url)
         raise SystemExit(code)
 

@@ -14,33 +14,7 @@ from datetime import UTC, datetime
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
-from app.api import (
-    battlebooks,
-    battlebooks_royal,
-    bga,
-    contract,
-    events,
-    games,
-    hall,
-    health,
-    jobs,
-    live,
-    matches,
-    metrics,
-    players,
-    presets,
-    problems,
-    ratings,
-    rite_of_command,
-    rounds,
-    schedules,
-    seasons,
-    staff,
-    standings,
-    strategic_titan,
-    titan_arena,
-    webhooks,
-)
+from app.api import ROUTERS, contract, problems
 from app.api.guard import RequestGuardMiddleware
 from app.api.limits import Limits
 from app.api.middleware import RequestLogMiddleware
@@ -219,34 +193,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
     app.add_middleware(RequestLogMiddleware)  # outermost: every answer gets its id and its line
     problems.install(app)
     contract.install(app)
-    for module in (
-        health,
-        metrics,
-        players,
-        games,
-        events,
-        presets,
-        rounds,
-        matches,
-        standings,
-        staff,
-        hall,
-        seasons,
-        live,
-        webhooks,
-        schedules,
-        jobs,
-        rite_of_command,
-        ratings,
-        strategic_titan,
-        battlebooks,
-        titan_arena,
-        battlebooks_royal,
-        bga,
-        public,
-        checkin,
-        console,
-    ):
-        app.include_router(module.router)
+    for router in (*ROUTERS, public.router, checkin.router, console.router):
+        app.include_router(router)
     assets.install(app)
     return app

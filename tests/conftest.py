@@ -130,6 +130,7 @@ SLOWEST_FIRST = (
     "tests/workers/test_ratings_worker.py",
     "tests/workers/test_live_streams.py",
     "tests/api/test_transfer.py",
+    "tests/test_import_corpus.py",
     "tests/workers/test_worker_ops.py",
     "tests/workers/test_worker.py",
     "tests/core/test_standings_properties.py",

@@ -6,7 +6,7 @@
 #   3. the machine's own cluster / redis-server, started;
 #   4. throwaway servers in /tmp (installed from Debian's packages first when missing, as root).
 # The browser tests (tests/web) drive Debian's Chromium and render PDFs with poppler-utils:
-# both installed here when missing, as root.
+# both installed here when missing, as root; and axe-core from npm (below).
 set -euo pipefail
 out=${1:-.test-env}
 
@@ -63,7 +63,23 @@ if ! command -v pdftoppm >/dev/null 2>&1; then
   if have_root; then apt_install poppler-utils; else echo "no pdftoppm: tests/web/test_qr.py will fail (install Debian's poppler-utils)" >&2; fi
 fi
 
+# the accessibility test (tests/web/test_accessibility.py) injects axe-core from npm into each page:
+# a pinned version in .cache/axe (ignored by git), installed once; Node and npm from Debian when missing
+axe_version=4.14.1
+axe_dir="$(cd "$(dirname "$0")/.." && pwd)/.cache/axe"
+axe="$axe_dir/node_modules/axe-core/axe.min.js"
+if [ ! -s "$axe" ] || ! grep -q "\"version\": \"$axe_version\"" "$axe_dir/node_modules/axe-core/package.json" 2>/dev/null; then
+  if ! command -v npm >/dev/null 2>&1; then
+    if have_root; then apt_install nodejs npm; else echo "no npm: tests/web/test_accessibility.py will fail (install Debian's nodejs and npm)" >&2; fi
+  fi
+  if command -v npm >/dev/null 2>&1; then
+    mkdir -p "$axe_dir"
+    npm install --no-save --no-audit --no-fund --silent --prefix "$axe_dir" "axe-core@$axe_version" >/dev/null
+  fi
+fi
+
 # the server key of what `make test`, `make fuzz` and `make bench` start (docs/operations.md "Keys")
 printf 'export TEST_DATABASE_URL=%q\nexport TEST_REDIS_URL=%q\nexport ARBITER_SECRET_KEY=%q\n' "$db" "$redis" \
   arbiter-test-suite-key >"$out"
+[ -s "$axe" ] && printf 'export ARBITER_TEST_AXE=%q\n' "$axe" >>"$out"
 echo "test services: $db, $redis"

@@ -16,11 +16,11 @@ def test_a_short_fuzz_run_meets_no_server_error(backend: str, tmp_path: Path) ->
     run = fuzz(
         backend,
         checks="not_a_server_error",
-        max_examples=2,
-        phases="examples,coverage,fuzzing",
+        max_examples=5,
+        phases="examples,fuzzing",
         workdir=tmp_path,
     )
     print(run.line())
-    assert run.requests > 500, run.output[-3000:]
+    assert run.requests > 300, run.output[-3000:]
     assert run.server_errors == 0, f"{run.line()}\n{run.output[-6000:]}"
     assert run.exit_code == 0, run.output[-6000:]

@@ -4,23 +4,19 @@
 No token, no state. The rules live in app/core/games/battlebooks_royal.py; a broken record is a 422
 problem naming the rule (``rule``: e.g. ``battle-royal/token-order``), a malformed one names the field.
 In an event, the same record is reported as the match's ``game_log`` and checked against the match's
-first token holder.
+first token holder. The record's schema is declared here (``VERDICT_ROUTE``); app/api/verdicts.py
+makes the route.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter
 from pydantic import Field
 
 from app.api.schemas import Strict
-from app.api.verdicts import RoyalVerdict
+from app.api.verdicts import RoyalVerdict, VerdictRoute
 from app.core.games import battlebooks_royal as br
-from app.services.offload import off_loop
-
-router = APIRouter(tags=["battlebooks"])
-
 
 SEAT = 1_000  # a seat number far past any table: the core names the seat that is not there
 POINTS = 1e9
@@ -51,13 +47,10 @@ class AdjudicateRoyal(Strict):
     turns: list[RoyalTurn] = Field(max_length=MAX_TURNS)
 
 
-@router.post(
-    "/v1/adjudicate/battlebooks-royal",
-    operation_id="adjudicate_battlebooks_royal",
-    response_model=RoyalVerdict,
+VERDICT_ROUTE = VerdictRoute(
+    "battlebooks-royal",
+    body=AdjudicateRoyal,
+    verdict=RoyalVerdict,
+    tag="battlebooks",
+    description="Replay a Battle Royal record: token order, eliminations and places (422 naming the broken rule).",
 )
-async def adjudicate_battlebooks_royal(body: AdjudicateRoyal) -> dict[str, Any]:
-    """Replay a Battle Royal record: token order, eliminations and places (422 naming the broken rule)."""
-    log = body.model_dump(exclude={"players"}, exclude_none=True)
-    verdict = await off_loop(br.adjudicate_match, log, body.players, "")
-    return verdict.details

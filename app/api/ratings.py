@@ -25,6 +25,7 @@ from app.api.deps import SessionDep
 from app.api.jobs import accepted
 from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, bad_cursor, decode_cursor, encode_cursor, page
 from app.api.schemas import JobAccepted, Strict
+from app.core import limits
 from app.core import ratings as core
 from app.services import ratings as svc
 
@@ -86,7 +87,7 @@ class PlayerRatingPage(BaseModel):
 
 
 class StartRating(Strict):
-    rating: float = Field(ge=0, le=100_000)
+    rating: float = Field(ge=limits.START_RATING[0], le=limits.START_RATING[1])
 
 
 class StartRatingRead(BaseModel):

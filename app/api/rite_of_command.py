@@ -1,4 +1,5 @@
-"""Rite of Command's stateless tools (api.md "Stateless tools"): deal decks and adjudicate a game.
+"""Rite of Command's stateless tools (api.md "Stateless tools"): deal decks and adjudicate a game (its
+body declared here, ``VERDICT_ROUTE``; app/api/verdicts.py makes the route).
 
 No token, no state. Every rule lives in app/core/games/rite_of_command.py; this module only parses,
 calls the core and shapes the answer. The schemas document the shapes and their types are strict
@@ -16,9 +17,8 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field, field_validator
 
 from app.api.schemas import StrictTypes
-from app.api.verdicts import RiteVerdict
+from app.api.verdicts import RiteVerdict, VerdictRoute
 from app.core.games import rite_of_command as roc
-from app.services.offload import off_loop
 
 router = APIRouter(tags=["rite-of-command"])
 
@@ -148,6 +148,17 @@ class AdjudicateRite(StrictTypes):
     _catalog = field_validator("catalog", mode="before")(_whole_catalog)
 
 
+VERDICT_ROUTE = VerdictRoute(
+    "rite-of-command",
+    body=AdjudicateRite,
+    verdict=RiteVerdict,
+    tag="rite-of-command",
+    description="Arm, fight and settle the three rings, from the rings or from a full record checked against"
+    "\nits deal.",
+    exclude_unset=True,
+)
+
+
 @router.post("/v1/rite-of-command/deal", operation_id="deal_rite_of_command", response_model=DealRead)
 async def deal_rite_of_command(body: DealCreate) -> dict[str, Any]:
     """Deal both players the same cards in different orders, and draw the first player."""
@@ -155,16 +166,3 @@ async def deal_rite_of_command(body: DealCreate) -> dict[str, Any]:
     seed = body.seed or secrets.token_urlsafe(16)
     dealt = roc.deal(catalog or roc.sample_catalog(), body.deck_size, seed)
     return {**dealt.as_dict(), "seed": seed, "deck_size": body.deck_size}
-
-
-@router.post(
-    "/v1/adjudicate/rite-of-command",
-    operation_id="adjudicate_rite_of_command",
-    response_model=RiteVerdict,
-    response_model_exclude_unset=True,
-)
-async def adjudicate_rite_of_command(body: AdjudicateRite) -> dict[str, Any]:
-    """Arm, fight and settle the three rings, from the rings or from a full record checked against
-    its deal."""
-    verdict = await off_loop(roc.adjudicate_log, body.model_dump(exclude_none=True))
-    return verdict.as_dict()

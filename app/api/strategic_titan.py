@@ -1,7 +1,8 @@
 """Strategic Titan's record keeper over HTTP (api.md "Stateless tools"; strategic-titan.md).
 
 - ``POST /v1/adjudicate/strategic-titan``: replay a whole record, no token, no state. A broken rule
-  is a verdict (200 with ``valid: false`` and the violation); a malformed event is a 422.
+  is a verdict (200 with ``valid: false`` and the violation); a malformed event is a 422. Its body
+  is declared here (``VERDICT_ROUTE``); app/api/verdicts.py makes the route.
 - ``POST /v1/matches/{id}/log`` / ``GET``: a match's record, appended event by event
   (app/services/strategic_titan.py; a broken rule is a 422 problem with ``rule``; ``If-Match`` is
   optional, ``Idempotency-Key`` is honoured).
@@ -21,9 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.api.auth import SeatedOrOrganizer
 from app.api.deps import SessionDep
 from app.api.idempotency import run_idempotent
+from app.api.verdicts import VerdictRoute
 from app.core.games import strategic_titan as st
 from app.services import strategic_titan as svc
-from app.services.offload import off_loop
 
 router = APIRouter(tags=["strategic-titan"])
 
@@ -162,20 +163,14 @@ class MatchLogRead(BaseModel):
     violation: ViolationRead | None = None
 
 
-def _events(events: list[StrategicTitanEvent]) -> list[dict[str, Any]]:
-    return [e.model_dump(exclude_none=True) for e in events]
-
-
-@router.post(
-    "/v1/adjudicate/strategic-titan",
-    operation_id="adjudicate_strategic_titan",
-    response_model=StrategicTitanVerdict,
+VERDICT_ROUTE = VerdictRoute(
+    "strategic-titan",
+    body=AdjudicateStrategicTitan,
+    verdict=StrategicTitanVerdict,
+    tag="strategic-titan",
+    summary="Adjudicate",  # as first published
+    description="Replay a Strategic Titan record (no token, no state); a broken rule is a verdict, not an error.",
 )
-async def adjudicate(body: AdjudicateStrategicTitan) -> StrategicTitanVerdict:
-    """Replay a Strategic Titan record (no token, no state); a broken rule is a verdict, not an error."""
-    options = body.options.model_dump(exclude_none=True) if body.options else None
-    result = await off_loop(st.replay, body.players, options, _events(body.events))
-    return StrategicTitanVerdict.model_validate(result.to_dict())
 
 
 # --- the match's record ------------------------------------------------------------------------

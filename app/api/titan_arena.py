@@ -1,7 +1,8 @@
 """Titan: The Arena over HTTP (api.md "Stateless tools"; titan-arena.md).
 
 - ``POST /v1/adjudicate/titan-arena``: places from a game log, every tie broken (WBC rule on bets,
-  then last play, then a seeded die), with what broke each tie. No token, no state.
+  then last play, then a seeded die), with what broke each tie. No token, no state. Its body is
+  declared here (``VERDICT_ROUTE``); app/api/verdicts.py makes the route.
 - ``GET /v1/events/{id}/places``: every place of a ``wbc-hmwp`` event (final table, then the other
   semifinalists by semifinal place, then seeding); ``complete`` once the event is finished.
 - ``GET /v1/events/{id}/titan-arena/statistics``: kills credited per entry and bets per creature
@@ -26,9 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.api import schemas
 from app.api.auth import EventMember
 from app.api.deps import SessionDep
-from app.api.verdicts import TitanVerdict
-from app.core.games import titan_arena as core
-from app.services.offload import off_loop
+from app.api.verdicts import TitanVerdict, VerdictRoute
 from app.services.presets import titan_arena as svc
 
 router = APIRouter(tags=["titan-arena"])
@@ -77,6 +76,15 @@ class AdjudicateTitan(Strict):
         default=None, max_length=200, description="the creatures in the game (optional)"
     )
     seed: str | None = Field(default=None, max_length=200, description="for the dice; default fixed")
+
+
+VERDICT_ROUTE = VerdictRoute(
+    "titan-arena",
+    body=AdjudicateTitan,
+    verdict=TitanVerdict,
+    tag="titan-arena",
+    description="Places from a game log; ties by bets on the last creature to die, and back (WBC rule).",
+)
 
 
 class PlaceRow(BaseModel):
@@ -141,17 +149,6 @@ class SemifinalRead(BaseModel):
     size: int
     tables: int
     straight_to_final: bool = Field(description="too few for two tables: the seats play the final directly")
-
-
-@router.post(
-    "/v1/adjudicate/titan-arena",
-    operation_id="adjudicate_titan_arena",
-    response_model=TitanVerdict,
-)
-async def adjudicate_titan_arena(body: AdjudicateTitan) -> dict[str, Any]:
-    """Places from a game log; ties by bets on the last creature to die, and back (WBC rule)."""
-    verdict = await off_loop(core.adjudicate_log, body.model_dump(exclude_none=True))
-    return verdict.as_dict()
 
 
 @router.get("/v1/events/{event_id}/places", operation_id="get_places", response_model=PlacesRead)

@@ -2,15 +2,28 @@
 (``POST /v1/adjudicate/…``) and a match's ``verdict`` (``GET /v1/matches/{id}``), one shape per
 adjudicator (titan-arena.md "The in-game tie-break"; rite-of-command.md; battlebooks.md
 "battlebooks-battle-royal"; strategic-titan.md). A match's verdict is routed to its member by what
-each game declares (app/core/games/registry.py)."""
+each game declares (app/core/games/registry.py).
+
+The stateless tools' routes are made here, one per game that declares a ``tool``
+(``tool_router``): ``POST /v1/adjudicate/{game}``, operation ``adjudicate_{member}``, no token unless
+the game's ``VerdictRoute`` names a permission; the body is the game's own request schema (declared
+with its ``VerdictRoute`` in the game's router), handed to the tool off the event loop as the client
+sent it (``None`` left out), and the tool's verdict answered in the game's verdict shape."""
 
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any
 
+from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
-from app.core.games.registry import stored_verdict_keys, verdict_members
+from app.api.auth import require
+from app.core.access import Access, Principal
+from app.core.games.registry import GAMES, Game, stored_verdict_keys, verdict_members
+from app.services.offload import off_loop
 
 
 # --- Titan: The Arena --------------------------------------------------------------------------
@@ -134,3 +147,73 @@ def match_verdict(details: dict[str, Any] | None) -> MatchVerdict | None:
     if name not in _MEMBERS:
         name = next((n for key, n in _SHAPES.items() if key in verdict), _REST)
     return MatchVerdict.model_validate({"adjudicator": name, _MEMBERS[name]: verdict})
+
+
+# --- the stateless tools' routes ---------------------------------------------------------------
+@dataclass(frozen=True)
+class VerdictRoute:
+    """What the HTTP route of a game's stateless tool needs beyond the game's declaration: the
+    request schema (``body``) and the answer's (``verdict``), the document's tag and text
+    (``summary`` only where the published one is not "Adjudicate <Game>"), whether fields the tool
+    left out stay out (``exclude_unset``), and who may call it (``access``; None: anyone, no
+    token)."""
+
+    game: str
+    body: type[BaseModel]
+    verdict: type[BaseModel]
+    tag: str
+    description: str
+    summary: str | None = None
+    exclude_unset: bool = False
+    access: Access | None = None
+
+
+def _endpoint(game: Game, route: VerdictRoute) -> Callable[..., Awaitable[dict[str, Any]]]:
+    """The route's function: parse ``route.body``, state ``route.access``, run the game's tool."""
+    tool = game.tool
+    if tool is None:
+        raise ImportError(f"game {game.name!r} has no tool to route")
+
+    async def adjudicate(body: BaseModel, **_: Any) -> dict[str, Any]:
+        return await off_loop(tool, body.model_dump(exclude_none=True))
+
+    params = [inspect.Parameter("body", inspect.Parameter.KEYWORD_ONLY, annotation=route.body)]
+    if route.access is not None:
+        who = Annotated[Principal, Depends(require(route.access))]
+        params.append(inspect.Parameter("who", inspect.Parameter.KEYWORD_ONLY, annotation=who))
+    adjudicate.__signature__ = inspect.Signature(params, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
+    adjudicate.__name__ = adjudicate.__qualname__ = f"adjudicate_{game.verdict_member}"
+    return adjudicate
+
+
+def tool_router(routes: Iterable[VerdictRoute]) -> APIRouter:
+    """The route of every game's stateless tool (``GAMES``: the games with a ``tool``), each with
+    its game's ``VerdictRoute``; a game without one, a route for a game with no tool, or a game
+    routed twice fails here, as the routers are imported."""
+    by_game: dict[str, VerdictRoute] = {}
+    for route in routes:
+        if route.game in by_game:
+            raise ImportError(f"the verdict route of game {route.game!r} is declared twice")
+        by_game[route.game] = route
+    tools = [g for g in GAMES if g.tool is not None]
+    if set(by_game) != {g.name for g in tools}:
+        raise ImportError(
+            f"the verdict routes {sorted(by_game)} are not the games with a tool {sorted(g.name for g in tools)}"
+        )
+    router = APIRouter()
+    for game in tools:
+        route = by_game[game.name]
+        endpoint = _endpoint(game, route)
+        router.add_api_route(
+            f"/v1/adjudicate/{game.name}",
+            endpoint,
+            methods=["POST"],
+            name=endpoint.__name__,
+            operation_id=endpoint.__name__,
+            response_model=route.verdict,
+            response_model_exclude_unset=route.exclude_unset,
+            tags=[route.tag],
+            summary=route.summary,
+            description=route.description,
+        )
+    return router

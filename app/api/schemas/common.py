@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import types
-import unicodedata
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import (
@@ -14,16 +13,7 @@ from pydantic import (
     field_validator,
 )
 
-# characters that show nothing: controls, format characters (zero-width space, joiners, marks of
-# direction), separators, combining marks with no base, lone surrogates, and the blank fillers some
-# scripts have (a private-use or not yet assigned character may show in some font: it counts)
-_INVISIBLE_CATEGORIES = {"Cc", "Cf", "Zs", "Zl", "Zp", "Mn", "Me", "Cs"}
-_BLANK = set("\u115f\u1160\u3164\uffa0\u2800")
-
-
-def invisible(text: str) -> bool:
-    """True when no character of ``text`` shows anything (it reads as empty)."""
-    return all(c in _BLANK or unicodedata.category(c) in _INVISIBLE_CATEGORIES for c in text)
+from app.core.limits import ID_LENGTH, NAME_LENGTH, SCORE, invisible
 
 
 def _bool_for_number(value: Any, annotation: Any) -> bool:
@@ -59,9 +49,9 @@ def _texts(value: Any) -> list[str]:
 
 
 # Bounded words of every request (api.md "Limits"): an id, a name or label, a number of a score.
-Id = Annotated[str, Field(max_length=64)]
-Label = Annotated[str, Field(max_length=200)]
-Score = Annotated[float, Field(ge=-1e12, le=1e12)]
+Id = Annotated[str, Field(max_length=ID_LENGTH)]
+Label = Annotated[str, Field(max_length=NAME_LENGTH)]
+Score = Annotated[float, Field(ge=-SCORE, le=SCORE)]
 
 
 class Strict(BaseModel):

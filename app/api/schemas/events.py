@@ -15,6 +15,7 @@ from pydantic import (
 )
 
 from app.api.schemas.common import Id, Strict
+from app.core import limits
 from app.core.vocabulary import (
     EntryStatus,
     EventStatus,
@@ -47,15 +48,15 @@ class EventCreate(Strict):
         }
     )
 
-    name: str = Field(min_length=1, max_length=200)
-    game: str = Field(min_length=1, max_length=64)
-    preset: str | None = Field(default=None, max_length=64)
+    name: str = Field(min_length=1, max_length=limits.NAME_LENGTH)
+    game: str = Field(min_length=1, max_length=limits.KEY_LENGTH)
+    preset: str | None = Field(default=None, max_length=limits.KEY_LENGTH)
     settings: SettingsDocument = Field(default=None, max_length=64)
-    seed: str | None = Field(default=None, min_length=8, max_length=128)
+    seed: str | None = Field(default=None, min_length=limits.SEED_LENGTH[0], max_length=limits.SEED_LENGTH[1])
 
 
 class EventUpdate(Strict):
-    name: str | None = Field(default=None, min_length=1, max_length=200)
+    name: str | None = Field(default=None, min_length=1, max_length=limits.NAME_LENGTH)
     settings: SettingsDocument = Field(default=None, max_length=64)
 
 
@@ -117,15 +118,24 @@ class EntryCreate(Strict):
         }
     )
 
-    player_id: str | None = Field(default=None, max_length=64)
-    name: str | None = Field(default=None, min_length=1, max_length=200)
+    player_id: str | None = Field(default=None, max_length=limits.ID_LENGTH)
+    name: str | None = Field(default=None, min_length=1, max_length=limits.NAME_LENGTH)
     external_id: str | None = Field(
-        default=None, min_length=1, max_length=200, description="a federation or club id; wins over the name"
+        default=None,
+        min_length=1,
+        max_length=limits.EXTERNAL_ID_LENGTH,
+        description="a federation or club id; wins over the name",
     )
-    rating: float | None = Field(default=None, ge=-10_000, le=10_000, description="starting rating")
-    seed: int | None = Field(default=None, ge=1, le=100_000, description="seed number, 1 the top")
-    club: str | None = Field(default=None, min_length=1, max_length=100, description="club or team")
-    characters: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list, max_length=16)
+    rating: float | None = Field(
+        default=None, ge=-limits.ENTRY_RATING, le=limits.ENTRY_RATING, description="starting rating"
+    )
+    seed: int | None = Field(default=None, ge=1, le=limits.SEED_NUMBER, description="seed number, 1 the top")
+    club: str | None = Field(
+        default=None, min_length=1, max_length=limits.CLUB_LENGTH, description="club or team"
+    )
+    characters: list[Annotated[str, Field(max_length=limits.CHARACTER_LENGTH)]] = Field(
+        default_factory=list, max_length=limits.CHARACTERS
+    )
     organizer: StrictBool = False  # "yes" or 1 is a 422, never a true (formats.md "Presets")
 
     @model_validator(mode="after")
@@ -191,7 +201,9 @@ class IdentityRead(BaseModel):
 
 
 class ForbiddenPairs(Strict):
-    pairs: list[Annotated[list[Id], Field(max_length=64)]] = Field(max_length=10_000)
+    pairs: list[Annotated[list[Id], Field(max_length=limits.FORBIDDEN_GROUP)]] = Field(
+        max_length=limits.FORBIDDEN_PAIRS
+    )
 
 
 class HistoryEntryRead(BaseModel):

@@ -9,14 +9,15 @@ from pydantic import (
 )
 
 from app.api.schemas.common import Strict
+from app.core import limits
 
 
 class GameCreate(Strict):
-    key: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9-]*$")
-    name: str = Field(min_length=1, max_length=200)
-    min_seats: int = Field(ge=1, le=64)
-    max_seats: int = Field(ge=1, le=64)
-    adjudicator: str | None = Field(default=None, max_length=64)
+    key: str = Field(min_length=1, max_length=limits.KEY_LENGTH, pattern=limits.GAME_KEY_PATTERN)
+    name: str = Field(min_length=1, max_length=limits.NAME_LENGTH)
+    min_seats: int = Field(ge=1, le=limits.SEATS)
+    max_seats: int = Field(ge=1, le=limits.SEATS)
+    adjudicator: str | None = Field(default=None, max_length=limits.KEY_LENGTH)
 
     @model_validator(mode="after")
     def _range(self) -> GameCreate:

@@ -10,11 +10,12 @@ from pydantic import (
 )
 
 from app.api.schemas.common import Strict
+from app.core import limits
 
 
 class PlayerCreate(Strict):
-    name: str = Field(min_length=1, max_length=200)
-    external_id: str | None = Field(default=None, min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=limits.NAME_LENGTH)
+    external_id: str | None = Field(default=None, min_length=1, max_length=limits.EXTERNAL_ID_LENGTH)
 
 
 class PlayerRead(BaseModel):

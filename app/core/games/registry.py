@@ -1,14 +1,16 @@
 """Every game the product knows more of than its catalog row, each declared once (``GAMES``): the
 presets its source documents define (formats.md "Presets"), and for an adjudicated game (the
 ``adjudicator`` of a game in the catalog) the function that judges its record, the record's shape,
-how the record is put in seat order, and how a verdict stored before its adjudicator's name was kept
-with it is recognized. A match of an adjudicated game may be reported as its game record
+how the record is put in seat order, how a verdict stored before its adjudicator's name was kept
+with it is recognized, and its stateless tool (a whole record as a client sends it, judged on its
+own: ``POST /v1/adjudicate/{name}``). A match of an adjudicated game may be reported as its game record
 (``game_log``) and the service fills the places from the adjudicator's verdict
 (app/core/games/adjudication.py).
 
 Everything else is built from ``GAMES``: ``ADJUDICATORS``, ``RECORD_SHAPES`` (the OpenAPI document's
 ``game_log`` schema), ``SEAT_ORDER``, ``PRESETS`` (collected by ``app/core/presets.py``), and the
-verdict members and stored keys ``app/api/verdicts.py`` routes a match's verdict by. A declaration
+verdict members and stored keys ``app/api/verdicts.py`` routes a match's verdict by, and the verdict
+routes ``app/api/verdicts.py`` ``tool_router`` makes, one per game with a ``tool``. A declaration
 that is incomplete, or that repeats another's name or preset, fails as this module is imported."""
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ __all__ = [
 ]
 
 SeatOrder = Callable[[Any, Sequence[tuple[str, str]]], Any]
+Tool = Callable[[dict[str, Any]], dict[str, Any]]
+"""A stateless tool: the record as its client sent it (checked for shape) → the verdict's document."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +56,8 @@ class Game:
     together; ``seat_order`` when the record names its players (it puts them in the match's seat
     order first); ``stored_key``: a key found only in this game's verdicts, by which one stored
     before the adjudicator's name was kept with it is known (None for the one adjudicated game whose
-    verdicts are what is left)."""
+    verdicts are what is left); ``tool``: the stateless tool an adjudicated game offers, judging a
+    record outside any event."""
 
     name: str
     presets: Mapping[str, dict[str, Any]] = field(default_factory=dict)
@@ -60,10 +65,13 @@ class Game:
     record_shape: Any = None
     seat_order: SeatOrder | None = None
     stored_key: str | None = None
+    tool: Tool | None = None
 
     def __post_init__(self) -> None:
-        if (self.adjudicator is None) != (self.record_shape is None):
-            raise TypeError(f"game {self.name!r}: an adjudicator and its record's shape come together")
+        if len({self.adjudicator is None, self.record_shape is None, self.tool is None}) != 1:
+            raise TypeError(
+                f"game {self.name!r}: an adjudicator, its record's shape and its tool come together"
+            )
         if self.adjudicator is None and (self.seat_order is not None or self.stored_key is not None):
             raise TypeError(f"game {self.name!r}: seat order and stored verdicts need an adjudicator")
         if self.adjudicator is None and not self.presets:
@@ -75,6 +83,26 @@ class Game:
         return self.name.replace("-", "_")
 
 
+# --- the stateless tools: each game's record as a client sends it, judged on its own -------------
+def _titan_arena_tool(record: dict[str, Any]) -> dict[str, Any]:
+    return titan_arena.adjudicate_log(record).as_dict()
+
+
+def _rite_of_command_tool(record: dict[str, Any]) -> dict[str, Any]:
+    return rite_of_command.adjudicate_log(record).as_dict()
+
+
+def _battlebooks_royal_tool(record: dict[str, Any]) -> dict[str, Any]:
+    """The record and the table's size apart, as an event's match hands them in."""
+    log = {key: value for key, value in record.items() if key != "players"}
+    return battlebooks_royal.adjudicate_match(log, record["players"], "").details
+
+
+def _strategic_titan_tool(record: dict[str, Any]) -> dict[str, Any]:
+    """A broken rule is a verdict (``valid: false``), not an error."""
+    return strategic_titan.replay(record["players"], record.get("options"), record["events"]).to_dict()
+
+
 GAMES: tuple[Game, ...] = (
     Game(
         "titan-arena",
@@ -83,12 +111,14 @@ GAMES: tuple[Game, ...] = (
         record_shape=titan_arena.TitanArenaLog,
         seat_order=titan_arena.in_seat_order,
         stored_key="tiebreaks",
+        tool=_titan_arena_tool,
     ),
     Game(
         "rite-of-command",
         adjudicator=rite_of_command.adjudicate_match,
         record_shape=rite_of_command.RiteOfCommandLog,
         stored_key="rings",
+        tool=_rite_of_command_tool,
     ),
     Game(
         "battlebooks-royal",
@@ -96,11 +126,13 @@ GAMES: tuple[Game, ...] = (
         adjudicator=battlebooks_royal.adjudicate_match,
         record_shape=battlebooks_royal.BattleRoyalLog,
         stored_key="holders",
+        tool=_battlebooks_royal_tool,
     ),
     Game(
         "strategic-titan",
         adjudicator=strategic_titan.adjudicate_match,
         record_shape=strategic_titan.record_shape(),
+        tool=_strategic_titan_tool,
     ),
     Game("battlebooks", presets=battlebooks.PRESETS),
     Game("bga", presets=bga.PRESETS),
