@@ -340,6 +340,11 @@ def _serve(args: argparse.Namespace) -> None:
     logs.configure(settings.arbiter_log_format, settings.arbiter_log_level)
     check_schema()
     check_keys(settings)
+    if os.environ.get("FORWARDED_ALLOW_IPS") and not settings.arbiter_trusted_proxies:
+        logging.getLogger("arbiter").warning(
+            "FORWARDED_ALLOW_IPS is not read: name the reverse proxies in ARBITER_TRUSTED_PROXIES "
+            "(until then every client is the address of the socket's peer)"
+        )
     multiproc: str | None = None
     if args.workers > 1 and not os.environ.get(metrics.MULTIPROCESS_ENV):
         # several processes answer /metrics from one shared directory of counters
@@ -357,6 +362,9 @@ def _serve(args: argparse.Namespace) -> None:
             # live streams never end by themselves: a stopping process ends them after this
             timeout_graceful_shutdown=settings.arbiter_api_shutdown_wait,
             server_header=False,
+            # uvicorn would trust X-Forwarded-For from 127.0.0.1 (or FORWARDED_ALLOW_IPS): the app
+            # reads it itself, from ARBITER_TRUSTED_PROXIES only (app/api/middleware.py)
+            proxy_headers=False,
         )
     finally:
         if multiproc:

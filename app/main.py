@@ -16,6 +16,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from app.api import ROUTERS, contract, problems
 from app.api.guard import RequestGuardMiddleware
+from app.api.limits import Limits
 from app.api.middleware import RequestLogMiddleware
 from app.db.session import make_engine, make_sessionmaker, read_only, write_gate, write_turn
 from app.jobs import ArqDispatcher, Dispatcher, InProcessDispatcher, commit_and_dispatch, sweep
@@ -135,6 +136,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             app.state.sessionmaker, registry.job_kinds, settings.arbiter_job_lease
         )
     app.state.dispatcher = dispatcher
+    app.state.limits = Limits(settings)  # shared through Redis when it is configured
     facts = describe(settings, engine.dialect.name)
     logs.event(
         log,
@@ -159,6 +161,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
         await dispatcher.close()
+        await app.state.limits.close()
         await engine.dispose()
 
 

@@ -7,6 +7,7 @@ and ``REDIS_URL``, the production shape: Postgres and arq workers on Redis.
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -72,6 +73,20 @@ class Settings(BaseSettings):
     )
     arbiter_heavy_per_minute: float = Field(
         default=60, gt=0, description="requests per minute one client's allowance for those tools refills by"
+    )
+    arbiter_auth_failures: int = Field(
+        default=20, ge=1, description="unknown tokens one client address may send at once (429 past it)"
+    )
+    arbiter_auth_failure_window: float = Field(
+        default=300,
+        gt=0,
+        le=86400,
+        description="seconds in which that allowance of failed tokens comes back in full",
+    )
+    arbiter_trusted_proxies: str = Field(
+        default="",
+        description="comma-separated addresses or networks (CIDR) of the reverse proxies whose "
+        "X-Forwarded-For names the client; unset: the client is the socket's peer",
     )
     arbiter_cpu_seconds: float = Field(
         default=10,
@@ -175,6 +190,25 @@ class Settings(BaseSettings):
     @classmethod
     def _normalize(cls, v: str) -> str:
         return normalize_database_url(v)
+
+    @field_validator("arbiter_trusted_proxies")
+    @classmethod
+    def _proxies(cls, v: str) -> str:
+        for item in (i.strip() for i in v.split(",")):
+            if item:
+                try:
+                    ipaddress.ip_network(item, strict=False)
+                except ValueError:
+                    raise ValueError(f"{item!r} is not an IP address or network (CIDR)") from None
+        return v
+
+    @property
+    def trusted_proxies(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+        return tuple(
+            ipaddress.ip_network(i.strip(), strict=False)
+            for i in self.arbiter_trusted_proxies.split(",")
+            if i.strip()
+        )
 
     @property
     def cors_origins(self) -> list[str]:

@@ -72,6 +72,7 @@ class Apps:
                 arbiter_sweep_seconds=3600,
                 arbiter_webhook_allow_private=True,  # the receivers of the tests listen on the loopback
                 arbiter_heavy_burst=1_000_000,  # the suite calls the tools far faster than a client may
+                arbiter_auth_failures=1_000_000,  # and sends its unknown tokens from one address
             )
             app = create_app(settings)
             await self.stack.enter_async_context(app.router.lifespan_context(app))

@@ -16,7 +16,8 @@ Rulings (each one a fact about a route, never a per-operation list kept by hand)
   not allow the read (a preset's own view of another kind of event), 409;
 - an operation with ``If-Match`` may answer 412, and 428 when it requires the header
   (``IF_MATCH_REQUIRED``);
-- the operations that are rate limited (``RATE_LIMITED``, and every stream) may answer 429 with
+- the operations that are rate limited (``RATE_LIMITED``, and every stream), and every one that
+  resolves a token (a client past its allowance of unknown tokens), may answer 429 with
   ``Retry-After``; an operation that reads a body may answer 400 when it cannot be parsed and 408
   when it does not arrive in time;
 - a GET that answers an ``ETag`` built from its body (``app/api/caching.py``) answers 304 to an
@@ -167,7 +168,7 @@ def _statuses(route: APIRoute, path: str, method: str, op: dict[str, Any], prote
     if "requestBody" in op:
         out |= {400, 408}
     if protected:
-        out |= {401, 403}
+        out |= {401, 403, 429}
     if method != "get" or 404 in out:
         out.add(409)
     if any(p["in"] == "header" and p["name"].lower() == "if-match" for p in params):

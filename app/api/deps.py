@@ -16,6 +16,7 @@ from typing import Annotated
 from fastapi import Depends, Header, Request
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
+from app.api import limits
 from app.core.access import Principal
 from app.core.errors import Unauthorized
 from app.db.session import read_only
@@ -73,14 +74,21 @@ async def resolve_principal(
 async def principal_of_token(
     request: Request, session: AsyncSession | AsyncConnection, token: str
 ) -> Principal:
-    """The principal a token speaks for (the bearer header's, or the console's sign-in); unknown: 401."""
+    """The principal a token speaks for (the bearer header's, or the console's sign-in); unknown: 401.
+    A client past its allowance of unknown tokens is a 429 before its token is looked at, a good
+    one too: else a guess that hit would still tell itself apart (app/api/limits.py)."""
     settings = request.app.state.settings
-    return await tokens.principal_of_token(
-        session,
-        token,
-        admin_token=settings.arbiter_admin_token,
-        metrics_token=settings.arbiter_metrics_token,
-    )
+    await limits.before_token(request.app, request.scope)
+    try:
+        return await tokens.principal_of_token(
+            session,
+            token,
+            admin_token=settings.arbiter_admin_token,
+            metrics_token=settings.arbiter_metrics_token,
+        )
+    except Unauthorized:
+        await limits.token_failed(request.app, request.scope)
+        raise
 
 
 async def get_principal(

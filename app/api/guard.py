@@ -13,7 +13,10 @@ A pure ASGI middleware, in this order:
    naming the field — on both backends alike: Postgres cannot store one, SQLite would keep it.
 5. **Rate.** The anonymous CPU-heavy tools (``/v1/schedules/round-robin``, ``/v1/adjudicate/*``)
    take at most ``ARBITER_HEAVY_BURST`` requests per client address at once, refilled at
-   ``ARBITER_HEAVY_PER_MINUTE``; past it a 429 with ``Retry-After``.
+   ``ARBITER_HEAVY_PER_MINUTE``; past it a 429 with ``Retry-After``. The address is the one the
+   request log middleware resolved (the socket's peer, or a trusted proxy's ``X-Forwarded-For``),
+   and the count is shared by every process through Redis when it is configured
+   (``app/api/limits.py``); so is the allowance of unknown tokens checked in step 2.
 
 Then the buffered body is handed to the app as one message (a streamed *answer* still streams).
 """
@@ -23,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import time
 from typing import Any
 
 from starlette.requests import Request
@@ -31,34 +33,13 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.deps import PRINCIPAL_STATE, parse_bearer, resolve_principal
+from app.api.limits import TooManyFailures, client_of, limits_of
 from app.api.problems import database_unavailable, is_database_outage, problem
 from app.core.errors import Unauthorized
 from app.db.session import READ_ONLY_OPTION
 
 HEAVY_PREFIXES = ("/v1/schedules/round-robin", "/v1/adjudicate/")
 _BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
-
-
-class RateLimiter:
-    """A token bucket per client address: ``burst`` at once, refilled at ``per_minute``."""
-
-    def __init__(self, burst: int, per_minute: float) -> None:
-        self.burst = burst
-        self.rate = per_minute / 60.0
-        self._buckets: dict[str, tuple[float, float]] = {}
-
-    def take(self, client: str, now: float | None = None) -> float:
-        """0 when the request may go, else the seconds until it could."""
-        now = time.monotonic() if now is None else now
-        tokens, last = self._buckets.get(client, (float(self.burst), now))
-        tokens = min(float(self.burst), tokens + (now - last) * self.rate)
-        if tokens >= 1.0:
-            self._buckets[client] = (tokens - 1.0, now)
-            if len(self._buckets) > 10_000:  # forget the full buckets of clients long gone
-                self._buckets = {k: v for k, v in self._buckets.items() if v[0] < self.burst - 1}
-            return 0.0
-        self._buckets[client] = (tokens, now)
-        return (1.0 - tokens) / self.rate if self.rate > 0 else 3600.0
 
 
 def nul_path(value: Any, path: tuple[str | int, ...] = ()) -> tuple[str | int, ...] | None:
@@ -94,7 +75,6 @@ def _nul_problem(loc: list[Any]) -> JSONResponse:
 class RequestGuardMiddleware:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self._limiter: RateLimiter | None = None
 
     def _settings(self, scope: Scope) -> Any:
         return scope["app"].state.settings
@@ -132,10 +112,8 @@ class RequestGuardMiddleware:
         # 5. the rate of the heavy tools
         path: str = scope.get("path", "")
         if path.startswith(HEAVY_PREFIXES):
-            if self._limiter is None:
-                self._limiter = RateLimiter(settings.arbiter_heavy_burst, settings.arbiter_heavy_per_minute)
-            client = (scope.get("client") or ("unknown", 0))[0]
-            wait = self._limiter.take(str(client))
+            limits = limits_of(scope["app"])
+            wait = await limits.take(limits.heavy, client_of(scope))
             if wait > 0:
                 await problem(
                     429,
@@ -166,6 +144,11 @@ class RequestGuardMiddleware:
                 principal = await self._principal(scope, authorization)
             except Unauthorized as exc:
                 await problem(401, "Unauthorized", exc.detail)(scope, receive, send)
+                return
+            except TooManyFailures as exc:
+                await problem(
+                    429, exc.title, exc.detail, type_="/problems/TooManyFailures", retry_after=exc.retry_after
+                )(scope, receive, send)
                 return
             except Exception as exc:
                 if not is_database_outage(exc):

@@ -101,6 +101,7 @@ def fuzz(
             ARBITER_ADMIN_TOKEN=token,
             ARBITER_LOG_FORMAT="json",
             ARBITER_HEAVY_BURST="1000000",  # the fuzzer is one client sending everything
+            ARBITER_AUTH_FAILURES="1000000",  # and every unknown token the checks try
             ARBITER_SWEEP_SECONDS="5",
         )
         proc = spawn("serve", "--host", "127.0.0.1", "--port", str(port), environ=environ, log=log)

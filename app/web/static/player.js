@@ -115,7 +115,7 @@
       return offline.list(eventId).then(function (all) {
         var waiting = all.filter(function (r) { return r.state === "waiting"; }), changed = false;
         function next(i) {
-          if (i >= waiting.length) return "done";
+          if (i >= waiting.length) return Promise.resolve("done");
           return send(waiting[i]).then(function (how) {
             if (how === "retry") return "retry";
             changed = true;
