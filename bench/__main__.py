@@ -15,6 +15,7 @@ BENCHES = [
     "bench.ratings_bench",
     "bench.observability_bench",
     "bench.live_bench",
+    "bench.registration_bench",
     "bench.http",
 ]
 

@@ -123,6 +123,7 @@ SLOWEST_FIRST = (
     "tests/web/test_pages.py",
     "tests/web/test_console.py",
     "tests/workers/test_scale.py",
+    "tests/api/test_bulk_registration.py",
     "tests/test_cli.py",
     "tests/contract/test_typescript.py",
     "tests/test_bench_http.py",

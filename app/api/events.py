@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import ValidationError
+from pydantic import RootModel, ValidationError
 
 from app.api.auth import Admin, JudgeOrOwnEntry, Organizer, OrganizerOrOwnEntry
 from app.api.caching import cached
@@ -69,9 +70,9 @@ def event_read(view: EventView) -> EventRead:
     )
 
 
-def entry_read(view: EntryView) -> EntryRead:
+def _entry_fields(view: EntryView) -> dict[str, Any]:
     e = view.entry
-    return EntryRead(
+    return dict(
         id=e.id,
         event_id=e.event_id,
         player_id=e.player_id,
@@ -89,6 +90,19 @@ def entry_read(view: EntryView) -> EntryRead:
         matched_by=e.matched_by,
         created_at=e.created_at,
     )
+
+
+def entry_read(view: EntryView) -> EntryRead:
+    return EntryRead(**_entry_fields(view))
+
+
+def entry_created(view: EntryView, token: str) -> EntryCreated:
+    """A new entry with its token, shown once."""
+    return EntryCreated(**_entry_fields(view), entry_token=token)
+
+
+# a list of new entries renders in one pass of pydantic's serializer (app/api/caching.py json_body)
+EntriesCreated = RootModel[list[EntryCreated]]
 
 
 @router.post("", operation_id="create_event", status_code=201, response_model=EventCreated)
@@ -162,11 +176,11 @@ _ENTRY_BODY = {
 }
 
 
-def _validated(rows: list[Any], where: str) -> list[EntryCreate]:
-    """Every row as an EntryCreate, or one InvalidInput naming every bad row and field."""
+def _checked(rows: list[Any], where: str, start: int = 0) -> tuple[list[EntryCreate], list[Problem]]:
+    """Rows ``start``, ``start + 1``, … as EntryCreate, and a problem for each bad row and field."""
     problems: list[Problem] = []
     out: list[EntryCreate] = []
-    for i, row in enumerate(rows):
+    for i, row in enumerate(rows, start):
         loc: tuple[str | int, ...] = (
             (where,) if where == "body" else (where, i + 2) if where == "csv" else (where, i)
         )
@@ -182,9 +196,35 @@ def _validated(rows: list[Any], where: str) -> list[EntryCreate]:
             for err in exc.errors():
                 field = tuple(str(x) for x in err.get("loc", ()))
                 problems.append(Problem((*loc, *field), err.get("msg", "invalid")))
+    return out, problems
+
+
+def _refuse(problems: list[Problem]) -> None:
     if problems:
         rows_bad = len({p.loc[:2] for p in problems})
         raise InvalidInput(f"{rows_bad} bad row(s); nothing was registered", problems)
+
+
+def _validated(rows: list[Any], where: str) -> list[EntryCreate]:
+    """Every row as an EntryCreate, or one InvalidInput naming every bad row and field."""
+    out, problems = _checked(rows, where)
+    _refuse(problems)
+    return out
+
+
+CHUNK = 100  # rows checked (or answered) between two yields to the event loop
+
+
+async def _validated_rows(rows: list[Any], where: str) -> list[EntryCreate]:
+    """``_validated`` by chunks, the event loop serving other requests between two."""
+    out: list[EntryCreate] = []
+    problems: list[Problem] = []
+    for lo in range(0, len(rows), CHUNK):
+        good, bad = _checked(rows[lo : lo + CHUNK], where, lo)
+        out.extend(good)
+        problems.extend(bad)
+        await asyncio.sleep(0)
+    _refuse(problems)
     return out
 
 
@@ -247,21 +287,25 @@ async def create_entry(request: Request, event_id: str, session: SessionDep, who
             token = new_token()
             entry = await svc.add_entry(session, event_id, _spec(body), hash_token(token))
             view = await svc.registered(session, entry, who)
-            created = EntryCreated(**entry_read(view).model_dump(), entry_token=token)
+            created = entry_created(view, token)
             return 201, created, {"Location": f"/v1/events/{event_id}/entries/{entry.id}"}
-        bodies = _validated(payload, kind)
-        tokens = [new_token() for _ in bodies]
-        entries = await svc.add_entries(
-            session, event_id, [_spec(b) for b in bodies], [hash_token(t) for t in tokens], kind
-        )
-        return (
-            201,
-            [
-                EntryCreated(**entry_read(await svc.registered(session, e, who)).model_dump(), entry_token=t)
-                for e, t in zip(entries, tokens, strict=True)
-            ],
-            {},
-        )
+        bodies = await _validated_rows(payload, kind)
+        tokens: list[str] = []
+        specs: list[svc.EntrySpec] = []
+        for lo in range(0, len(bodies), CHUNK):
+            tokens.extend(new_token() for _ in bodies[lo : lo + CHUNK])
+            specs.extend(_spec(b) for b in bodies[lo : lo + CHUNK])
+            await asyncio.sleep(0)
+        entries = await svc.add_entries(session, event_id, specs, [hash_token(t) for t in tokens], kind)
+        views = await svc.registered_many(session, event_id, entries, who)
+        answers: list[EntryCreated] = []
+        for lo in range(0, len(views), CHUNK):
+            answers.extend(
+                entry_created(v, t)
+                for v, t in zip(views[lo : lo + CHUNK], tokens[lo : lo + CHUNK], strict=True)
+            )
+            await asyncio.sleep(0)
+        return 201, EntriesCreated(answers), {}
 
     return await run_idempotent(request, session, who, payload, handler)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import delete, func, select
@@ -12,33 +12,31 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core import event_settings, presets
 from app.core.access import Principal
 from app.core.concurrency import check_if_match
-from app.core.errors import Conflict, InvalidInput, NotFound, Problem
+from app.core.errors import Conflict, InvalidInput, Problem
 from app.core.games import battlebooks
-from app.core.identity import clean_name
 from app.core.rng import commitment
 from app.core.standings import settings_problems as standings_problems
 from app.core.vocabulary import EntryStatus, EventStatus, JobKindName
 from app.db.base import utcnow
 from app.db.models import Entry, Event, EventHistory, Job, Player, Stage
 from app.jobs import create_job
-from app.services import outbox, results
+from app.services import outbox, registration, results
 from app.services.games import get_game
 from app.services.history import record
-from app.services.players import Identity, claim_identity, find_identity
+from app.services.players import Identity
 from app.services.reads import (
     active_stage,
     count_entries,
-    details_of,
     entries_by_id,
     get_entry,
     get_event,
     lock_event,
-    set_details,
     settings_of,
     stage_matches,
     stage_settings,
     stages_of,
 )
+from app.services.registration import EntrySpec
 from app.services.registry import registry_of
 from app.services.summary import Summary, summarize
 
@@ -145,20 +143,6 @@ async def update_event(
     return await event_view(session, event)
 
 
-@dataclass(frozen=True)
-class EntrySpec:
-    """One registration as a client sends it (one of ``player_id`` or ``name``)."""
-
-    player_id: str | None = None
-    name: str | None = None
-    external_id: str | None = None
-    rating: float | None = None
-    seed: int | None = None
-    club: str | None = None
-    characters: tuple[str, ...] = ()
-    organizer: bool = False
-
-
 async def _registration_stage(session: AsyncSession, event: Event) -> Stage | None:
     """None during registration; the running stage a late entry joins; else a Conflict."""
     if event.status == EventStatus.REGISTRATION:
@@ -174,86 +158,28 @@ async def _registration_stage(session: AsyncSession, event: Event) -> Stage | No
     return stage
 
 
-def _spec_problems(spec: EntrySpec, loc: tuple[str | int, ...]) -> list[Problem]:
-    if len(set(spec.characters)) != len(spec.characters):
-        return [Problem((*loc, "characters"), "each character may be named once")]
-    return []
-
-
-async def _seeds_taken(session: AsyncSession, event_id: str) -> set[int]:
-    rows = await session.execute(
-        select(Entry.seed).where(Entry.event_id == event_id, Entry.seed.is_not(None))
-    )
-    return {s for s in rows.scalars() if s is not None}
-
-
-async def _entered(session: AsyncSession, event_id: str, player_id: str) -> Entry | None:
-    return (
-        await session.execute(select(Entry).where(Entry.event_id == event_id, Entry.player_id == player_id))
-    ).scalar_one_or_none()
-
-
-async def _write_entry(
-    session: AsyncSession,
-    event: Event,
-    stage: Stage | None,
-    identity: Identity,
-    spec: EntrySpec,
-    token_hash: str,
-) -> Entry:
-    player = await claim_identity(session, identity)
-    entry = Entry(
-        event_id=event.id,
-        player_id=player.id,
-        name=player.name,
-        characters=list(spec.characters),
-        organizer=spec.organizer,
-        rating_at_entry=spec.rating,
-        seed=spec.seed,
-        club=clean_name(spec.club) if spec.club else None,
-        matched_by=identity.by,
-        status=EntryStatus.ACTIVE,
-        token_hash=token_hash,
-        # a late entry registers in person, so it is checked in
-        checked_in_at=utcnow() if stage is not None else None,
-    )
-    await registry_of(session).rules_for(event).on_register(session, event, entry)  # e.g. a sealed pack
-    session.add(entry)
-    await session.flush()
-    if stage is not None:
-        # A late entry joins the running stage from its next round, with the lowest tie-break value.
-        values = [
-            v
-            for v in (
-                await session.execute(select(Entry.tiebreak_value).where(Entry.event_id == event.id))
-            ).scalars()
-            if v is not None
-        ]
-        entry.tiebreak_value = min(values, default=1.0) - 1.0
-        details = details_of(stage)
-        set_details(stage, replace(details, entries=(*details.entries, entry.id)))
-        await session.flush()
-    return entry
-
-
 async def add_entry(session: AsyncSession, event_id: str, spec: EntrySpec, token_hash: str) -> Entry:
-    """Register one player (409 when already entered or the event is full)."""
+    """Register one player (409 when already entered or the event is full; 404 for an unknown
+    ``player_id``): the same checks and writes as a list of one row (app/services/registration.py),
+    each error answered as its own."""
     event = await lock_event(session, event_id)
     stage = await _registration_stage(session, event)
-    identity = await find_identity(
-        session, player_id=spec.player_id, name=spec.name, external_id=spec.external_id
-    )
-    if identity.player is not None and (existing := await _entered(session, event.id, identity.player.id)):
-        raise Conflict(f"player {identity.player.id} is already entered in this event (entry {existing.id})")
+    checked = await registration.check_rows(session, event, [spec], [()])
+    (identity,) = checked.identities
+    if not isinstance(identity, Identity):
+        raise identity
+    if identity.player is not None and (existing := checked.entered.get(identity.player.id)):
+        raise Conflict(f"player {identity.player.id} is already entered in this event (entry {existing})")
     capacity = settings_of(event).capacity
     if capacity is not None and await count_entries(session, event.id) >= capacity:
         raise Conflict(f"the event is full ({capacity} entries)")
-    problems = _spec_problems(spec, ())
-    if spec.seed is not None and spec.seed in await _seeds_taken(session, event.id):
-        problems.append(Problem(("seed",), f"seed {spec.seed} is already given to another entry"))
+    problems = [
+        Problem(("seed",), f"seed {spec.seed} is already given to another entry") if p.loc == ("seed",) else p
+        for p in checked.problems
+    ]
     if problems:
         raise InvalidInput(problems[0].msg, problems)
-    entry = await _write_entry(session, event, stage, identity, spec, token_hash)
+    (entry,) = await registration.write_entries(session, event, stage, [identity], [spec], [token_hash], [()])
     await outbox.registered(session, event, [entry])
     return entry
 
@@ -262,47 +188,24 @@ async def add_entries(
     session: AsyncSession, event_id: str, specs: list[EntrySpec], token_hashes: list[str], where: str = "rows"
 ) -> list[Entry]:
     """Register many players, all or nothing: every bad row is named in one InvalidInput (its
-    location is ``(where, row)``: the list index, or the CSV line); a full event is a Conflict."""
+    location is ``(where, row)``: the list index, or the CSV line); a full event is a Conflict.
+    Set-based (app/services/registration.py): a few statements whatever the number of rows."""
     event = await lock_event(session, event_id)
     stage = await _registration_stage(session, event)
-    problems: list[Problem] = []
-    identities: list[Identity] = []
-    first_row: dict[str, int] = {}
-    seeds = await _seeds_taken(session, event.id)
-    for i, spec in enumerate(specs):
-        loc: tuple[str | int, ...] = (where, i) if where == "rows" else (where, i + 2)
-        problems.extend(_spec_problems(spec, loc))
-        if spec.seed is not None:
-            if spec.seed in seeds:
-                problems.append(Problem((*loc, "seed"), f"seed {spec.seed} is given twice"))
-            seeds.add(spec.seed)
-        try:
-            identity = await find_identity(
-                session, player_id=spec.player_id, name=spec.name, external_id=spec.external_id
-            )
-        except (Conflict, NotFound) as exc:
-            problems.append(Problem(loc, exc.detail))
-            continue
-        identities.append(identity)
-        if identity.key in first_row:
-            problems.append(Problem(loc, f"the same player as row {first_row[identity.key]}"))
-        else:
-            first_row[identity.key] = loc[1]  # type: ignore[assignment]
-        if identity.player is not None and (
-            existing := await _entered(session, event.id, identity.player.id)
-        ):
-            problems.append(Problem(loc, f"{identity.name!r} is already entered (entry {existing.id})"))
-    if problems:
+    locs: list[registration.Loc] = [
+        (where, i) if where == "rows" else (where, i + 2) for i in range(len(specs))
+    ]
+    checked = await registration.check_rows(session, event, specs, locs)
+    if checked.problems:
         raise InvalidInput(
-            f"{len({p.loc[:2] for p in problems})} bad row(s); nothing was registered", problems
+            f"{len({p.loc[:2] for p in checked.problems})} bad row(s); nothing was registered",
+            checked.problems,
         )
     capacity = settings_of(event).capacity
     if capacity is not None and await count_entries(session, event.id) + len(specs) > capacity:
         raise Conflict(f"the event is full ({capacity} entries); nothing was registered")
-    entries = [
-        await _write_entry(session, event, stage, identity, spec, token)
-        for identity, spec, token in zip(identities, specs, token_hashes, strict=True)
-    ]
+    identities = [i for i in checked.identities if isinstance(i, Identity)]
+    entries = await registration.write_entries(session, event, stage, identities, specs, token_hashes, locs)
     await outbox.registered(session, event, entries)
     return entries
 
@@ -343,6 +246,14 @@ async def get_entry_view(
 async def registered(session: AsyncSession, entry: Entry, principal: Principal | None) -> EntryView:
     """A new (or dropped) entry as its caller reads it."""
     return entry_view(session, await get_event(session, entry.event_id), entry, principal)
+
+
+async def registered_many(
+    session: AsyncSession, event_id: str, entries: list[Entry], principal: Principal | None
+) -> list[EntryView]:
+    """New entries of one event as their caller reads them."""
+    event = await get_event(session, event_id)
+    return [entry_view(session, event, e, principal) for e in entries]
 
 
 async def drop_entry(session: AsyncSession, event_id: str, entry_id: str, principal: Principal) -> Entry:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -53,33 +56,90 @@ class Identity:
         return f"name:{name_key(self.name)}"
 
 
+@dataclass(frozen=True)
+class IdentityQuery:
+    """What one registration says of its player (one of ``player_id`` or ``name``)."""
+
+    player_id: str | None
+    name: str | None
+    external_id: str | None
+
+
+CHUNK = 500  # ids or keys per IN list: well below SQLite's and asyncpg's limits on bound values
+YIELD_EVERY = 100  # rows matched between two yields to the event loop
+
+
+async def _players(session: AsyncSession, column: Any, values: set[str]) -> list[Player]:
+    """The players whose ``column`` is one of ``values``, by chunks of ``CHUNK``."""
+    out: list[Player] = []
+    ordered = sorted(values)
+    for lo in range(0, len(ordered), CHUNK):
+        rows = await session.execute(select(Player).where(column.in_(ordered[lo : lo + CHUNK])))
+        out.extend(rows.scalars())
+    return out
+
+
+async def find_identities(
+    session: AsyncSession, queries: Sequence[IdentityQuery]
+) -> list[Identity | Conflict | NotFound]:
+    """The player each registration names, found by the rule of app/core/identity.py against the
+    players stored (a batch's rows do not find each other: ``Identity.key`` says which are one
+    person); nothing is written. A row that names no player (an unknown ``player_id``) is a
+    NotFound, several players of the same name key and no external id to choose a Conflict, each
+    in the row's place. A few statements, whatever the number of rows."""
+    by_id = {
+        p.id: p for p in await _players(session, Player.id, {q.player_id for q in queries if q.player_id})
+    }
+    wanted = {q.external_id for q in queries if not q.player_id and q.external_id is not None}
+    by_external = {p.external_id: p for p in await _players(session, Player.external_id, wanted)}
+    displays = [clean_name(q.name or "") for q in queries]
+    keys = {
+        name_key(d)
+        for q, d in zip(queries, displays, strict=True)
+        if not q.player_id and (q.external_id is None or q.external_id not in by_external)
+    }
+    by_key: dict[str, list[Player]] = {}
+    for p in await _players(session, Player.name_key, keys):
+        by_key.setdefault(p.name_key, []).append(p)
+    out: list[Identity | Conflict | NotFound] = []
+    for k, (q, display) in enumerate(zip(queries, displays, strict=True)):
+        if k and k % YIELD_EVERY == 0:
+            await asyncio.sleep(0)  # other requests are served between two chunks of a long list
+        if q.player_id:
+            player = by_id.get(q.player_id)
+            out.append(
+                Identity(player, "player_id", player.name, player.external_id)
+                if player is not None
+                else NotFound(f"player {q.player_id} not found")
+            )
+            continue
+        held = by_external.get(q.external_id) if q.external_id is not None else None
+        if held is not None:
+            out.append(Identity(held, "external_id", held.name, q.external_id))
+            continue
+        rows = by_key.get(name_key(display), [])
+        if q.external_id is not None:
+            rows = [p for p in rows if p.external_id is None]
+        if len(rows) > 1:
+            out.append(
+                Conflict(f"several players are named {display!r}; register by player_id or external_id")
+            )
+        elif rows:
+            out.append(Identity(rows[0], "name", rows[0].name, q.external_id))
+        else:
+            out.append(Identity(None, "new", display, q.external_id))
+    return out
+
+
 async def find_identity(
     session: AsyncSession, *, player_id: str | None, name: str | None, external_id: str | None
 ) -> Identity:
-    """The player a registration names, found by the rule of app/core/identity.py; nothing is written.
-    Several players of the same name key and no external id to choose are a Conflict."""
-    if player_id:
-        player = await get_player(session, player_id)
-        return Identity(player, "player_id", player.name, player.external_id)
-    display = clean_name(name or "")
-    if external_id is not None:
-        held = (
-            await session.execute(select(Player).where(Player.external_id == external_id))
-        ).scalar_one_or_none()
-        if held is not None:
-            return Identity(held, "external_id", held.name, external_id)
-    rows = list(
-        (
-            await session.execute(select(Player).where(Player.name_key == name_key(display)).limit(20))
-        ).scalars()
-    )
-    if external_id is not None:
-        rows = [p for p in rows if p.external_id is None]
-    if len(rows) > 1:
-        raise Conflict(f"several players are named {display!r}; register by player_id or external_id")
-    if rows:
-        return Identity(rows[0], "name", rows[0].name, external_id)
-    return Identity(None, "new", display, external_id)
+    """The player a registration names (``find_identities`` of one row); nothing is written. Several
+    players of the same name key and no external id to choose are a Conflict."""
+    (found,) = await find_identities(session, [IdentityQuery(player_id, name, external_id)])
+    if isinstance(found, Identity):
+        return found
+    raise found
 
 
 async def claim_identity(session: AsyncSession, identity: Identity) -> Player:

@@ -8,12 +8,16 @@ name; ``app/wiring.py`` puts them in the registry, and ``Registry.rules_for(even
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.games.adjudication import Adjudicator
 from app.core.results import Report
 from app.core.standings import StandingRow
 from app.db.models import Entry, Event, Match, Round, Stage
+
+Loc = tuple[str | int, ...]  # where a registration's row came from: ("rows", 3), ("csv", 5) or ()
 
 
 class EventRules:
@@ -22,8 +26,13 @@ class EventRules:
     async def before_start(self, session: AsyncSession, event: Event, entries: list[Entry]) -> None:
         """Checks or draws before the first stage opens (may raise Conflict; may cancel the event)."""
 
-    async def on_register(self, session: AsyncSession, event: Event, entry: Entry) -> None:
-        """Checks or draws as an entry registers (may raise InvalidInput; nothing is then written)."""
+    async def on_register(
+        self, session: AsyncSession, event: Event, characters: Sequence[list[str]], locs: Sequence[Loc]
+    ) -> None:
+        """Checks or draws as entries register, before they are written: ``characters`` are the
+        new entries' lists, in their order (one registration or a whole list: ``locs`` is where
+        each came from, ``()`` for a lone one), which a preset may fill (a pack drawn). May raise
+        InvalidInput naming each bad one at its loc; nothing is then written."""
 
     def sealed_characters(self, event: Event) -> bool:
         """Whether entries' characters are sealed (shown to the organizer only) for now."""

@@ -1,6 +1,8 @@
-"""The browser tests: one real server on the embedded default (SQLite, jobs in-process) and one
-Chromium per module — Debian's, launched from its executable (tests/services.sh installs it), never
-a browser Playwright downloads. Screenshots go to screenshots/ (not committed) for a reviewer."""
+"""The browser tests: one real server on the embedded default (SQLite, jobs in-process), one on
+Postgres for the hall's pages, and one Chromium, each started once per test process and shared by
+its modules (a server start and a migration cost seconds; every test makes its own events) —
+Debian's Chromium, launched from its executable (tests/services.sh installs it), never a browser
+Playwright downloads. Screenshots go to screenshots/ (not committed) for a reviewer."""
 
 from __future__ import annotations
 
@@ -44,14 +46,23 @@ def _serve(where: Path, database_url: str) -> Iterator[str]:
     finish(proc, log)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The base URL of ``arbiter serve`` on a SQLite file of its own."""
+    """The base URL of ``arbiter serve`` on a SQLite file of its own, one per test process: every
+    test makes the events it looks at, so the modules share it (``own_server`` for one of a
+    module's own)."""
     where = tmp_path_factory.mktemp("web")
     yield from _serve(where, f"sqlite+aiosqlite:///{where / 'arbiter.db'}")
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+@pytest.fixture(scope="module")
+def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server on a SQLite file of the module's own, for tests that read what the whole server holds."""
+    where = tmp_path_factory.mktemp("own")
+    yield from _serve(where, f"sqlite+aiosqlite:///{where / 'arbiter.db'}")
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgres"])
 def hall_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL of ``arbiter serve`` on each backend in turn: SQLite (jobs in-process) and a
     Postgres database of the module's own. The hall's pages (clock, staff, offline results, check-in)
@@ -69,7 +80,7 @@ def hall_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         in_thread(asyncio.run, admin_execute(server_db, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     assert Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM}: run tests/services.sh (it installs it)"
     with sync_playwright() as pw:

@@ -64,7 +64,12 @@ class Strict(BaseModel):
     @classmethod
     def _plain_values(cls, value: Any, info: ValidationInfo) -> Any:
         field = cls.model_fields.get(info.field_name or "")
-        if field is not None and _bool_for_number(value, field.annotation):
+        # only a boolean, or a list or object holding one, can be a boolean for a number
+        if (
+            isinstance(value, bool | list | dict)
+            and field is not None
+            and _bool_for_number(value, field.annotation)
+        ):
             raise ValueError("a boolean is not a number")
         if any(t and invisible(t) for t in _texts(value)):
             raise ValueError("must contain a visible character")

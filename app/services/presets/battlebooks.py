@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -51,7 +52,7 @@ from app.services.reads import (
     stages_of,
 )
 from app.services.results import match_for_change, record
-from app.services.rules import EventRules
+from app.services.rules import EventRules, Loc
 
 HEROLESS = (Outcome.VOID, Outcome.FORFEIT)
 
@@ -83,19 +84,27 @@ class BattlebooksSwiss(EventRules):
             stages[0]["rounds"] = bb.stage_rounds(self.preset, len(entries))
             event.settings = new
 
-    async def on_register(self, session: AsyncSession, event: Event, entry: Entry) -> None:
-        """Secret Wars: the pack is recorded as handed out (the entry's two books) or drawn now."""
+    async def on_register(
+        self, session: AsyncSession, event: Event, characters: Sequence[list[str]], locs: Sequence[Loc]
+    ) -> None:
+        """Secret Wars: each pack is recorded as handed out (the entry's two books) or drawn now, in
+        the entries' order, each seeing the packs of the ones before it."""
         if self.preset != bb.SEALED:
             return
-        if entry.characters:
-            catalog = settings_of(event).catalog
-            problems = bb.pack_problems(
-                catalog, list(entry.characters), await self._packs(session, event), ("characters",)
-            )
-            if problems:
-                raise InvalidInput(problems[0].msg, problems)
-            return
-        entry.characters = list(await self._draw(session, event))
+        catalog = settings_of(event).catalog
+        packs = await self._packs(session, event)
+        problems: list[Problem] = []
+        for books, loc in zip(characters, locs, strict=True):
+            if books:
+                found = bb.pack_problems(catalog, books, packs, (*loc, "characters"))
+                problems.extend(found)
+                if found:
+                    continue
+            else:
+                books.extend(bb.next_pack(catalog, event.seed, packs))
+            packs.append(list(books))
+        if problems:
+            raise InvalidInput(problems[0].msg, problems)
 
     def sealed_characters(self, event: Event) -> bool:
         return self.preset == bb.SEALED and event.status == EventStatus.REGISTRATION
