@@ -333,7 +333,9 @@ def test_places_at_a_table_of_four_are_kept_offline_and_sent_once(
     key = sent.headers.get("idempotency-key")
     assert key and sent.response() is not None and sent.response().status == 200
     body = json.loads(sent.post_data)
-    assert body == {"seats": [{"entry_id": s["entry_id"], "place": p} for s, p in zip(by_seat, places, strict=True)]}
+    assert body == {
+        "seats": [{"entry_id": s["entry_id"], "place": p} for s, p in zip(by_seat, places, strict=True)]
+    }
     got = client.get(f"/v1/matches/{match['id']}").json()
     claimed = {s["entry_id"]: s["place"] for s in claims[0]["payload"]["seats"]}
     assert [claimed[s["entry_id"]] for s in by_seat] == list(places), claims
