@@ -236,3 +236,169 @@ def test_an_answer_lost_on_the_way_back_is_replayed_not_recorded_twice(
     claims = [h for h in _history(server, ev["match"]) if h["action"] == "claim"]
     assert len(claims) == 1, claims
     context.close()
+
+
+def test_places_at_a_table_of_four_are_kept_offline_and_sent_once(
+    hall_server: str, browser: Any, request: pytest.FixtureRequest
+) -> None:
+    """The places form of a table of three or more goes through the same outbox as the buttons:
+    checked in words before it is kept, kept offline, sent once to the API with its key."""
+    server = hall_server
+    client = api(server)
+    made = client.post(
+        "/v1/events",
+        json={
+            "name": "Bad Wi-Fi at four",
+            "game": "generic",
+            "settings": {"stages": [{"format": "swiss", "table_size": 4, "rounds": 1}]},
+        },
+        headers=bearer(ADMIN),
+    )
+    assert made.status_code == 201, made.text
+    event = made.json()
+    org = bearer(event["organizer_token"])
+    rows = [{"name": n} for n in ("Hana", "Ichiro", "Jun", "Kaori")]
+    entries = items(client.post(f"/v1/events/{event['id']}/entries", json=rows, headers=org).json())
+    match = client.post(f"/v1/events/{event['id']}/start", headers=org).json()["round"]["matches"][0]
+    by_seat = sorted(match["seats"], key=lambda s: s["seat"])
+    name = {e["id"]: e["name"] for e in entries}
+    token = {e["id"]: e["entry_token"] for e in entries}[by_seat[0]["entry_id"]]
+    context = browser.new_context(**PHONE, locale="en-US")
+    posts = _posts(context)
+    page = context.new_page()
+    page.goto(f"{server}/e/{event['id']}/me#token={token}")
+    card = page.locator(f"#m-{match['id']}")
+    send = card.get_by_role("button", name="Report these places")
+    send.wait_for()
+    _ready(page)
+
+    def choose(places: tuple[int | None, ...]) -> None:
+        for s, place in zip(by_seat, places, strict=True):
+            if place is not None:
+                card.get_by_label(f"{name[s['entry_id']]}: {place}.", exact=True).check()
+
+    clock = Timeline()
+    context.set_offline(True)
+    clock.mark("offline")
+    # refused in words before anything is kept: a seat left out, then places out of form
+    choose((2, 1, 3, None))
+    send.click()
+    page.wait_for_selector("#me-status:has-text('The report was refused:')")
+    said = page.inner_text("#me-status")
+    assert f"no place for {name[by_seat[3]['entry_id']]}" in said, said
+    assert card.get_by_label(f"{name[by_seat[0]['entry_id']]}: 2.", exact=True).is_checked()  # kept
+    choose((2, 2, 3, 4))
+    send.click()
+    page.wait_for_selector("#me-status:has-text('not in competition form')")
+    said = page.inner_text("#me-status")
+    assert "no seat is placed 1st" in said and name[by_seat[0]["entry_id"]] in said, said
+    assert page.locator("#outbox").is_hidden()  # nothing kept
+    clock.mark("refused in words")
+
+    places = (2, 1, 3, 3)  # a tie for third
+    choose(places)
+    send.click()
+    waiting = page.locator("#outbox-list li.outbox-waiting")
+    waiting.wait_for()
+    clock.mark("entered")
+    said = waiting.inner_text()
+    first = name[by_seat[1]["entry_id"]]
+    assert "Waiting to send:" in said and "no connection" in said and f"1. {first}" in said, said
+
+    reloaded = page.reload()
+    assert reloaded is not None and reloaded.from_service_worker
+    page.locator("#outbox-list li.outbox-waiting").wait_for()
+    card.get_by_role("button", name="Report these places").wait_for()  # the part as last seen
+    assert "No connection" in page.inner_text("#me-stale")
+    clock.mark("reloaded offline")
+    shot(page, "offline-waiting-places")
+    page.close()
+    assert _history(server, match["id"]) == []
+    assert posts == []  # neither the API nor the page route was reached
+
+    context.set_offline(False)
+    clock.mark("online")
+    again = context.new_page()
+    again.goto(f"{server}/e/{event['id']}/me")
+    again.wait_for_selector("#me-status:has-text('Your report was sent.')")
+    clock.mark("sent")
+    again.locator("#outbox").wait_for(state="hidden")
+    print(f"\noffline timeline (places at four, {_backend(request)}): {clock}")
+
+    history = _history(server, match["id"])
+    claims = [h for h in history if h["action"] in ("claim", "report")]
+    assert len(claims) == 1 and claims[0]["action"] == "claim", history
+    assert len(posts) == 1 and posts[0].url == f"{server}/v1/matches/{match['id']}/result", posts
+    sent = posts[0]
+    key = sent.headers.get("idempotency-key")
+    assert key and sent.response() is not None and sent.response().status == 200
+    body = json.loads(sent.post_data)
+    assert body == {
+        "seats": [{"entry_id": s["entry_id"], "place": p} for s, p in zip(by_seat, places, strict=True)]
+    }
+    got = client.get(f"/v1/matches/{match['id']}").json()
+    claimed = {s["entry_id"]: s["place"] for s in claims[0]["payload"]["seats"]}
+    assert [claimed[s["entry_id"]] for s in by_seat] == list(places), claims
+    assert got["status"] != "confirmed"  # one seat's claim; the others still confirm it
+    context.close()
+
+
+def test_places_the_server_refuses_after_sending_are_shown_in_words(
+    hall_server: str, browser: Any, request: pytest.FixtureRequest
+) -> None:
+    """What the page cannot check itself: the table changed while the places waited (a seat
+    swapped with another table's), so the API refuses them (422) and the page says why, in names."""
+    server = hall_server
+    client = api(server)
+    event = client.post(
+        "/v1/events",
+        json={
+            "name": "Bad Wi-Fi, a seat swapped",
+            "game": "generic",
+            "settings": {"stages": [{"format": "swiss", "table_size": 4, "rounds": 1}]},
+        },
+        headers=bearer(ADMIN),
+    ).json()
+    org = bearer(event["organizer_token"])
+    rows = [{"name": n} for n in ("Hana", "Ichiro", "Jun", "Kaori", "Lena", "Mio", "Nao", "Oki")]
+    entries = items(client.post(f"/v1/events/{event['id']}/entries", json=rows, headers=org).json())
+    first, second = client.post(f"/v1/events/{event['id']}/start", headers=org).json()["round"]["matches"]
+    by_seat = sorted(first["seats"], key=lambda s: s["seat"])
+    name = {e["id"]: e["name"] for e in entries}
+    token = {e["id"]: e["entry_token"] for e in entries}[by_seat[0]["entry_id"]]
+    context = browser.new_context(**PHONE, locale="en-US")
+    page = context.new_page()
+    page.goto(f"{server}/e/{event['id']}/me#token={token}")
+    card = page.locator(f"#m-{first['id']}")
+    card.get_by_role("button", name="Report these places").wait_for()
+    _ready(page)
+
+    clock = Timeline()
+    context.set_offline(True)
+    clock.mark("offline")
+    for s, place in zip(by_seat, (1, 2, 3, 4), strict=True):
+        card.get_by_label(f"{name[s['entry_id']]}: {place}.", exact=True).check()
+    card.get_by_role("button", name="Report these places").click()
+    page.locator("#outbox-list li.outbox-waiting").wait_for()
+    clock.mark("entered")
+    moved = by_seat[3]["entry_id"]
+    swapped = client.post(
+        f"/v1/events/{event['id']}/rounds/1/swap",
+        json={"entries": [moved, second["seats"][0]["entry_id"]]},
+        headers=org,
+    )
+    assert swapped.status_code == 200, swapped.text
+    clock.mark("seat swapped")
+    context.set_offline(False)
+    clock.mark("online")
+    refused = page.locator("#outbox-list li.outbox-refused")
+    refused.wait_for()
+    clock.mark("refusal shown")
+    print(f"\noffline timeline (places refused by the server, {_backend(request)}): {clock}")
+    said = refused.inner_text()
+    assert "Not sent:" in said and "The report was refused:" in said, said
+    assert f"{name[moved]} is not at this table" in said and moved not in said, said
+    assert _history(server, first["id"]) == []  # nothing recorded
+    refused.get_by_role("button", name="Understood").click()
+    page.locator("#outbox").wait_for(state="hidden")
+    context.close()

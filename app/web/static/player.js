@@ -31,7 +31,10 @@
     }).then(function (r) {
       if (r.status === 401 || r.status === 403) { try { localStorage.removeItem(key); } catch (e) {} m = null; form.hidden = false; return null; }
       return r.text().then(function (html) {
+        // places chosen and not yet recorded stay chosen across a refresh
+        var chosen = [].map.call(box.querySelectorAll("form[data-player-places] input:checked"), function (el) { return el.id; });
         box.innerHTML = html; stale.hidden = true;
+        chosen.forEach(function (id) { var el = document.getElementById(id); if (el) el.checked = true; });
         if (offline && r.ok) offline.saveView(eventId, html);
         return null;
       });
@@ -57,16 +60,19 @@
   box.addEventListener("click", function (ev) {
     var b = ev.target.closest("button.report");
     if (!b) return;
-    var id = b.getAttribute("data-match"), card = document.getElementById("m-" + id);
+    enter(b.getAttribute("data-match"), b.getAttribute("data-body"), b.textContent, b);
+  });
+  function enter(id, body, what, b) {
+    var card = document.getElementById("m-" + id);
     var where = card && card.querySelector(".big");
     var record = {
       key: offline ? offline.newKey() : String(Date.now()), event: eventId, match: id, token: token(),
-      body: b.getAttribute("data-body"), names: (card && card.getAttribute("data-names")) || "{}",
-      label: ((where ? where.textContent + " — " : "") + b.textContent).replace(/\s+/g, " ").trim(),
+      body: body, names: (card && card.getAttribute("data-names")) || "{}",
+      label: ((where ? where.textContent + " — " : "") + what).replace(/\s+/g, " ").trim(),
       entered: Date.now(), state: "waiting"
     };
     b.disabled = true;
-    if (!offline) { send(record).then(function () { load(); }); return; }
+    if (!offline) { send(record).then(function () { b.disabled = false; load(); }); return; }
     // a second choice for the same table, not sent yet, replaces the first
     offline.list(eventId).then(function (all) {
       return Promise.all(all.filter(function (r) { return r.match === id && r.state === "waiting"; })
@@ -76,7 +82,7 @@
       show();
       flush();
     });
-  });
+  }
 
   // one try of one result: "sent", "retry" (no connection, or the server could not answer now),
   // or the record marked "conflict" (the table was recorded by the organizer meanwhile) or
@@ -168,22 +174,47 @@
   });
   window.addEventListener("online", function () { pause = 2000; flush(); });
   window.addEventListener("offline", show);
-  // a table of three or more: each seat's place, sent as the form it is (the server builds the body)
+  // a table of three or more: each seat's place, as the API's result body ({seats: [{entry_id,
+  // place}]}, what the page route's forms.places_body builds from the same form), checked here
+  // first in the words of the API's own refusals, then kept and sent like a pressed result
+  function fill(text, values) {
+    Object.keys(values).forEach(function (k) { text = text.split("{" + k + "}").join(values[k]); });
+    return text;
+  }
+  function placesOf(f) {
+    var names = {};
+    try { names = JSON.parse((document.getElementById("m-" + f.getAttribute("data-match")) || f).getAttribute("data-names") || "{}"); } catch (e) {}
+    var heads = f.querySelectorAll("thead th");
+    var rows = [].map.call(f.querySelectorAll("tbody tr[data-entry]"), function (tr) {
+      var on = tr.querySelector("input[type=radio]:checked"), id = tr.getAttribute("data-entry");
+      return { entry_id: id, name: names[id] || id, place: on ? parseInt(on.value, 10) : null };
+    });
+    var missing = rows.filter(function (r) { return r.place === null; });
+    if (missing.length) {
+      return { error: fill(f.getAttribute("data-missing"), { names: missing.map(function (r) { return r.name; }).join(", ") }) };
+    }
+    // competition form (1, 2, 2, 4 or 1, 1, 3): each place is 1 + the seats placed ahead of it
+    for (var i = 0; i < rows.length; i++) {
+      var ahead = rows.filter(function (r) { return r.place < rows[i].place; }).length;
+      if (rows[i].place !== ahead + 1) {
+        var why = ahead === 0 ? f.getAttribute("data-no-first") : fill(f.getAttribute("data-ahead"), { n: ahead, place: ahead + 1 });
+        return { error: fill(f.getAttribute("data-form"), { name: rows[i].name, place: rows[i].place, why: why }) };
+      }
+    }
+    var said = rows.slice().sort(function (a, b) { return a.place - b.place; }).map(function (r) {
+      var head = heads[r.place];
+      return (head ? head.textContent : r.place + ".") + " " + r.name;
+    }).join(", ");
+    return { body: JSON.stringify({ seats: rows.map(function (r) { return { entry_id: r.entry_id, place: r.place }; }) }), said: said };
+  }
   box.addEventListener("submit", function (ev) {
     var f = ev.target.closest("form[data-player-places]");
     if (!f) return;
     ev.preventDefault();
-    var id = f.getAttribute("data-match");
-    fetch(f.getAttribute("action"), {
-      method: "POST",
-      headers: { Authorization: "Bearer " + token() },
-      body: new URLSearchParams(new FormData(f))
-    }).then(function (r) {
-      return r.json().then(function (j) {
-        if (r.ok) { say(box.getAttribute("data-msg-sent")); load(); }
-        else say(box.getAttribute("data-msg-failed") + " " + named(j.detail || "", id));  // the choice stays
-      });
-    }, function () { say(box.getAttribute("data-msg-places-offline")); });  // the choice stays too
+    var got = placesOf(f);
+    if (got.error) { say(box.getAttribute("data-msg-failed") + " " + got.error); return; }  // the choice stays
+    var b = f.querySelector("button[type=submit]");
+    enter(f.getAttribute("data-match"), got.body, got.said, b);
   });
   form.addEventListener("submit", function (ev) {
     ev.preventDefault();
