@@ -1,7 +1,7 @@
-"""The browser tests: one real server on the embedded default (SQLite, jobs in-process), one on
-Postgres for the hall's pages, and one Chromium, each started once per test process and shared by
-its modules (a server start and a migration cost seconds; every test makes its own events) —
-Debian's Chromium, launched from its executable (tests/services.sh installs it), never a browser
+"""The browser tests: one real server on the embedded default (SQLite, jobs in-process) and one on
+Postgres for the hall's pages, each started once per test process and shared by its modules (a
+server start and a migration cost seconds; every test makes its own events), and one Chromium per
+module — Debian's, launched from its executable (tests/services.sh installs it), never a browser
 Playwright downloads. Screenshots go to screenshots/ (not committed) for a reviewer."""
 
 from __future__ import annotations
@@ -80,7 +80,9 @@ def hall_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         in_thread(asyncio.run, admin_execute(server_db, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
-@pytest.fixture(scope="session")
+# one Chromium per module: Playwright's sync API runs its own event loop in the test process while it
+# is open, and a loop left running past the browser tests fails every async test after them
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     assert Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM}: run tests/services.sh (it installs it)"
     with sync_playwright() as pw:
