@@ -71,6 +71,22 @@ def _postgres_database() -> tuple[str, str, str]:
     return server, name, make_url(server).set(database=name).render_as_string(hide_password=False)
 
 
+# schemathesis runs its cases on two threads, and hypothesis describes its lambdas with ast.parse; on
+# CPython 3.11 the AST converter's recursion counter is shared by the interpreter's threads, so two
+# parses at once can fail with "SystemError: AST constructor recursion depth mismatch" — the fuzzer's
+# crash, not the server's. The CLI is started with ast.parse behind one lock.
+_SERIAL_AST = """
+import ast, runpy, sys, threading
+_lock, _parse = threading.Lock(), ast.parse
+def _serial(*args, **kwargs):
+    with _lock:
+        return _parse(*args, **kwargs)
+ast.parse = _serial
+sys.argv = ["schemathesis", *sys.argv[1:]]
+runpy.run_module("schemathesis.cli", run_name="__main__", alter_sys=True)
+"""
+
+
 def fuzz(
     backend: str,
     *,
@@ -110,8 +126,8 @@ def fuzz(
             wait_http(f"{base}/healthz", proc)
             args = [
                 sys.executable,
-                "-m",
-                "schemathesis.cli",
+                "-c",
+                _SERIAL_AST,
                 "run",
                 f"{base}/openapi.json",
                 "-H",

@@ -143,7 +143,7 @@ def test_an_inline_script_is_refused(server: str, browser: Any, event: dict[str,
         " const d = document.createElement('div'); d.innerHTML = '<img src=x onerror=\"window.__ran = 2\">';"
         " document.body.appendChild(d); }"
     )
-    page.wait_for_function("window.__violations.length >= 1")
+    page.wait_for_function("() => window.__violations.length >= 1")
     assert page.evaluate("window.__ran") is None
     assert any(v.startswith("script-src") for v in page.evaluate("window.__violations"))
     w.context.close()

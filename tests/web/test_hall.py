@@ -20,7 +20,9 @@ def _seconds(text: str) -> int:
 
 
 def _wait(page: Any, predicate: str, within: float = 8.0) -> None:
-    page.wait_for_function(predicate, timeout=within * 1000)
+    # a function, not a bare expression: Playwright polls an expression with eval(), which the pages' CSP
+    # refuses ('unsafe-eval' is not allowed)
+    page.wait_for_function(f"() => {predicate}", timeout=within * 1000)
 
 
 def test_the_clock_and_announcements_reach_every_screen(hall_server: str, browser: Any) -> None:
