@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import AwareDatetime, BaseModel, Field
+from pydantic import AwareDatetime, BaseModel, Field, WithJsonSchema
 
 from app.api.auth import Admin
 from app.api.caching import cached, cached_csv
@@ -110,6 +110,49 @@ class PoolSettings(BaseModel):
     max: float = Field(default=3000, ge=-1e6, le=1e6)
     period: Literal["game", "event"] = "game"
     rate_forfeits: bool = False
+
+
+_K = {"type": "number", "exclusiveMinimum": 0, "maximum": 1000}
+_RATING = {"type": "number"}
+# The document PUT …/settings takes, as ``core.settings_problems`` checks it; what a schema cannot
+# compare (min < max, start between them, a K schedule's rising limits ending in null) stays the
+# checker's, its 422 naming the key.
+PoolSettingsDocument = Annotated[
+    dict[str, Any],
+    WithJsonSchema(
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "k": {
+                    "anyOf": [
+                        _K,
+                        {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {
+                                "type": "array",
+                                "prefixItems": [
+                                    {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+                                    _K,
+                                ],
+                                "minItems": 2,
+                                "maxItems": 2,
+                            },
+                        },
+                    ],
+                    "description": "a number in (0, 1000], or [[games_limit, K], …, [null, K]] with "
+                    "rising limits (default 32)",
+                },
+                "start": {**_RATING, "description": "between min and max (default 1500)"},
+                "min": {**_RATING, "minimum": 0, "description": "below max (default 0)"},
+                "max": {**_RATING, "exclusiveMinimum": 0, "description": "above min (default 3000)"},
+                "period": {"enum": ["game", "event"], "description": 'default "game"'},
+                "rate_forfeits": {"type": "boolean", "description": "default false"},
+            },
+        }
+    ),
+]
 
 
 class PoolSettingsRead(BaseModel):
@@ -278,7 +321,7 @@ async def get_settings(pool: str, session: SessionDep) -> PoolSettingsRead:
     "/v1/ratings/{pool}/settings", operation_id="put_rating_pool_settings", response_model=PoolSettingsRead
 )
 async def put_settings(
-    pool: str, body: dict[str, Any], session: SessionDep, admin: Admin
+    pool: str, body: PoolSettingsDocument, session: SessionDep, admin: Admin
 ) -> PoolSettingsRead:
     """Replace a pool's settings (admin; 422 lists every problem). A change queues a recompute."""
     settings, job = await svc.put_pool_settings(session, pool, body)
