@@ -105,15 +105,15 @@ class PoolSettings(BaseModel):
     k: float | Annotated[list[Annotated[list[Any], Field(max_length=2)]], Field(max_length=32)] = Field(
         default=32, description="a number or [[games_limit, K], …, [null, K]]"
     )
-    start: float = Field(default=1500, ge=-1e6, le=1e6)
-    min: float = Field(default=0, ge=-1e6, le=1e6)
-    max: float = Field(default=3000, ge=-1e6, le=1e6)
+    start: float = Field(default=1500, ge=-core.SETTING_LIMIT, le=core.SETTING_LIMIT)
+    min: float = Field(default=0, ge=-core.SETTING_LIMIT, le=core.SETTING_LIMIT)
+    max: float = Field(default=3000, ge=-core.SETTING_LIMIT, le=core.SETTING_LIMIT)
     period: Literal["game", "event"] = "game"
     rate_forfeits: bool = False
 
 
 _K = {"type": "number", "exclusiveMinimum": 0, "maximum": 1000}
-_RATING = {"type": "number"}
+_RATING = {"type": "number", "minimum": -core.SETTING_LIMIT, "maximum": core.SETTING_LIMIT}
 # The document PUT …/settings takes, as ``core.settings_problems`` checks it; what a schema cannot
 # compare (min < max, start between them, a K schedule's rising limits ending in null) stays the
 # checker's, its 422 naming the key.
