@@ -188,8 +188,8 @@ class AdjudicateRite(StrictTypes):
                 },
                 {
                     "not": {"required": ["rings"]},
-                    "required": ["deal"],
-                    "properties": {"deal": {"type": "object"}},
+                    "required": ["deal", "plays"],
+                    "properties": {"deal": {"type": "object"}, "plays": {"type": "array"}},
                 },
             ]
         }
@@ -197,7 +197,10 @@ class AdjudicateRite(StrictTypes):
 
     catalog: CatalogIn | None = None
     rings: list[Annotated[list[RingCard], Field(max_length=GAME_CARDS)]] | None = Field(
-        default=None, max_length=8, description="three rings; cards in the order played into that ring"
+        default=None,
+        max_length=8,
+        description="three rings; cards in the order played into that ring",
+        json_schema_extra={"minItems": roc.RINGS, "maxItems": roc.RINGS},
     )
     deal: DealIn | None = None
     first_player: int | None = Field(default=None, ge=-POWER, le=POWER)
