@@ -203,6 +203,19 @@ UNEXPRESSIBLE: tuple[Unexpressible, ...] = (
         msg="seats of game",
     ),
     Unexpressible(
+        "a points-per-place list has one value per seat of its stage's tables",
+        422,
+        ("POST /v1/events", "PATCH /v1/events/{event_id}"),
+        loc=("settings",),
+        msg="a points-per-place list has exactly one value per seat$",
+    ),
+    Unexpressible(
+        "an event starts when its entries meet its preset's rules (what each registered is data)",
+        422,
+        ("POST /v1/events/{event_id}/start",),
+        loc=("entries",),
+    ),
+    Unexpressible(
         "a game is one of the catalog, which is data (POST /v1/games)",
         422,
         ("POST /v1/events",),
@@ -324,7 +337,7 @@ UNEXPRESSIBLE: tuple[Unexpressible, ...] = (
         422,
         ("POST /v1/adjudicate/rite-of-command",),
         msg="^unknown card|the same cards|must be the cards of each order|not the orders dealt|"
-        "^the deal's first player is",
+        "^the deal's first player is|^every card must be played",
     ),
     Unexpressible(
         "a Strategic Titan attack is between two players",
@@ -338,7 +351,8 @@ UNEXPRESSIBLE: tuple[Unexpressible, ...] = (
         422,
         ("POST /v1/adjudicate/strategic-titan",),
         loc=("events",),
-        msg="is not a player of this game|^must list one starting Tower per player|^unknown creature",
+        msg="is not a player of this game|^must list one starting Tower per player|^unknown creature|"
+        "^must name every player exactly once$",
     ),
     # webhooks: whether a URL's host resolves, and to a public address, only the network can say
     Unexpressible(
