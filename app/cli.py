@@ -393,6 +393,21 @@ def _worker() -> None:
     worker_main()
 
 
+def check_port(host: str, port: int) -> None:
+    """Refuse, in one line, an address the API cannot listen on (uvicorn would log it among its
+    start-up lines and exit with status 3)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind(address)
+    except OSError as exc:
+        raise Refusal(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
 def _serve(args: argparse.Namespace) -> None:
     import uvicorn
 
@@ -402,6 +417,7 @@ def _serve(args: argparse.Namespace) -> None:
     logs.configure(settings.arbiter_log_format, settings.arbiter_log_level)
     check_schema()
     check_keys(settings)
+    check_port(args.host, args.port)
     if os.environ.get("FORWARDED_ALLOW_IPS") and not settings.arbiter_trusted_proxies:
         logging.getLogger("arbiter").warning(
             "FORWARDED_ALLOW_IPS is not read: name the reverse proxies in ARBITER_TRUSTED_PROXIES "

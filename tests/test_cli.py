@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import sqlite3
 import time
 import uuid
@@ -209,10 +210,20 @@ def test_every_start_up_failure_is_one_line(tmp_path: Path) -> None:
     (one JSON object when the logs are JSON), exit status 1."""
     sqlite = f"sqlite:///{tmp_path}/a.db"
     redis = "redis://127.0.0.1:6379/0"
+    migrated = f"sqlite:///{tmp_path}/migrated.db"
+    in_thread(migrate, migrated)
     (tmp_path / "token").write_text("t\n")
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
     cases: list[tuple[tuple[str, ...], dict[str, str | None], list[str]]] = [
         (("migrate",), {"DATABASE_URL": "db.internal:5432/arbiter"}, ["DATABASE_URL", "not a URL"]),
         (("serve",), {"DATABASE_URL": "postgres://u@db/x?pool_size=5"}, ["pool_size is not understood"]),
+        (
+            ("serve", "--port", str(taken.getsockname()[1])),
+            {"DATABASE_URL": migrated},
+            ["cannot listen on 127.0.0.1:", "in use"],
+        ),
         (
             ("worker",),
             {"DATABASE_URL": sqlite, "REDIS_URL": redis, "ARBITER_WORKER_CONCURENCY": "4"},
@@ -234,15 +245,18 @@ def test_every_start_up_failure_is_one_line(tmp_path: Path) -> None:
             ["cannot read", "nope"],
         ),
     ]
-    for i, (argv, values, said) in enumerate(cases):
-        json_logs = i % 2 == 1
-        environ = env(ARBITER_LOG_FORMAT="json" if json_logs else None, **values)
-        line = refused(arbiter(*argv, environ=environ), *said)
-        if json_logs:
-            doc = json.loads(line)
-            assert doc["level"] == "ERROR" and doc["msg"].startswith(f"arbiter {argv[0]}: "), doc
-        else:
-            assert line.startswith(f"arbiter {argv[0]}: "), line
+    try:
+        for i, (argv, values, said) in enumerate(cases):
+            json_logs = i % 2 == 1
+            environ = env(ARBITER_LOG_FORMAT="json" if json_logs else None, **values)
+            line = refused(arbiter(*argv, environ=environ), *said)
+            if json_logs:
+                doc = json.loads(line)
+                assert doc["level"] == "ERROR" and doc["msg"].startswith(f"arbiter {argv[0]}: "), doc
+            else:
+                assert line.startswith(f"arbiter {argv[0]}: "), line
+    finally:
+        taken.close()
 
 
 # --------------------------------------------------------------------------- backup
