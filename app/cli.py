@@ -243,6 +243,7 @@ def export_command(event_id: str, database_url: str) -> int:
 
     from app.core.errors import DomainError
 
+    check_schema(database_url)  # reachable and at this version's schema, or one line saying why not
     try:
         doc = asyncio.run(_transfer(database_url, "export", event_id))
     except DomainError as exc:

@@ -119,10 +119,10 @@ def connect_arguments(params: MutableMapping[str, Any]) -> MutableMapping[str, A
     if "sslmode" in given or "ssl" in given:
         if "sslmode" in given and "ssl" in given:
             raise BadDatabaseUrl("sslmode and ssl are both given: keep one")
-        mode = str(given.get("sslmode", given.get("ssl")))
-        if mode not in SSL_MODES:
+        mode = given.get("sslmode", given.get("ssl"))
+        if isinstance(mode, str) and mode not in SSL_MODES:
             raise BadDatabaseUrl(f"sslmode={mode} is none of {', '.join(SSL_MODES)}")
-        params["ssl"] = mode
+        params["ssl"] = mode  # a mode from the URL, or a caller's own SSLContext
     if "connect_timeout" in given:
         params["timeout"] = _seconds(str(given["connect_timeout"]))
     server_settings: dict[str, str] = dict(params.pop("server_settings", None) or {})
