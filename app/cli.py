@@ -387,6 +387,11 @@ def _worker() -> None:
     if not settings.redis_url:
         raise Refusal("REDIS_URL must be set to run a worker (without it, the API runs jobs itself)")
     check_redis(settings.redis_url)
+    where = settings.heartbeat_file.parent
+    if not (where.is_dir() and os.access(where, os.W_OK)):
+        raise Refusal(
+            f"ARBITER_WORKER_HEARTBEAT_PATH: cannot write in {where} (no such directory, or not writable)"
+        )
     check_schema()
     check_keys(settings)
     from workers.main import main as worker_main

@@ -235,6 +235,11 @@ def test_every_start_up_failure_is_one_line(tmp_path: Path) -> None:
             ["cannot reach Redis at redis://127.0.0.1"],
         ),
         (
+            ("worker",),
+            {"DATABASE_URL": sqlite, "REDIS_URL": redis, "ARBITER_WORKER_HEARTBEAT_PATH": "/nowhere/hb"},
+            ["ARBITER_WORKER_HEARTBEAT_PATH", "/nowhere"],
+        ),
+        (
             ("export", "some-event"),
             {"ARBITER_ADMIN_TOKEN": "t", "ARBITER_ADMIN_TOKEN_FILE": str(tmp_path / "token")},
             ["ARBITER_ADMIN_TOKEN and ARBITER_ADMIN_TOKEN_FILE are both set"],
