@@ -46,7 +46,7 @@ async def keep_beating(redis: Any, path: Path, interval: float, queue: str) -> N
     silent = False
     while True:
         try:
-            await asyncio.wait_for(redis.ping(), timeout=interval)
+            await asyncio.wait_for(redis.ping(), timeout=bound(interval))
         except Exception as exc:  # noqa: BLE001 (any failure of Redis: no beat, one line)
             if not silent:
                 log.warning("Redis does not answer (%s): no heartbeat until it does", type(exc).__name__)

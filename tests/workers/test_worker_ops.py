@@ -137,7 +137,7 @@ async def test_the_check_follows_this_workers_heartbeat(
 ) -> None:
     """Healthy while it runs; stuck (SIGSTOP) it fails within three beats; stopped, at once — while
     another worker of the same queue runs on. Its metrics port taken, it runs without metrics."""
-    beat = 0.5
+    beat = 1.0
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
     taken.listen()
