@@ -374,7 +374,7 @@ def check_worker() -> str:
 
     settings = _settings()
     try:
-        return heartbeat.check(settings.heartbeat_file, settings.arbiter_worker_heartbeat_seconds)
+        return heartbeat.check(settings.heartbeat_path, settings.arbiter_worker_heartbeat_seconds)
     except heartbeat.Unhealthy as exc:
         raise Refusal(str(exc)) from None
 
@@ -387,7 +387,7 @@ def _worker() -> None:
     if not settings.redis_url:
         raise Refusal("REDIS_URL must be set to run a worker (without it, the API runs jobs itself)")
     check_redis(settings.redis_url)
-    where = settings.heartbeat_file.parent
+    where = settings.heartbeat_path.parent
     if not (where.is_dir() and os.access(where, os.W_OK)):
         raise Refusal(
             f"ARBITER_WORKER_HEARTBEAT_PATH: cannot write in {where} (no such directory, or not writable)"

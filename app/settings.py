@@ -45,8 +45,8 @@ NOT_SETTINGS = (
 
 
 class SettingsProblem(ValueError):
-    """A setting that cannot be read (a secret's file, a name given twice, a name that is no
-    setting), named in one line."""
+    """A setting that cannot be read (a secret's file that cannot be read or is empty, a secret
+    given both as itself and as its file), named in one line."""
 
 
 def normalize_database_url(url: str, password: str | None = None) -> str:
@@ -112,8 +112,8 @@ class Settings(BaseSettings):
 
     database_url: str = Field(
         default="sqlite+aiosqlite:///./arbiter.db",
-        description="SQLAlchemy async URL: sqlite+aiosqlite:///file.db or postgresql+asyncpg://… "
-        "(postgres://… and postgresql://… mean asyncpg)",
+        description="sqlite:///file.db, or postgres://user@host:5432/name (postgresql://… and "
+        "postgresql+asyncpg://… too) with libpq's sslmode, connect_timeout, application_name, options",
     )
     database_password: str | None = Field(
         default=None, description="the database password, when DATABASE_URL carries none"
@@ -318,7 +318,7 @@ class Settings(BaseSettings):
         return self.database_url.startswith("sqlite")
 
     @property
-    def heartbeat_file(self) -> Path:
+    def heartbeat_path(self) -> Path:
         import tempfile
 
         given = self.arbiter_worker_heartbeat_path

@@ -56,7 +56,7 @@ async def startup(ctx: dict[str, Any]) -> None:
     metrics_port = _serve_metrics(s.arbiter_worker_metrics_port, s.arbiter_worker_metrics_host)
     ctx["heartbeat"] = asyncio.create_task(
         heartbeat.keep_beating(
-            ctx["redis"], s.heartbeat_file, s.arbiter_worker_heartbeat_seconds, s.arbiter_queue_name
+            ctx["redis"], s.heartbeat_path, s.arbiter_worker_heartbeat_seconds, s.arbiter_queue_name
         )
     )
     facts = describe(s, ctx["engine"].dialect.name)
@@ -69,7 +69,7 @@ async def startup(ctx: dict[str, Any]) -> None:
         concurrency=s.arbiter_worker_concurrency,
         kinds=sorted(registry.job_kinds),
         metrics_port=metrics_port,
-        heartbeat_file=str(s.heartbeat_file),
+        heartbeat_path=str(s.heartbeat_path),
     )
 
 
@@ -101,7 +101,7 @@ async def shutdown(ctx: dict[str, Any]) -> None:
         beating.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await beating
-        heartbeat.clear(get_settings().heartbeat_file)
+        heartbeat.clear(get_settings().heartbeat_path)
     await ctx["dispatcher"].close()
     await ctx["engine"].dispose()
 

@@ -189,7 +189,7 @@ async def test_the_check_follows_this_workers_heartbeat(
     (warning,) = [line for line in lines if line["level"] == "WARNING"]
     assert f"cannot serve metrics on 127.0.0.1:{port}" in warning["msg"] and "without them" in warning["msg"]
     hello = next(line for line in lines if "started" in line["msg"])
-    assert hello["metrics_port"] is None and hello["heartbeat_file"] == str(tmp_path / "one.heartbeat")
+    assert hello["metrics_port"] is None and hello["heartbeat_path"] == str(tmp_path / "one.heartbeat")
 
 
 async def _until(condition: Any, within: float = 30) -> None:
