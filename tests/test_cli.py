@@ -94,6 +94,7 @@ def test_urls_hosting_platforms_hand_out_mean_asyncpg() -> None:
         ("postgres://u@db/x?options=-j", "only -c name=value"),
         ("postgres://u@db/x?sslrootcert=/ca.pem", "set PGSSLROOTCERT"),
         ("postgres://u@db/x?pool=5", "pool is not understood"),
+        ("postgres://u@db/x?sslmode=require&channel_binding=require", "channel_binding is not supported"),
         ("postgres://u@db/x?ssl=require&sslmode=require", "both given"),
         ("postgres://u:p@db/x", "given twice"),  # and DATABASE_PASSWORD
     ],

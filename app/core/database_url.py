@@ -40,6 +40,12 @@ FROM_ENVIRONMENT = {
     "sslcrl": "PGSSLCRL",
     "passfile": "PGPASSFILE",
 }
+# libpq's that asyncpg has no counterpart for: why, in the refusal.
+UNSUPPORTED = {
+    "channel_binding": "asyncpg does not do SCRAM channel binding: drop it (sslmode=verify-full "
+    "checks the server instead)",
+    "gssencmode": "asyncpg does not encrypt with GSSAPI: drop it, use sslmode",
+}
 _SETTING = re.compile(r"^[A-Za-z_][\w.]*=")
 _EXPECTED = "postgres://user@host:5432/name or sqlite:///path/to/arbiter.db"
 
@@ -141,6 +147,8 @@ def connect_arguments(params: MutableMapping[str, Any]) -> MutableMapping[str, A
 def check_query(query: MutableMapping[str, Any]) -> None:
     """Refuse a query parameter no Postgres URL of Arbiter's may carry (named, with those it may)."""
     for name in query:
+        if name in UNSUPPORTED:
+            raise BadDatabaseUrl(f"the query parameter {name} is not supported: {UNSUPPORTED[name]}")
         if name not in KNOWN and name not in FROM_ENVIRONMENT:
             raise BadDatabaseUrl(f"the query parameter {name} is not understood (known: {', '.join(KNOWN)})")
 
