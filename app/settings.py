@@ -32,16 +32,16 @@ SECRETS = (
     "arbiter_webhook_key",
 )
 # Variables named ARBITER_… that are read, but are no setting: `arbiter migrate`'s migrations,
-# docker compose's own (.env.example), the test suite's tools.
+# docker compose's own (.env.example), the benchmarks' pairing program; and every ARBITER_TEST_…,
+# the test suite's own.
 NOT_SETTINGS = (
     "ARBITER_MIGRATIONS_DIR",
     "ARBITER_IMAGE",
     "ARBITER_PORT",
     "ARBITER_API_WORKERS",
     "ARBITER_BBPPAIRINGS",
-    "ARBITER_TEST_AXE",
-    "ARBITER_TEST_CHROMIUM",
 )
+NOT_SETTINGS_PREFIX = "ARBITER_TEST_"
 
 
 class SettingsProblem(ValueError):
@@ -93,7 +93,11 @@ def unknown_variables(environ: dict[str, str] | None = None) -> list[str]:
     known = {f.upper() for f in Settings.model_fields} | {f"{f.upper()}_FILE" for f in SECRETS}
     known |= set(NOT_SETTINGS)
     env = os.environ if environ is None else environ
-    return sorted(k for k in (k.upper() for k in env) if k.startswith("ARBITER_") and k not in known)
+    return sorted(
+        k
+        for k in (k.upper() for k in env)
+        if k.startswith("ARBITER_") and k not in known and not k.startswith(NOT_SETTINGS_PREFIX)
+    )
 
 
 def _comma_list(value: str) -> list[str]:
