@@ -383,29 +383,28 @@ def _kirkman_product(v: int) -> tuple[list[list[int]], list[list[int]]] | None:
         if rest or b % 6 != 3:
             continue
         small, big = steiner_system(a, 3), steiner_system(b, 3)
-        if small is None or big is None or small[1] is None or big[1] is None:
+        if small is None or big is None:
             continue
-        tables: list[list[int]] = []
-        rounds: list[list[int]] = []
-
-        def play(round_tables: list[list[int]]) -> None:
-            rounds.append(list(range(len(tables), len(tables) + len(round_tables))))
-            tables.extend(round_tables)
-
         a_tables, a_rounds = small
-        for rnd in a_rounds:
-            play([[w * a + x for x in a_tables[i]] for w in range(b) for i in rnd])
         b_tables, b_rounds = big
+        if a_rounds is None or b_rounds is None:
+            continue
+        played = [[[w * a + x for x in a_tables[i]] for w in range(b) for i in rnd] for rnd in a_rounds]
         for rnd in b_rounds:
-            for t in range(a):
-                play(
-                    [
-                        [p * a + x, q * a + (x + t) % a, r * a + (x + 2 * t) % a]
-                        for i in rnd
-                        for p, q, r in [sorted(b_tables[i])]
-                        for x in range(a)
-                    ]
-                )
+            blocks = [sorted(b_tables[i]) for i in rnd]
+            played += [
+                [
+                    [p * a + x, q * a + (x + t) % a, r * a + (x + 2 * t) % a]
+                    for p, q, r in blocks
+                    for x in range(a)
+                ]
+                for t in range(a)
+            ]
+        tables = [t for rnd_tables in played for t in rnd_tables]
+        rounds, start = [], 0
+        for rnd_tables in played:
+            rounds.append(list(range(start, start + len(rnd_tables))))
+            start += len(rnd_tables)
         return tables, rounds
     return None
 
