@@ -99,6 +99,11 @@ def _quick_timeouts(browser: Any) -> None:
 
 
 def shot(page: Any, name: str) -> None:
+    """A full-page screenshot for a person to look at, when ARBITER_TEST_SCREENSHOTS is set: each
+    costs a few hundred milliseconds of encoding, and no test reads them (the tests that decode a
+    printed code take their own)."""
+    if not os.environ.get("ARBITER_TEST_SCREENSHOTS"):
+        return
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
