@@ -48,8 +48,8 @@ async def test_presets_are_listed_with_their_settings(api: Api) -> None:
     assert set(listed) == set(presets.PRESETS)
     assert listed["bga-round-robin"]["stages"][0]["format"] == "round_robin"
     assert r.json()["items"][0]["name"] == "generic"
-    # the console's new-event form offers the games a preset belongs to (battlebooks.md "World
-    # rankings"), every game for one that suits any
+    # the console's new-event form offers the games a preset belongs to, every game for one that
+    # suits any (battlebooks.md "World rankings")
     games = [g["key"] for g in (await api.client.get("/v1/games")).json()["items"]]
 
     async def offered(preset: str) -> list[str]:
