@@ -12,9 +12,9 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
 from fastapi import FastAPI
-from fastapi.middleware.cors import CORSMiddleware
 
 from app.api import ROUTERS, contract, problems
+from app.api.cors import Cors
 from app.api.guard import RequestGuardMiddleware
 from app.api.limits import Limits
 from app.api.middleware import RequestLogMiddleware
@@ -182,13 +182,7 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
     app.state.registry = registry or build_registry()
     offload.configure(settings.arbiter_cpu_seconds)
     if settings.cors_origins:
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=settings.cors_origins,
-            allow_methods=["*"],
-            allow_headers=["*"],
-            expose_headers=["ETag", "Location", "X-Request-ID", "Retry-After", "Idempotent-Replayed"],
-        )
+        app.add_middleware(Cors, origins=settings.cors_origins)  # listed origins; `*`: public reads
     app.add_middleware(RequestGuardMiddleware)  # sizes, token before body, NUL, the heavy tools' rate
     app.add_middleware(RequestLogMiddleware)  # outermost: every answer gets its id and its line
     problems.install(app)
