@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from markupsafe import Markup
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.access import Principal
@@ -27,6 +28,7 @@ from app.services.reads import details_of, game_of, stage_settings, stages_of
 from app.services.registry import registry_of
 from app.services.rounds import RoundView
 from app.services.standings import StandingsView
+from app.web.brackets import bracket_svg
 
 LIVE_TYPES = ",".join(t.value for t in LiveEventType)
 OPEN = (MatchStatus.PENDING, MatchStatus.REPORTED, MatchStatus.DISPUTED)
@@ -161,6 +163,12 @@ class EventPage:
 
     def stage_rounds(self, stage: Stage) -> list[tuple[RoundView, list[Table]]]:
         return [(r, tables_of(r)) for r in self.rounds if r.stage.id == stage.id]
+
+    def bracket(self, stage: Stage, t: Callable[..., str]) -> Markup:
+        """The stage's bracket as SVG (``app/web/brackets.py``), in the page's words."""
+        rounds = [(r.round.number, tables) for r, tables in self.stage_rounds(stage)]
+        label = t("bracket_of", stage=t(self.label(stage)))
+        return Markup(bracket_svg(rounds, label, lambda n: t("round_n", n=n), t("placed_first")))  # noqa: S704 - every text in it is escaped
 
     def fields(self, table: Table) -> tuple[str, ...]:
         """What a result at this table records besides places, where the preset scores it: a

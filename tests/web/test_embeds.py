@@ -121,11 +121,25 @@ def test_the_bracket_embed_draws_every_round(server: str, browser: Any, club: _C
     page = browser.new_page(locale="en-US")
     page.goto(club.url)
     frame = page.frame_locator("iframe")
-    frame.locator(".bracket-round").nth(1).wait_for()
-    assert frame.locator(".bracket-round").count() == 2
-    assert frame.locator(".bracket-round").nth(0).locator(".bracket-match").count() == len(matches)
+    svg = frame.locator("svg.bracket-svg")
+    svg.wait_for()
+    # a box per match, in two columns; a path from each semifinal to the final; the winners marked
+    boxes = svg.locator("g.br-match")
+    assert boxes.count() == len(matches) + 1
+    assert svg.locator("path.br-line").count() == 2
+    winners = sorted(m["seats"][0]["entry_id"] for m in matches)
+    names = {e["id"]: e["name"] for e in items(client.get(f"/v1/events/{event_id}/entries").json())}
+    final_box = boxes.nth(len(matches))
+    assert sorted(final_box.locator("text").all_text_contents()) == sorted(names[w] for w in winners)
+    assert svg.locator("text.won").count() == len(matches)  # the final is still to play
+    first_x = float(boxes.nth(0).locator("rect").get_attribute("x") or 0)
+    final_x = float(final_box.locator("rect").get_attribute("x") or 0)
+    assert final_x > first_x  # the final's column right of the semifinals'
     assert frame.locator("html").get_attribute("lang") == "ja"
     assert re.search("トーナメント表", frame.locator("h1").inner_text())
+    # the same bracket as a list, for a reader that does not see the drawing
+    frame.get_by_text("トーナメント表をリストで表示").click()
+    assert frame.locator(".bracket-round").count() == 2
     page.close()
 
 
