@@ -32,13 +32,14 @@ from app.services import lifecycle
 from app.services import results as result_svc
 from app.services import staff as staff_svc
 from app.services.preset_catalog import get_preset, list_presets
+from app.services.presets import titan_arena as titan_svc
 from app.services.reads import get_event, load_match, settings_of
 from app.services.tokens import hash_token, new_token
 from app.web import forms
 from app.web.i18n import translator
 from app.web.public import qr_svg
 from app.web.render import language, page
-from app.web.views import LIVE_TYPES, entries_of, event_page
+from app.web.views import LIVE_TYPES, entries_of, event_page, playing
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 
@@ -103,7 +104,7 @@ async def _console(
     status: int = 200,
     **extra: Any,
 ) -> HTMLResponse:
-    p = await event_page(session, event_id, fresh=True)
+    p = await event_page(session, event_id, preset_views=True, fresh=True)
     entries = await entries_of(session, event_id, principal)
     names = {e.entry.id: e.entry.name for e in entries}
     can = await _abilities(session, event_id, principal)
@@ -120,6 +121,7 @@ async def _console(
         live_types=LIVE_TYPES,
         can=can,
         missing=forms.missing(p.event, entries),
+        playing=playing(p),
         **extra,
     )
 
@@ -443,6 +445,31 @@ async def pair(request: Request, event_id: str, session: SessionDep) -> Response
         await lifecycle.pair(session, event_id, None)
 
     return await _act(request, session, event_id, action, "#round")
+
+
+@router.post("/e/{event_id}/heats")
+async def open_heats(request: Request, event_id: str, session: SessionDep) -> Response:
+    """Open tables of the players chosen (a heat each), while others are still played: the API's
+    ``POST /v1/events/{id}/rounds {"tables"}``."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        entries = await entries_of(session, event_id, principal)
+        await lifecycle.pair(session, event_id, forms.heat_tables(form, [e.entry.id for e in entries]))
+
+    return await _act(request, session, event_id, action, "#round")
+
+
+@router.post("/e/{event_id}/final-rules")
+async def final_rules(request: Request, event_id: str, session: SessionDep) -> Response:
+    """A finalist's answer on the Colossal Arena rules, given by the organizer for them."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        entry_id = str(form.get("entry_id", ""))
+        await titan_svc.choose_final_rules(
+            session, event_id, principal, entry_id, form.get("colossal") == "yes"
+        )
+
+    return await _act(request, session, event_id, action, "#final-rules")
 
 
 @router.post("/e/{event_id}/advance")
