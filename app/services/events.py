@@ -13,7 +13,6 @@ from app.core import event_settings, presets
 from app.core.access import Principal
 from app.core.concurrency import check_if_match
 from app.core.errors import Conflict, InvalidInput, Problem
-from app.core.games import battlebooks
 from app.core.rng import commitment
 from app.core.standings import settings_problems as standings_problems
 from app.core.vocabulary import EntryStatus, EventStatus, JobKindName
@@ -21,7 +20,7 @@ from app.db.base import utcnow
 from app.db.models import Entry, Event, EventHistory, Job, Player, Stage
 from app.jobs import create_job
 from app.services import outbox, registration, results
-from app.services.games import get_game
+from app.services.games import get_game, list_games
 from app.services.history import record
 from app.services.players import Identity
 from app.services.reads import (
@@ -50,7 +49,8 @@ async def resolve_settings(
     session: AsyncSession, game_key: str, preset: str | None, overrides: dict[str, Any] | None
 ) -> dict[str, Any]:
     game = await get_game(session, game_key)
-    if problems := battlebooks.preset_game_problems(preset, game.key):
+    catalog = [(g.key, g.adjudicator) for g in await list_games(session)]
+    if problems := presets.game_problems(preset, game.key, catalog):
         raise InvalidInput(problems[0].msg, problems)
     merged = presets.resolve(preset, overrides)
     limits = event_settings.GameLimits(game.key, game.min_seats, game.max_seats)

@@ -6,7 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from app.core import presets
+from app.db.models import Game
+from app.services.games import list_games
 
 
 @dataclass(frozen=True)
@@ -24,3 +28,11 @@ def list_presets() -> list[PresetView]:
 def get_preset(name: str) -> PresetView:
     """One preset (an unknown name is the InvalidInput the creation of an event gives)."""
     return PresetView(name, presets.resolve(name, None))
+
+
+async def preset_games(session: AsyncSession, name: str) -> tuple[list[Game], bool]:
+    """The games of the catalog an event of the preset may play (``presets.games_for``, the rule
+    the creation of an event checks), and whether the preset restricts them (else: all of them)."""
+    catalog = await list_games(session)
+    allowed = presets.games_for(name, [(g.key, g.adjudicator) for g in catalog])
+    return (catalog, False) if allowed is None else ([g for g in catalog if g.key in allowed], True)

@@ -12,6 +12,7 @@ import hmac
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -21,17 +22,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.api.csv_io import read_entry_rows
 from app.api.deps import SessionDep, principal_of_token
 from app.api.events import _spec, _validated
+from app.api.limits import TooManyFailures
 from app.api.schemas import EventUpdate
 from app.core.access import Access, Principal, authorize
 from app.core.errors import Conflict, DomainError, Forbidden, InvalidInput, Problem, Unauthorized
 from app.core.vocabulary import EventStatus, MatchStatus, Role, StaffRole
 from app.jobs import discard_pending
 from app.services import events as event_svc
-from app.services import games as game_svc
 from app.services import lifecycle
 from app.services import results as result_svc
 from app.services import staff as staff_svc
-from app.services.preset_catalog import get_preset, list_presets
+from app.services.keyring import keyring_of
+from app.services.preset_catalog import get_preset, list_presets, preset_games
 from app.services.presets import titan_arena as titan_svc
 from app.services.reads import get_event, load_match, settings_of
 from app.services.tokens import hash_token, new_token
@@ -248,9 +250,29 @@ async def _act(
 
 
 # --------------------------------------------------------------------------- signing in, creating
+def _home_key(session: AsyncSession) -> str:
+    """What signs the home page's refusals (no organizer token is known there): the server's key."""
+    return "arbiter-console-home:" + keyring_of(session).keys[0]
+
+
 @router.get("", response_class=HTMLResponse)
 async def home(request: Request, session: SessionDep, preset: str = "generic") -> HTMLResponse:
-    return await _home(request, session, preset)
+    flash = _taken_flash(request, _home_key(session), "")
+    response = await _home(request, session, preset, **(flash or {}))
+    if FLASH in request.cookies:
+        response.delete_cookie(FLASH, path="/console")
+    return response
+
+
+def _home_refused(
+    request: Request, session: AsyncSession, failure: dict[str, Any], kept: dict[str, Any], at: str
+) -> Response:
+    """Post/redirect/get for the home page's forms: the refusal, and what was typed (never a
+    token), shown by the page redirected to."""
+    preset = quote(str(kept.get("preset", "generic")), safe="")
+    response = RedirectResponse(f"/console?preset={preset}{at}", status_code=303)
+    _set_flash(request, response, _home_key(session), {**failure, "event_id": "", "kept": kept})
+    return response
 
 
 async def _home(
@@ -258,7 +280,7 @@ async def _home(
 ) -> HTMLResponse:
     names = [p.name for p in list_presets()]
     chosen = get_preset(preset if preset in names else "generic")
-    games = await game_svc.list_games(session)
+    games, restricted = await preset_games(session, chosen.name)
     return page(
         request,
         "console_home.html",
@@ -267,6 +289,7 @@ async def _home(
         preset=chosen,
         knobs=forms.knobs(chosen.settings),
         games=games,
+        restricted=restricted,
         **extra,
     )
 
@@ -293,9 +316,13 @@ async def sign_in(request: Request, session: SessionDep) -> Response:
             raise Unauthorized("that is not an organizer or staff token (nor the admin token)")
         else:
             event_id = principal.event_id
-    except DomainError as exc:
+    except TooManyFailures as exc:  # its status and Retry-After are the answer: a client waits
         await _failed(session, exc)
         return await _home(request, session, "generic", exc.status, error=exc.detail)
+    except DomainError as exc:
+        failure = await _failed(session, exc)
+        kept = {"event": str(form.get("event", ""))}
+        return _home_refused(request, session, {**failure, "problems": []}, kept, "#h-signin")
     response = RedirectResponse(f"/console/e/{event_id}", status_code=303)
     _set_cookie(request, response, token)
     return response
@@ -348,7 +375,8 @@ async def create_event(request: Request, session: SessionDep) -> Response:
         )
     except DomainError as exc:
         failure = await _failed(session, exc)
-        return await _home(request, session, preset_name, failure["error_status"], **failure)
+        kept = {k: v for k, v in form.items() if k not in ("admin_token", "csrf")}
+        return _home_refused(request, session, failure, kept, "#create")
     response = page(request, "console_created.html", event=event, token=token)
     _set_cookie(request, response, token)
     return response

@@ -26,6 +26,7 @@ class Knob:
 
     path: str
     value: Any
+    optional: bool = False  # a blank leaves the setting to the engine (a Swiss stage's rounds)
 
     @property
     def kind(self) -> str:
@@ -58,7 +59,8 @@ def knobs(settings: dict[str, Any] | list[Any], prefix: str = "") -> list[Knob]:
         ):
             out.extend(knobs(v, f"{path}."))
         elif isinstance(v, bool | int | float | str):
-            out.append(Knob(path, v))
+            swiss_rounds = k == "rounds" and isinstance(settings, dict) and settings.get("format") == "swiss"
+            out.append(Knob(path, v, optional=swiss_rounds))
     return out
 
 
@@ -84,7 +86,8 @@ def overrides(settings: dict[str, Any], form: dict[str, str]) -> dict[str, Any]:
     for knob in knobs(settings):
         if knob.kind != "bool" and knob.field not in form:  # not on the form: the preset's value
             continue
-        value = _parse(knob, form.get(knob.field))
+        blank = knob.optional and not str(form.get(knob.field) or "").strip()
+        value = None if blank else _parse(knob, form.get(knob.field))
         if value == knob.value:
             continue
         top, *rest = knob.path.split(".")
@@ -96,7 +99,9 @@ def overrides(settings: dict[str, Any], form: dict[str, str]) -> dict[str, Any]:
         for part in rest[:-1]:
             node = node[int(part)] if isinstance(node, list) else node[part]
         last = rest[-1]
-        if isinstance(node, list):
+        if blank:  # the engine's default: a Swiss stage without rounds plays ceil(log2 N)
+            node.pop(last, None)
+        elif isinstance(node, list):
             node[int(last)] = value
         else:
             node[last] = value

@@ -340,6 +340,10 @@ EN: dict[str, str] = {
     "colossal_yes": "{name}: yes, Colossal Arena",
     "colossal_no": "{name}: no, original rules",
     "final_creatures": "The final's eight creatures",
+    "game_of_preset": "This preset's event plays {game}.",
+    "games_of_preset": "The games this preset's event may play.",
+    "any_game": "This preset's event may play any game of the catalog.",
+    "swiss_rounds_hint": "Leave blank to play ceil(log2 n) rounds for the n players at the start (8 → 3, 9–16 → 4, 17–32 → 5), or give a number.",
 }
 
 JA: dict[str, str] = {
@@ -672,6 +676,10 @@ JA: dict[str, str] = {
     "colossal_yes": "{name}：賛成（コロッサル・アリーナ）",
     "colossal_no": "{name}：反対（オリジナルルール）",
     "final_creatures": "決勝の 8 体のクリーチャー",
+    "game_of_preset": "このプリセットの大会のゲームは {game} です。",
+    "games_of_preset": "このプリセットの大会で遊べるゲームです。",
+    "any_game": "このプリセットの大会は、カタログのどのゲームでも遊べます。",
+    "swiss_rounds_hint": "空欄なら、開始時の参加者数 n に対して ceil(log2 n) 回戦を行います（8 → 3、9〜16 → 4、17〜32 → 5）。数を入れることもできます。",
 }
 
 STRINGS = {"en": EN, "ja": JA}

@@ -85,6 +85,23 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
     page.goto(f"{server}/console")
     page.select_option("#preset", "wbc-hmwp")
     page.wait_for_selector("[name='knob:stages.0.name']")
+    games = page.locator("#game option")
+    assert sorted(games.nth(i).get_attribute("value") for i in range(games.count())) == [
+        "colossal-arena",
+        "titan-the-arena",
+    ]
+    # a refused creation (a wrong admin token): redirected to the form, which says why and keeps
+    # what was typed but the token; a reload sends nothing again
+    page.fill("#admin-token", "not-the-admin")
+    page.fill("#ev-name", "WBC Titan: The Arena")
+    page.select_option("#game", "titan-the-arena")
+    _submit(page, page.get_by_role("button", name="Create the event"))
+    assert page.url == f"{server}/console?preset=wbc-hmwp#create"
+    assert page.locator("[role=alert]").count() == 1
+    assert page.input_value("#ev-name") == "WBC Titan: The Arena" and page.input_value("#admin-token") == ""
+    assert page.input_value("#game") == "titan-the-arena"
+    page.reload()
+    assert page.locator("[role=alert]").count() == 0
     page.fill("#admin-token", ADMIN)
     page.fill("#ev-name", "WBC Titan: The Arena")
     page.select_option("#game", "titan-the-arena")
