@@ -34,6 +34,7 @@ from app.services import results as result_svc
 from app.services import staff as staff_svc
 from app.services.keyring import keyring_of
 from app.services.preset_catalog import get_preset, list_presets, preset_games
+from app.services.presets import battlebooks as bb_svc
 from app.services.presets import titan_arena as titan_svc
 from app.services.reads import get_event, load_match, settings_of
 from app.services.tokens import hash_token, new_token
@@ -124,6 +125,7 @@ async def _console(
         can=can,
         missing=forms.missing(p.event, entries),
         playing=playing(p),
+        books={e.entry.id: list(e.entry.characters or []) for e in entries},
         **extra,
     )
 
@@ -607,6 +609,20 @@ async def game_log(request: Request, event_id: str, match_id: str, session: Sess
         return {"verdict_of": (table, shown, json.dumps(json.loads(text), ensure_ascii=False))}
 
     return await _act(request, session, event_id, judge, f"#m-{match_id}", Access.RESULTS)
+
+
+@router.post("/e/{event_id}/matches/{match_id}/heroes")
+async def declare_hero(request: Request, event_id: str, match_id: str, session: SessionDep) -> Response:
+    """A seat's hero declared before the game (BATTLEBOOKS), with the match version the page showed
+    (If-Match): ``POST /v1/matches/{id}/heroes``."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        await _match_of(session, event_id, match_id)
+        version = str(form.get("version", "")) or None
+        entry_id, character = str(form.get("entry_id", "")), str(form.get("character", "")).strip()
+        await bb_svc.declare_hero(session, match_id, principal, entry_id, character, version)
+
+    return await _act(request, session, event_id, action, f"#m-{match_id}")
 
 
 @router.post("/e/{event_id}/matches/{match_id}/confirm")

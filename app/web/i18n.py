@@ -344,6 +344,8 @@ EN: dict[str, str] = {
     "games_of_preset": "The games this preset's event may play.",
     "any_game": "This preset's event may play any game of the catalog.",
     "swiss_rounds_hint": "Leave blank to play ceil(log2 n) rounds for the n players at the start (8 → 3, 9–16 → 4, 17–32 → 5), or give a number.",
+    "hero_of": "{name}'s hero",
+    "declare_hero": "Declare {name}'s hero",
 }
 
 JA: dict[str, str] = {
@@ -680,6 +682,8 @@ JA: dict[str, str] = {
     "games_of_preset": "このプリセットの大会で遊べるゲームです。",
     "any_game": "このプリセットの大会は、カタログのどのゲームでも遊べます。",
     "swiss_rounds_hint": "空欄なら、開始時の参加者数 n に対して ceil(log2 n) 回戦を行います（8 → 3、9〜16 → 4、17〜32 → 5）。数を入れることもできます。",
+    "hero_of": "{name} のヒーロー",
+    "declare_hero": "{name} のヒーローを宣言",
 }
 
 STRINGS = {"en": EN, "ja": JA}

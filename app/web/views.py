@@ -31,6 +31,7 @@ from app.services.standings import StandingsView
 LIVE_TYPES = ",".join(t.value for t in LiveEventType)
 OPEN = (MatchStatus.PENDING, MatchStatus.REPORTED, MatchStatus.DISPUTED)
 SCORE_CARD_PRESETS = frozenset(bb_games.PRESETS) | frozenset(bb_royal.PRESETS)
+HERO_PRESETS = frozenset(bb_games.PRESETS)  # heroes declared before each game (battlebooks.md)
 
 
 @dataclass
@@ -133,6 +134,12 @@ class EventPage:
     def score_cards(self) -> bool:
         """BATTLEBOOKS events print score cards (battlebooks.md "Score cards")."""
         return (self.event.preset or "") in SCORE_CARD_PRESETS
+
+    @property
+    def heroes(self) -> bool:
+        """BATTLEBOOKS Swiss events declare each seat's hero before the game (battlebooks.md
+        "Score cards"; the service refuses any other event)."""
+        return (self.event.preset or "") in HERO_PRESETS
 
     @property
     def trf(self) -> bool:

@@ -148,6 +148,17 @@ def hall(server: str) -> dict[str, Any]:
     # final is drawn, its finalists' answers on the Colossal Arena rules being taken
     heats = _arena_at(client, "WBC Heats", "heats")
     final = _arena_at(client, "WBC Final", "final")
+    # a BATTLEBOOKS Clash in its first round: each seat's hero to declare
+    clash = client.post(
+        "/v1/events",
+        json={"name": "Clash", "game": "battlebooks", "preset": "battlebooks-clash", "seed": "clash-a11y"},
+        headers=bearer(ADMIN),
+    ).json()
+    corg = bearer(clash["organizer_token"])
+    books = ["Wolverine", "Captain America", "Spider-Man", "Hulk", "Thor", "Storm", "Venom"]
+    rows = [{"name": f"Hero {i}", "characters": [books[i % 7], books[(i + 1) % 7]]} for i in range(8)]
+    assert client.post(f"/v1/events/{clash['id']}/entries", json=rows, headers=corg).status_code == 201
+    assert client.post(f"/v1/events/{clash['id']}/start", headers=corg).status_code == 200
     # a Board Game Arena round robin: its plan released
     bga = client.post(
         "/v1/events",
@@ -177,6 +188,7 @@ def hall(server: str) -> dict[str, Any]:
         "arena": {"id": arena["id"], "organizer": arena["organizer_token"], "match": semi[0]["id"]},
         "arena-heats": heats,
         "arena-final": final,
+        "clash": {"id": clash["id"], "organizer": clash["organizer_token"]},
         "bga": {"id": bga["id"], "organizer": bga["organizer_token"]},
         "id": made["id"],
         "organizer": made["organizer_token"],
@@ -289,6 +301,10 @@ def _open(page: Any, server: str, hall: dict[str, Any], name: str, lang: str) ->
         with page.expect_navigation():
             page.locator("form[action$='/heats'] button[type=submit]").click()
         page.wait_for_selector("[role=alert]")
+    elif name == "console-heroes":  # a BATTLEBOOKS round: each seat's hero to declare
+        page.goto(f"{server}/console?lang={lang}")
+        _sign_in(page, server, hall["clash"]["organizer"])
+        page.wait_for_selector("form[action$='/heroes']")
     elif name == "console-final":  # the final drawn: the finalists' answers on its rules
         page.goto(f"{server}/console?lang={lang}")
         _sign_in(page, server, hall["arena-final"]["organizer"])
@@ -352,6 +368,7 @@ PAGES = [
     "console-titan",
     "console-heats",
     "console-final",
+    "console-heroes",
     "console-bga",
     "console-links",
     "console-door",
