@@ -3,20 +3,39 @@
 A preset is a settings document; ``settings`` given at event creation override it key by
 key. Each game declares its presets with itself (``app/core/games/registry.py``: ``GAMES``); they
 are collected here from those declarations; ``generic`` is the plain default.
+
+A preset belongs to its game (battlebooks.md "World rankings"): a preset whose declaration
+names the catalog's games it is for (``registry.PRESET_GAMES``) sets up events of those games only;
+on an event of another game it is a 422 naming ``game`` (the preset checks and rates what its own
+game has: books, heroes, pools). The others suit any game.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
 from typing import Any
 
 from app.core.errors import InvalidInput, Problem
 from app.core.event_settings import DEFAULT_SETTINGS, merge
-from app.core.games import battlebooks
 from app.core.games import registry as games
 
 PRESETS: dict[str, dict[str, Any]] = {"generic": DEFAULT_SETTINGS, **games.PRESETS}
+
+
+def suits(preset: str | None, game_key: str) -> bool:
+    """Whether ``preset`` may set up an event of the catalog's game ``game_key``."""
+    allowed = games.PRESET_GAMES.get(preset or "generic", ())
+    return not allowed or game_key in allowed
+
+
+def game_problems(preset: str | None, game_key: str) -> list[Problem]:
+    """The problem, naming ``game``, of a preset on an event of a game it does not belong to."""
+    if suits(preset, game_key):
+        return []
+    allowed = " or ".join(repr(g) for g in games.PRESET_GAMES[preset or "generic"])
+    return [
+        Problem(("game",), f"the preset {preset!r} sets up events of the game {allowed}, not {game_key!r}")
+    ]
 
 
 def resolve(preset: str | None, overrides: dict[str, Any] | None) -> dict[str, Any]:
@@ -29,36 +48,3 @@ def resolve(preset: str | None, overrides: dict[str, Any] | None) -> dict[str, A
             [Problem(("preset",), f"unknown preset {name!r}; available: {', '.join(sorted(PRESETS))}")],
         )
     return merge(copy.deepcopy(base), overrides or {})
-
-
-def games_for(preset: str | None, catalog: Iterable[tuple[str, str | None]]) -> list[str] | None:
-    """The games of the catalog (``(key, adjudicator)`` pairs) an event of ``preset`` may play, or
-    ``None`` for any: a BATTLEBOOKS preset the game ``battlebooks`` (its own rule); a preset a game
-    with an adjudicator declares (``wbc-hmwp``: ``titan-arena``) the games that adjudicator judges
-    (Titan: The Arena and Colossal Arena); ``generic`` and the presets of a game without one (the
-    Board Game Arena round robins, for whichever game is played there) any game."""
-    rows = list(catalog)
-    if preset and preset.startswith(battlebooks.PRESET_PREFIX):
-        return [key for key, _ in rows if not battlebooks.preset_game_problems(preset, key)]
-    declared = next((g for g in games.GAMES if preset in g.presets), None)
-    if declared is None or declared.adjudicator is None:
-        return None
-    return [key for key, adjudicator in rows if adjudicator == declared.name]
-
-
-def game_problems(
-    preset: str | None, game_key: str, catalog: Iterable[tuple[str, str | None]]
-) -> list[Problem]:
-    """An event of ``preset`` on a game it does not play: the problem naming ``preset`` and the games
-    it plays."""
-    if problems := battlebooks.preset_game_problems(preset, game_key):
-        return problems
-    allowed = games_for(preset, catalog)
-    if allowed is None or game_key in allowed:
-        return []
-    return [
-        Problem(
-            ("preset",),
-            f"{preset!r} is a preset of {', '.join(allowed) or 'no game in the catalog'}, not of {game_key!r}",
-        )
-    ]

@@ -20,7 +20,7 @@ from app.db.base import utcnow
 from app.db.models import Entry, Event, EventHistory, Job, Player, Stage
 from app.jobs import create_job
 from app.services import outbox, registration, results
-from app.services.games import get_game, list_games
+from app.services.games import get_game
 from app.services.history import record
 from app.services.players import Identity
 from app.services.reads import (
@@ -49,8 +49,7 @@ async def resolve_settings(
     session: AsyncSession, game_key: str, preset: str | None, overrides: dict[str, Any] | None
 ) -> dict[str, Any]:
     game = await get_game(session, game_key)
-    catalog = [(g.key, g.adjudicator) for g in await list_games(session)]
-    if problems := presets.game_problems(preset, game.key, catalog):
+    if problems := presets.game_problems(preset, game.key):
         raise InvalidInput(problems[0].msg, problems)
     merged = presets.resolve(preset, overrides)
     limits = event_settings.GameLimits(game.key, game.min_seats, game.max_seats)

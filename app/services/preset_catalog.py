@@ -6,17 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from app.core import presets
-from app.db.models import Game
-from app.services.games import list_games
 
 
 @dataclass(frozen=True)
 class PresetView:
     name: str
     settings: dict[str, Any]  # the preset's document, before an event's overrides
+
+    def suits(self, game_key: str) -> bool:
+        """Whether an event of the catalog's game ``game_key`` may be set up from this preset."""
+        return presets.suits(self.name, game_key)
 
 
 def list_presets() -> list[PresetView]:
@@ -28,11 +28,3 @@ def list_presets() -> list[PresetView]:
 def get_preset(name: str) -> PresetView:
     """One preset (an unknown name is the InvalidInput the creation of an event gives)."""
     return PresetView(name, presets.resolve(name, None))
-
-
-async def preset_games(session: AsyncSession, name: str) -> tuple[list[Game], bool]:
-    """The games of the catalog an event of the preset may play (``presets.games_for``, the rule
-    the creation of an event checks), and whether the preset restricts them (else: all of them)."""
-    catalog = await list_games(session)
-    allowed = presets.games_for(name, [(g.key, g.adjudicator) for g in catalog])
-    return (catalog, False) if allowed is None else ([g for g in catalog if g.key in allowed], True)

@@ -29,11 +29,12 @@ from app.core.errors import Conflict, DomainError, Forbidden, InvalidInput, Prob
 from app.core.vocabulary import EventStatus, MatchStatus, Role, StaffRole
 from app.jobs import discard_pending
 from app.services import events as event_svc
+from app.services import games as game_svc
 from app.services import lifecycle
 from app.services import results as result_svc
 from app.services import staff as staff_svc
 from app.services.keyring import keyring_of
-from app.services.preset_catalog import get_preset, list_presets, preset_games
+from app.services.preset_catalog import get_preset, list_presets
 from app.services.presets import battlebooks as bb_svc
 from app.services.presets import titan_arena as titan_svc
 from app.services.reads import get_event, load_match, settings_of
@@ -282,7 +283,8 @@ async def _home(
 ) -> HTMLResponse:
     names = [p.name for p in list_presets()]
     chosen = get_preset(preset if preset in names else "generic")
-    games, restricted = await preset_games(session, chosen.name)
+    catalog = await game_svc.list_games(session)
+    games = [g for g in catalog if chosen.suits(g.key)]
     return page(
         request,
         "console_home.html",
@@ -291,7 +293,7 @@ async def _home(
         preset=chosen,
         knobs=forms.knobs(chosen.settings),
         games=games,
-        restricted=restricted,
+        restricted=len(games) < len(catalog),
         **extra,
     )
 
