@@ -91,6 +91,7 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
         "colossal-arena",
         "titan-the-arena",
     ]
+    assert page.input_value("#game") == "titan-the-arena"  # the preset's first game: the original
     # a refused creation (a wrong admin token): redirected to the form, which says why and keeps
     # what was typed but the token; a reload sends nothing again
     page.fill("#admin-token", "not-the-admin")
@@ -105,7 +106,6 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
     assert page.locator("[role=alert]").count() == 0
     page.fill("#admin-token", ADMIN)
     page.fill("#ev-name", "WBC Titan: The Arena")
-    page.select_option("#game", "titan-the-arena")
     _submit(page, page.get_by_role("button", name="Create the event"))
     _submit(page, page.get_by_role("link", name="Open the console"))
     event_id = urlsplit(page.url).path.rsplit("/", 1)[1]
