@@ -274,9 +274,12 @@ def _open(page: Any, server: str, hall: dict[str, Any], name: str, lang: str) ->
         "projector-titan": f"/e/{hall['arena']['id']}/projector",
         "console-home": "/console",
         "not-found": "/e/no-such-event",
+        "embed-standings": f"/embed/e/{e}/standings",
+        "embed-round-dark": f"/embed/e/{e}/round?theme=dark",
     }
     if name in simple:
-        page.goto(f"{server}{simple[name]}?lang={lang}")
+        path = simple[name]
+        page.goto(f"{server}{path}{'&' if '?' in path else '?'}lang={lang}")
         if name in ("event", "projector", "slip-report"):
             page.wait_for_selector("[data-clock]:not([hidden])")
     elif name == "player":
@@ -391,6 +394,8 @@ PAGES = [
     "check-in",
     "verdict",
     "not-found",
+    "embed-standings",
+    "embed-round-dark",
 ]
 
 
