@@ -28,6 +28,12 @@ def suits(preset: str | None, game_key: str) -> bool:
     return not allowed or game_key in allowed
 
 
+def first_game(preset: str | None) -> str | None:
+    """The game a preset's declaration names first (``wbc-hmwp``: the original Titan: The Arena),
+    the one its new event is offered; ``None`` for a preset that suits any game."""
+    return next(iter(games.PRESET_GAMES.get(preset or "generic", ())), None)
+
+
 def game_problems(preset: str | None, game_key: str) -> list[Problem]:
     """The problem, naming ``game``, of a preset on an event of a game it does not belong to."""
     if suits(preset, game_key):

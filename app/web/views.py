@@ -33,6 +33,7 @@ from app.web.brackets import bracket_svg
 LIVE_TYPES = ",".join(t.value for t in LiveEventType)
 OPEN = (MatchStatus.PENDING, MatchStatus.REPORTED, MatchStatus.DISPUTED)
 SCORE_CARD_PRESETS = frozenset(bb_games.PRESETS) | frozenset(bb_royal.PRESETS)
+HERO_PRESETS = frozenset(bb_games.PRESETS)  # heroes declared before each game (battlebooks.md)
 
 
 @dataclass
@@ -129,11 +130,18 @@ class EventPage:
     bga: BgaPage | None = None
     adjudicated: bool = False  # the game's results can be its game log, judged by its adjudicator
     can_pair: bool = False  # "Pair the next round" has something to do (the active stage's format)
+    concurrent: bool = False  # the active stage's tables are opened while others play (heats)
 
     @property
     def score_cards(self) -> bool:
         """BATTLEBOOKS events print score cards (battlebooks.md "Score cards")."""
         return (self.event.preset or "") in SCORE_CARD_PRESETS
+
+    @property
+    def heroes(self) -> bool:
+        """BATTLEBOOKS Swiss events declare each seat's hero before the game (battlebooks.md
+        "Score cards"; the service refuses any other event)."""
+        return (self.event.preset or "") in HERO_PRESETS
 
     @property
     def trf(self) -> bool:
@@ -215,17 +223,20 @@ async def event_page(
         except DomainError:  # a multi-seat design has no two-seat cross-table
             crosstable = None
     page = EventPage(view, stages, rounds, standings, crosstable, formats)
+    active = next((s for s in stages if s.status == StageStatus.ACTIVE), None)
     if fresh:  # the console: whether a table's result can be its game log, whether to pair
         page.adjudicated = bool((await game_of(session, view.event)).adjudicator)
-        active = next((s for s in stages if s.status == StageStatus.ACTIVE), None)
         page.can_pair = (
             active is not None
             and view.event.preset != titan_svc.PRESET  # its heats are opened by choosing players
             and registry_of(session).format_of(active).nothing_to_pair(active) is None
         )
+        page.concurrent = active is not None and registry_of(session).format_of(active).concurrent_tables
     if rounds:
         page.current = tables_of(rounds[-1])
         page.past = [(r, tables_of(r)) for r in reversed(rounds[:-1])]
+    if page.concurrent and active is not None:  # every table of the stage: several play at once
+        page.current = [t for r in rounds if r.stage.id == active.id for t in tables_of(r)]
     if not preset_views:
         return page
     if stages and view.event.preset == titan_svc.PRESET:
@@ -276,6 +287,11 @@ async def bga_page(session: AsyncSession, page: EventPage) -> BgaPage:
 
 async def entries_of(session: AsyncSession, event_id: str, principal: Principal | None) -> list[EntryView]:
     return await event_svc.list_entries(session, event_id, principal)
+
+
+def playing(page: EventPage) -> dict[str, Table]:
+    """Who is seated at a table of the current tables still being played, and at which."""
+    return {s["entry_id"]: t for t in page.current if t.open for s in t.seats}
 
 
 def seated(page: EventPage, entry_id: str) -> tuple[list[Table], list[Table]]:

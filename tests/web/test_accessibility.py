@@ -70,7 +70,7 @@ def site(backend: str, request: pytest.FixtureRequest) -> tuple[str, dict[str, A
 def _hall(server: str) -> dict[str, Any]:
     """An 8-player Swiss in its second round (round 1 confirmed; in round 2 a reported, a disputed,
     a confirmed and a pending table; its round clock running; a scorekeeper), an event still in registration, one that checks players in, a Rite of Command table for a
-    verdict, a WBC semifinal and a BGA plan."""
+    verdict, a WBC semifinal, WBC heats and a WBC final, a BATTLEBOOKS round and a BGA plan."""
     client = api(server)
     made = client.post(
         "/v1/events",
@@ -159,6 +159,21 @@ def _hall(server: str) -> dict[str, Any]:
             == 200
         )
     semi = client.post(f"/v1/events/{arena['id']}/advance", headers=aorg).json()["round"]["matches"]
+    # another in its heats (one open, the tables to open chosen from the entries), and one whose
+    # final is drawn, its finalists' answers on the Colossal Arena rules being taken
+    heats = _arena_at(client, "WBC Heats", "heats")
+    final = _arena_at(client, "WBC Final", "final")
+    # a BATTLEBOOKS Clash in its first round: each seat's hero to declare
+    clash = client.post(
+        "/v1/events",
+        json={"name": "Clash", "game": "battlebooks", "preset": "battlebooks-clash", "seed": "clash-a11y"},
+        headers=bearer(ADMIN),
+    ).json()
+    corg = bearer(clash["organizer_token"])
+    books = ["Wolverine", "Captain America", "Spider-Man", "Hulk", "Thor", "Storm", "Venom"]
+    rows = [{"name": f"Hero {i}", "characters": [books[i % 7], books[(i + 1) % 7]]} for i in range(8)]
+    assert client.post(f"/v1/events/{clash['id']}/entries", json=rows, headers=corg).status_code == 201
+    assert client.post(f"/v1/events/{clash['id']}/start", headers=corg).status_code == 200
     # a Board Game Arena round robin: its plan released
     bga = client.post(
         "/v1/events",
@@ -186,6 +201,9 @@ def _hall(server: str) -> dict[str, Any]:
         "door": {"id": door["id"], "organizer": door["organizer_token"], "entry": at_door[0]["entry_token"]},
         "scorekeeper": keeper.json()["token"],
         "arena": {"id": arena["id"], "organizer": arena["organizer_token"], "match": semi[0]["id"]},
+        "arena-heats": heats,
+        "arena-final": final,
+        "clash": {"id": clash["id"], "organizer": clash["organizer_token"]},
         "bga": {"id": bga["id"], "organizer": bga["organizer_token"]},
         "id": made["id"],
         "organizer": made["organizer_token"],
@@ -195,6 +213,41 @@ def _hall(server: str) -> dict[str, Any]:
         "waiting": waiting,
         "rings": {"id": rings["id"], "organizer": rings["organizer_token"], "match": table["id"]},
     }
+
+
+def _arena_at(client: Any, name: str, stage: str) -> dict[str, Any]:
+    """A 9-player WBC event in its heats (one heat of three open) or at its final (drawn, one
+    finalist's answer given), made through the API."""
+    made = client.post(
+        "/v1/events",
+        json={"name": name, "game": "titan-the-arena", "preset": "wbc-hmwp", "seed": f"{name}-a11y"},
+        headers=bearer(ADMIN),
+    ).json()
+    org = bearer(made["organizer_token"])
+    rows = [{"name": f"{name} {i}"} for i in range(9)]
+    ids = [
+        e["id"] for e in items(client.post(f"/v1/events/{made['id']}/entries", json=rows, headers=org).json())
+    ]
+    assert client.post(f"/v1/events/{made['id']}/start", headers=org).status_code == 200
+
+    def play(matches: list[dict[str, Any]]) -> None:
+        for m in matches:
+            seats = [{"entry_id": s["entry_id"], "score": 20 - i} for i, s in enumerate(m["seats"])]
+            r = client.post(f"/v1/matches/{m['id']}/result", json={"seats": seats}, headers=org)
+            assert r.status_code == 200, r.text
+
+    tables = [ids[3 * k : 3 * k + 3] for k in range(3)]
+    heat = client.post(f"/v1/events/{made['id']}/rounds", json={"tables": tables}, headers=org).json()
+    if stage == "final":
+        play(heat["matches"])
+        play(client.post(f"/v1/events/{made['id']}/advance", headers=org).json()["round"]["matches"])
+        final = client.post(f"/v1/events/{made['id']}/advance", headers=org).json()["round"]["matches"][0]
+        answer = {"entry_id": final["seats"][0]["entry_id"], "colossal": True}
+        r = client.post(f"/v1/events/{made['id']}/titan-arena/final-rules", json=answer, headers=org)
+        assert r.status_code == 200, r.text
+    else:
+        play(heat["matches"][:2])
+    return {"id": made["id"], "organizer": made["organizer_token"]}
 
 
 def _sign_in(page: Any, server: str, token: str) -> None:
@@ -258,6 +311,22 @@ def _open(page: Any, server: str, hall: dict[str, Any], name: str, lang: str) ->
         page.goto(f"{server}/console?lang={lang}")
         _sign_in(page, server, hall["arena" if name == "console-titan" else "bga"]["organizer"])
         page.wait_for_selector("#round")
+    elif name == "console-heats":  # heats: one open, a refused table shown, the choices kept
+        page.goto(f"{server}/console?lang={lang}")
+        _sign_in(page, server, hall["arena-heats"]["organizer"])
+        for select in page.locator("#open-tables select").all()[:2]:
+            select.select_option("1")
+        with page.expect_navigation():
+            page.locator("form[action$='/heats'] button[type=submit]").click()
+        page.wait_for_selector("[role=alert]")
+    elif name == "console-heroes":  # a BATTLEBOOKS round: each seat's hero to declare
+        page.goto(f"{server}/console?lang={lang}")
+        _sign_in(page, server, hall["clash"]["organizer"])
+        page.wait_for_selector("form[action$='/heroes']")
+    elif name == "console-final":  # the final drawn: the finalists' answers on its rules
+        page.goto(f"{server}/console?lang={lang}")
+        _sign_in(page, server, hall["arena-final"]["organizer"])
+        page.wait_for_selector("#final-rules")
     elif name == "check-in":  # a player's check-in code opened on a phone
         page.goto(f"{server}/e/{hall['door']['id']}/check-in?lang={lang}#token={hall['door']['entry']}")
         page.wait_for_selector("[data-check-in]")
@@ -315,6 +384,9 @@ PAGES = [
     "console-created",
     "console",
     "console-titan",
+    "console-heats",
+    "console-final",
+    "console-heroes",
     "console-bga",
     "console-links",
     "console-door",
