@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 
 from app.services.formats.base import StageFormat
 from app.services.formats.registry import FORMATS
+from app.web import i18n_league as league_words
 
 LANGUAGES = ("en", "ja")
 
@@ -640,6 +641,11 @@ JA: dict[str, str] = {
     "by_dice": "ダイス",
 }
 
+_taken = (set(EN) | set(JA)) & (set(league_words.EN) | set(league_words.JA))
+if _taken:
+    raise ImportError(f"page words defined twice: {', '.join(sorted(_taken))}")
+EN.update(league_words.EN)
+JA.update(league_words.JA)
 STRINGS = {"en": EN, "ja": JA}
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core import ratings as rating_core
 from app.core.access import Principal
 from app.core.errors import DomainError
 from app.core.games import battlebooks as bb_games
@@ -146,6 +147,12 @@ class EventPage:
     @property
     def event(self) -> Any:
         return self.view.event
+
+    @property
+    def rating_pool(self) -> str | None:
+        """The overall pool a rated event rates into (formats.md "Ratings"), for a link to its board."""
+        plan = rating_core.pool_plan(self.event.game_key, self.event.preset, self.event.settings)
+        return plan.overall if plan else None
 
     @property
     def current_round(self) -> RoundView | None:
