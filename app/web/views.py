@@ -14,7 +14,7 @@ from app.core.errors import DomainError
 from app.core.games import battlebooks as bb_games
 from app.core.games import battlebooks_royal as bb_royal
 from app.core.vocabulary import EventStatus, LiveEventType, MatchStatus, StageFormatName, StageStatus
-from app.db.models import Match, Stage
+from app.db.models import Match, RatingPool, Stage
 from app.services import events as event_svc
 from app.services import exports as export_svc
 from app.services import rounds as round_svc
@@ -128,6 +128,7 @@ class EventPage:
     bga: BgaPage | None = None
     adjudicated: bool = False  # the game's results can be its game log, judged by its adjudicator
     can_pair: bool = False  # "Pair the next round" has something to do (the active stage's format)
+    rating_pool: str | None = None  # the event page: the overall pool it rates into, once it exists
 
     @property
     def score_cards(self) -> bool:
@@ -147,12 +148,6 @@ class EventPage:
     @property
     def event(self) -> Any:
         return self.view.event
-
-    @property
-    def rating_pool(self) -> str | None:
-        """The overall pool a rated event rates into (formats.md "Ratings"), for a link to its board."""
-        plan = rating_core.pool_plan(self.event.game_key, self.event.preset, self.event.settings)
-        return plan.overall if plan else None
 
     @property
     def current_round(self) -> RoundView | None:
@@ -227,6 +222,9 @@ async def event_page(
         page.past = [(r, tables_of(r)) for r in reversed(rounds[:-1])]
     if not preset_views:
         return page
+    plan = rating_core.pool_plan(view.event.game_key, view.event.preset, view.event.settings)
+    if plan and plan.overall and await session.get(RatingPool, plan.overall) is not None:
+        page.rating_pool = plan.overall  # formats.md "Ratings": a link to its leaderboard
     if stages and view.event.preset == titan_svc.PRESET:
         page.titan = await titan_page(session, page)
     elif view.event.preset in (bga_svc.TWO_P, bga_svc.THREE_P):

@@ -76,3 +76,8 @@ async def test_the_league_pages_show_what_the_api_reads(api: Api) -> None:
         .headers["content-type"]
         .startswith("application/problem+json")
     )
+    for bad in ("/ratings?cursor=!!", "/ratings/generic?cursor=!!"):  # not a cursor a page handed out
+        r = await api.client.get(bad, headers=HTML)
+        assert r.status_code == 422 and "cursor" in r.text, bad
+    # a rated event's page links to its pool's leaderboard
+    assert 'href="/ratings/generic"' in (await api.client.get(f"/e/{event_id}", headers=HTML)).text
