@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -100,6 +101,9 @@ def unknown_variables(environ: dict[str, str] | None = None) -> list[str]:
     )
 
 
+EMBED_ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
+
+
 def _comma_list(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
@@ -127,6 +131,10 @@ class Settings(BaseSettings):
     )
     arbiter_admin_token: str | None = Field(default=None, description="bearer token of the admin")
     arbiter_cors_origins: str = Field(default="", description="comma-separated allowed origins")
+    arbiter_embed_origins: str = Field(
+        default="*",
+        description="comma-separated origins whose pages may frame the embeds (/embed/…); * any site",
+    )
     arbiter_queue_name: str = Field(default="arbiter:queue", description="arq queue name")
     arbiter_job_stale_queued: int = Field(
         default=60, description="seconds a queued job may wait before the sweep enqueues it again"
@@ -296,6 +304,20 @@ class Settings(BaseSettings):
         if v and not v.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("not a Redis URL: expected redis://host:6379/0 (or rediss://, unix://)")
         return v
+
+    @field_validator("arbiter_embed_origins")
+    @classmethod
+    def _embedders(cls, v: str) -> str:
+        for item in _comma_list(v):
+            if item != "*" and not EMBED_ORIGIN.fullmatch(item):
+                raise ValueError(f"{item!r} is not an origin (https://host[:port]) or *")
+        return v
+
+    @property
+    def embed_ancestors(self) -> str:
+        """The embeds' CSP ``frame-ancestors`` sources: ``*`` or the origins, space-separated."""
+        items = _comma_list(self.arbiter_embed_origins)
+        return "*" if not items or "*" in items else " ".join(items)
 
     @field_validator("arbiter_trusted_proxies")
     @classmethod

@@ -14,6 +14,10 @@ class PresetView:
     name: str
     settings: dict[str, Any]  # the preset's document, before an event's overrides
 
+    def suits(self, game_key: str) -> bool:
+        """Whether an event of the catalog's game ``game_key`` may be set up from this preset."""
+        return presets.suits(self.name, game_key)
+
 
 def list_presets() -> list[PresetView]:
     """Every preset by name, ``generic`` first."""

@@ -256,7 +256,7 @@ async def _home(
 ) -> HTMLResponse:
     names = [p.name for p in list_presets()]
     chosen = get_preset(preset if preset in names else "generic")
-    games = await game_svc.list_games(session)
+    games = [g for g in await game_svc.list_games(session) if chosen.suits(g.key)]
     return page(
         request,
         "console_home.html",

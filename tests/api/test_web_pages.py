@@ -48,6 +48,18 @@ async def test_presets_are_listed_with_their_settings(api: Api) -> None:
     assert set(listed) == set(presets.PRESETS)
     assert listed["bga-round-robin"]["stages"][0]["format"] == "round_robin"
     assert r.json()["items"][0]["name"] == "generic"
+    # the console's new-event form offers the games a preset belongs to, every game for one that
+    # suits any (battlebooks.md "World rankings")
+    games = [g["key"] for g in (await api.client.get("/v1/games")).json()["items"]]
+
+    async def offered(preset: str) -> list[str]:
+        page = (await api.client.get("/console", params={"preset": preset})).text
+        form = page[page.index('<select id="game"') :]
+        return re.findall(r'<option value="([^"]+)"', form[: form.index("</select>")])
+
+    assert await offered("battlebooks-clash") == ["battlebooks"]
+    assert await offered("wbc-hmwp") == ["colossal-arena", "titan-the-arena"]
+    assert await offered("bga-round-robin") == games
 
 
 async def test_the_console_runs_a_round_on_either_database(api: Api) -> None:

@@ -63,15 +63,11 @@ def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield from _serve(where, f"sqlite+aiosqlite:///{where / 'arbiter.db'}")
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgres"])
-def hall_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The base URL of ``arbiter serve`` on each backend in turn: SQLite (jobs in-process) and a
-    Postgres database of the module's own. The hall's pages (clock, staff, offline results, check-in)
-    are tested on both."""
-    where = tmp_path_factory.mktemp("hall")
-    if request.param == "sqlite":
-        yield from _serve(where, f"sqlite+aiosqlite:///{where / 'arbiter.db'}")
-        return
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of ``arbiter serve`` on a Postgres database of its own (jobs in-process), one per
+    test process, shared as ``server`` is."""
+    where = tmp_path_factory.mktemp("pg")
     server_db = server_url()
     name = f"arbiter_web_{uuid.uuid4().hex[:10]}"
     in_thread(asyncio.run, admin_execute(server_db, f'CREATE DATABASE "{name}"'))
@@ -79,6 +75,13 @@ def hall_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         yield from _serve(where, make_url(server_db).set(database=name).render_as_string(hide_password=False))
     finally:
         in_thread(asyncio.run, admin_execute(server_db, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgres"])
+def hall_server(request: pytest.FixtureRequest) -> str:
+    """The shared server of each backend in turn (``server``, ``pg_server``): the hall's pages
+    (clock, staff, offline results, check-in) are tested on both."""
+    return str(request.getfixturevalue("server" if request.param == "sqlite" else "pg_server"))
 
 
 # one Chromium per module: Playwright's sync API runs its own event loop in the test process while it

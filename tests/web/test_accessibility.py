@@ -23,7 +23,6 @@ AXE = Path(
     or Path(__file__).parents[2] / ".cache/axe/node_modules/axe-core/axe.min.js"
 )
 IMPACTS = ("minor", "moderate", "serious", "critical")
-LANGS = ("en", "ja")
 SIZES = {"laptop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 NAMES = ["Ada", "Grace", "Alan", "Barbara", "Claude", "Edsger", "Frances", "Ken"]
 
@@ -52,8 +51,24 @@ def _counts(found: list[dict[str, Any]]) -> dict[str, int]:
     return {k: nodes[k] for k in IMPACTS}
 
 
+# Every page in each language once, and on each backend: English on the embedded default, Japanese
+# on Postgres (a page's markup is the same on both; what it shows is read from either)
+BACKEND_OF = {"en": "sqlite", "ja": "postgres"}
+
+
 @pytest.fixture(scope="module")
-def hall(server: str) -> dict[str, Any]:
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def site(backend: str, request: pytest.FixtureRequest) -> tuple[str, dict[str, Any]]:
+    """The shared server of ``backend`` and the hall built on it."""
+    base = str(request.getfixturevalue("server" if backend == "sqlite" else "pg_server"))
+    return base, _hall(base)
+
+
+def _hall(server: str) -> dict[str, Any]:
     """An 8-player Swiss in its second round (round 1 confirmed; in round 2 a reported, a disputed,
     a confirmed and a pending table; its round clock running; a scorekeeper), an event still in registration, one that checks players in, a Rite of Command table for a
     verdict, a WBC semifinal and a BGA plan."""
@@ -252,9 +267,12 @@ def _open(page: Any, server: str, hall: dict[str, Any], name: str, lang: str) ->
         "player-profile": f"/players/{hall['league']['player']}",
         "season": f"/seasons/{hall['league']['season']}",
         "leaderboard-missing": "/ratings/no-such-pool",
+        "embed-standings": f"/embed/e/{e}/standings",
+        "embed-round-dark": f"/embed/e/{e}/round?theme=dark",
     }
     if name in simple:
-        page.goto(f"{server}{simple[name]}{'&' if '?' in simple[name] else '?'}lang={lang}")
+        path = simple[name]
+        page.goto(f"{server}{path}{'&' if '?' in path else '?'}lang={lang}")
         if name in ("event", "projector", "slip-report"):
             page.wait_for_selector("[data-clock]:not([hidden])")
     elif name == "player":
@@ -356,12 +374,17 @@ PAGES = [
     "player-profile",
     "season",
     "leaderboard-missing",
+    "embed-standings",
+    "embed-round-dark",
 ]
 
 
-@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(("lang", "backend"), list(BACKEND_OF.items()), indirect=["backend"])
 @pytest.mark.parametrize("name", PAGES)
-def test_every_page_passes_axe(server: str, browser: Any, hall: dict[str, Any], name: str, lang: str) -> None:
+def test_every_page_passes_axe(
+    browser: Any, site: tuple[str, dict[str, Any]], name: str, lang: str, backend: str
+) -> None:
+    server, hall = site
     # axe-core goes in as an inline script of the test's own: the pages' CSP would refuse it
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US", bypass_csp=True)
     page = context.new_page()
@@ -475,11 +498,13 @@ def test_the_console_runs_from_the_keyboard(server: str, browser: Any) -> None:
     page.close()
 
 
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_the_projector_says_in_words_what_colour_shows(
-    server: str, browser: Any, hall: dict[str, Any]
+    browser: Any, site: tuple[str, dict[str, Any]]
 ) -> None:
     """A colour-blind viewer reads every table's state: each status is its own word, the winner of
     a decided table is marked by more than colour, and in greyscale the statuses still differ."""
+    server, hall = site
     page = browser.new_page(viewport={"width": 1920, "height": 1080}, locale="en-US")
     page.goto(f"{server}/e/{hall['id']}/projector")
     rows = page.locator("table.pairings tbody tr")
