@@ -9,12 +9,13 @@ from typing import Any
 from markupsafe import Markup
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core import ratings as rating_core
 from app.core.access import Principal
 from app.core.errors import DomainError
 from app.core.games import battlebooks as bb_games
 from app.core.games import battlebooks_royal as bb_royal
 from app.core.vocabulary import EventStatus, LiveEventType, MatchStatus, StageFormatName, StageStatus
-from app.db.models import Match, Stage
+from app.db.models import Match, RatingPool, Stage
 from app.services import events as event_svc
 from app.services import exports as export_svc
 from app.services import rounds as round_svc
@@ -131,6 +132,7 @@ class EventPage:
     adjudicated: bool = False  # the game's results can be its game log, judged by its adjudicator
     can_pair: bool = False  # "Pair the next round" has something to do (the active stage's format)
     concurrent: bool = False  # the active stage's tables are opened while others play (heats)
+    rating_pool: str | None = None  # the event page: the overall pool it rates into, once it exists
 
     @property
     def score_cards(self) -> bool:
@@ -239,6 +241,9 @@ async def event_page(
         page.current = [t for r in rounds if r.stage.id == active.id for t in tables_of(r)]
     if not preset_views:
         return page
+    plan = rating_core.pool_plan(view.event.game_key, view.event.preset, view.event.settings)
+    if plan and plan.overall and await session.get(RatingPool, plan.overall) is not None:
+        page.rating_pool = plan.overall  # formats.md "Ratings": a link to its leaderboard
     if stages and view.event.preset == titan_svc.PRESET:
         page.titan = await titan_page(session, page)
     elif view.event.preset in (bga_svc.TWO_P, bga_svc.THREE_P):

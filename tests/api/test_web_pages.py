@@ -264,6 +264,9 @@ def test_every_string_is_translated() -> None:
         text = path.read_text()
         used |= set(re.findall(r"""\bt\(["']([a-z_]+)["'](?!\s*~)""", text))
         prefixes |= set(re.findall(r"""\bt\(["']([a-z_]+_)["']\s*~""", text))
+    for path in TEMPLATES.parent.glob("*.py"):  # the words code puts together (a chart's point)
+        used |= set(re.findall(r"""\bt\(\s*["']([a-z_]+)["']\s*[,)]""", path.read_text()))
+    assert {"chart_point", "chart_label"} <= used
     assert used - set(i18n.EN) == set()
     for prefix in prefixes:
         assert any(k.startswith(prefix) for k in i18n.EN), prefix

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -117,6 +118,18 @@ def api(base: str) -> httpx.Client:
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def rated(client: httpx.Client, pool: str, games: int, within: float = 15) -> None:
+    """Waits until the pool has rated ``games`` games: rating runs as a job after each confirmed
+    result, so a test polls the pools' list (at a poll's pace) until the job has run."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        found = [p for p in client.get("/v1/ratings").json()["items"] if p["pool"] == pool]
+        if found and found[0]["games"] == games:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"pool {pool} did not reach {games} rated games in {within} s")
 
 
 def items(body: Any) -> list[Any]:

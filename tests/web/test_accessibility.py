@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.support.rite_of_command import RINGS
-from tests.web.conftest import ADMIN, api, bearer, items, shot
+from tests.web.conftest import ADMIN, api, bearer, items, rated, shot
 
 AXE = Path(
     os.environ.get("ARBITER_TEST_AXE")
@@ -193,6 +194,44 @@ def _hall(server: str) -> dict[str, Any]:
     dorg = bearer(door["organizer_token"])
     rows = [{"name": n} for n in ("Aiko", "Ben")]
     at_door = items(client.post(f"/v1/events/{door['id']}/entries", json=rows, headers=dorg).json())
+    # a rated event, finished and counted in a season: the league's pages have a pool, a player's
+    # chart and a season's table to show
+    pool = f"hall-{uuid.uuid4().hex[:8]}"
+    league = client.post(
+        "/v1/events",
+        json={
+            "name": "Hall League",
+            "game": "generic",
+            "settings": {
+                "rated": True,
+                "rating": {"pool": pool},
+                "stages": [{"format": "swiss", "rounds": 2}],
+            },
+        },
+        headers=bearer(ADMIN),
+    ).json()
+    lorg = bearer(league["organizer_token"])
+    rows = [{"name": n} for n in NAMES[:4]]
+    assert client.post(f"/v1/events/{league['id']}/entries", json=rows, headers=lorg).status_code == 201
+    played = client.post(f"/v1/events/{league['id']}/start", headers=lorg).json()["round"]["matches"]
+    for n in range(2):
+        for m in played:
+            a, b = (s["entry_id"] for s in m["seats"])
+            body = {"seats": [{"entry_id": a, "place": 1}, {"entry_id": b, "place": 2}]}
+            assert client.post(f"/v1/matches/{m['id']}/result", json=body, headers=lorg).status_code == 200
+        if n == 0:
+            played = client.post(f"/v1/events/{league['id']}/rounds", headers=lorg).json()["matches"]
+    assert client.post(f"/v1/events/{league['id']}/advance", headers=lorg).status_code == 200
+    season = client.post(
+        "/v1/seasons",
+        json={"name": "Hall Season", "points": [10, 6, 4, 2], "best_of": 1},
+        headers=bearer(ADMIN),
+    ).json()
+    attach = {"event_id": league["id"]}
+    sorg = bearer(season["organizer_token"])
+    assert client.post(f"/v1/seasons/{season['id']}/events", json=attach, headers=sorg).status_code == 200
+    rated(client, pool, 4)
+    player_id = client.get(f"/v1/ratings/{pool}").json()["items"][0]["player_id"]
     keeper = client.post(
         f"/v1/events/{made['id']}/staff", json={"name": "Sam Keeper", "role": "scorekeeper"}, headers=org
     )
@@ -212,6 +251,7 @@ def _hall(server: str) -> dict[str, Any]:
         "disputed": disputed["id"],
         "waiting": waiting,
         "rings": {"id": rings["id"], "organizer": rings["organizer_token"], "match": table["id"]},
+        "league": {"pool": pool, "player": player_id, "season": season["id"]},
     }
 
 
@@ -274,6 +314,12 @@ def _open(page: Any, server: str, hall: dict[str, Any], name: str, lang: str) ->
         "projector-titan": f"/e/{hall['arena']['id']}/projector",
         "console-home": "/console",
         "not-found": "/e/no-such-event",
+        "ratings": "/ratings",
+        "leaderboard": f"/ratings/{hall['league']['pool']}",
+        "leaderboard-search": f"/ratings/{hall['league']['pool']}?q=a&limit=1",
+        "player-profile": f"/players/{hall['league']['player']}",
+        "season": f"/seasons/{hall['league']['season']}",
+        "leaderboard-missing": "/ratings/no-such-pool",
         "embed-standings": f"/embed/e/{e}/standings",
         "embed-round-dark": f"/embed/e/{e}/round?theme=dark",
     }
@@ -394,6 +440,12 @@ PAGES = [
     "check-in",
     "verdict",
     "not-found",
+    "ratings",
+    "leaderboard",
+    "leaderboard-search",
+    "player-profile",
+    "season",
+    "leaderboard-missing",
     "embed-standings",
     "embed-round-dark",
 ]
