@@ -42,9 +42,7 @@ def alembic_config(database_url: str | None = None):  # type: ignore[no-untyped-
     cfg = Config(str(where / "alembic.ini"))
     cfg.set_main_option("script_location", str(where))
     if database_url:
-        from app.settings import normalize_database_url
-
-        cfg.attributes["database_url"] = normalize_database_url(database_url)
+        cfg.attributes["database_url"] = _database_url(database_url)
     return cfg
 
 
@@ -69,10 +67,11 @@ def _database_url(database_url: str | None) -> str:
     if database_url:
         from app.settings import normalize_database_url
 
-        return normalize_database_url(database_url)
-    from app.settings import get_settings
-
-    return get_settings().database_url
+        try:
+            return normalize_database_url(database_url)
+        except ValueError as exc:
+            raise Refusal(f"DATABASE_URL: {exc}") from None
+    return _settings().database_url
 
 
 def current_revision(database_url: str | None = None, *, missing_file_ok: bool = False) -> str | None:
@@ -244,6 +243,7 @@ def export_command(event_id: str, database_url: str) -> int:
 
     from app.core.errors import DomainError
 
+    check_schema(database_url)  # reachable and at this version's schema, or one line saying why not
     try:
         doc = asyncio.run(_transfer(database_url, "export", event_id))
     except DomainError as exc:
@@ -318,17 +318,100 @@ def healthcheck(url: str, timeout: float = 5.0) -> str:
 
 
 def _settings() -> Any:
+    """The settings, or a Refusal naming each one that is wrong — a variable ARBITER_… that is no
+    setting among them (a typo would otherwise leave its default in force without a word)."""
+    import difflib
+
     from pydantic import ValidationError
 
-    from app.settings import get_settings
+    from app.settings import Settings, SettingsProblem, get_settings, unknown_variables
 
+    unknown = unknown_variables()
+    if unknown:
+        names = [f.upper() for f in Settings.model_fields]
+        said = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, names, n=1)
+            said.append(f"{name} (did you mean {close[0]}?)" if close else name)
+        raise Refusal(f"bad configuration: no such setting: {', '.join(said)}")
     try:
         return get_settings()
+    except SettingsProblem as exc:
+        raise Refusal(f"bad configuration: {exc}") from None
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']).upper()}: {e['msg']}" for e in exc.errors()
-        )
+        problems = "; ".join(_problem(e) for e in exc.errors())
         raise Refusal(f"bad configuration: {problems}") from None
+
+
+def _problem(error: Any) -> str:
+    msg = str(error["msg"]).removeprefix("Value error, ")
+    where = ".".join(str(p) for p in error["loc"]).upper()
+    return f"{where}: {msg}" if where else msg
+
+
+def check_redis(url: str) -> None:
+    """Refuse, in one line, a Redis the worker cannot reach (arq would retry, then raise)."""
+    from redis import asyncio as aioredis
+
+    from app.observability.logs import redact
+
+    async def ping() -> None:
+        client = aioredis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+        try:
+            await client.ping()
+        finally:
+            await client.aclose()
+
+    try:
+        asyncio.run(ping())
+    except Exception as exc:  # noqa: BLE001 (refused, timed out, wrong password, not a URL)
+        raise Refusal(f"cannot reach Redis at {redact(url)}: {_first_line(exc)}") from None
+
+
+def check_worker() -> str:
+    """``arbiter worker --check``: this worker's heartbeat is fresh, or a Refusal saying why not."""
+    from workers import heartbeat
+
+    settings = _settings()
+    try:
+        return heartbeat.check(settings.heartbeat_path, settings.arbiter_worker_heartbeat_seconds)
+    except heartbeat.Unhealthy as exc:
+        raise Refusal(str(exc)) from None
+
+
+def _worker() -> None:
+    from app.observability import logs
+
+    settings = _settings()
+    logs.configure(settings.arbiter_log_format, settings.arbiter_log_level)
+    if not settings.redis_url:
+        raise Refusal("REDIS_URL must be set to run a worker (without it, the API runs jobs itself)")
+    check_redis(settings.redis_url)
+    where = settings.heartbeat_path.parent
+    if not (where.is_dir() and os.access(where, os.W_OK)):
+        raise Refusal(
+            f"ARBITER_WORKER_HEARTBEAT_PATH: cannot write in {where} (no such directory, or not writable)"
+        )
+    check_schema()
+    check_keys(settings)
+    from workers.main import main as worker_main
+
+    worker_main()
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse, in one line, an address the API cannot listen on (uvicorn would log it among its
+    start-up lines and exit with status 3)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind(address)
+    except OSError as exc:
+        raise Refusal(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 def _serve(args: argparse.Namespace) -> None:
@@ -340,6 +423,7 @@ def _serve(args: argparse.Namespace) -> None:
     logs.configure(settings.arbiter_log_format, settings.arbiter_log_level)
     check_schema()
     check_keys(settings)
+    check_port(args.host, args.port)
     if os.environ.get("FORWARDED_ALLOW_IPS") and not settings.arbiter_trusted_proxies:
         logging.getLogger("arbiter").warning(
             "FORWARDED_ALLOW_IPS is not read: name the reverse proxies in ARBITER_TRUSTED_PROXIES "
@@ -379,7 +463,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1, help="API processes sharing the port (default 1)")
-    sub.add_parser("worker", help="run an arq worker (needs REDIS_URL)")
+    worker = sub.add_parser("worker", help="run an arq worker (needs REDIS_URL)")
+    worker.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 0 when this worker's heartbeat is fresh (the container's health check)",
+    )
     backup = sub.add_parser("backup", help="copy the SQLite database to PATH while it serves")
     backup.add_argument("path", type=Path)
     backup.add_argument("--force", action="store_true", help="replace PATH if it exists")
@@ -407,8 +496,33 @@ def main(argv: list[str] | None = None) -> None:
     try:
         _run(args)
     except Refusal as exc:
-        print(f"arbiter {args.cmd}: {exc}", file=sys.stderr)
+        _say(args.cmd, str(exc))
         raise SystemExit(1) from None
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:  # noqa: BLE001 (what no check foresaw: still one line, exit status 1)
+        debug = os.environ.get("ARBITER_LOG_LEVEL", "").upper() == "DEBUG"
+        hint = "" if debug else " (ARBITER_LOG_LEVEL=DEBUG shows where)"
+        _say(args.cmd, f"{type(exc).__name__}: {_first_line(exc)}{hint}")
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        raise SystemExit(1) from None
+
+
+def _say(cmd: str, why: str) -> None:
+    """A refusal's one line on standard error: one JSON object when ARBITER_LOG_FORMAT=json (read
+    as it is: the setting may be what is wrong)."""
+    line = " ".join(why.split())
+    if os.environ.get("ARBITER_LOG_FORMAT", "").strip().lower() == "json":
+        from datetime import UTC, datetime
+
+        now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        doc = {"ts": now, "level": "ERROR", "logger": "arbiter", "msg": f"arbiter {cmd}: {line}"}
+        print(json.dumps({**doc, "pid": os.getpid(), "command": cmd}, ensure_ascii=False), file=sys.stderr)
+    else:
+        print(f"arbiter {cmd}: {line}", file=sys.stderr)
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -427,17 +541,10 @@ def _run(args: argparse.Namespace) -> None:
             raise Refusal("--workers must be at least 1")
         _serve(args)
     elif args.cmd == "worker":
-        from app.observability import logs
-
-        settings = _settings()
-        logs.configure(settings.arbiter_log_format, settings.arbiter_log_level)
-        if not settings.redis_url:
-            raise Refusal("REDIS_URL must be set to run a worker (without it, the API runs jobs itself)")
-        check_schema()
-        check_keys(settings)
-        from workers.main import main as worker_main
-
-        worker_main()
+        if args.check:
+            print(check_worker())
+        else:
+            _worker()
     elif args.cmd == "backup":
         from app.db.backup import BackupRefused, backup_sqlite
 

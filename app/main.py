@@ -12,9 +12,9 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
 from fastapi import FastAPI
-from fastapi.middleware.cors import CORSMiddleware
 
 from app.api import ROUTERS, contract, problems
+from app.api.cors import Cors
 from app.api.guard import RequestGuardMiddleware
 from app.api.limits import Limits
 from app.api.middleware import RequestLogMiddleware
@@ -37,7 +37,7 @@ from app.services.outbox import HUB_KEY
 from app.services.registry import Registry
 from app.settings import Settings, get_settings
 from app.version import __version__
-from app.web import assets, checkin, console, public
+from app.web import assets, checkin, console, embeds, league, public
 from app.wiring import build_registry
 
 log = logging.getLogger("arbiter")
@@ -182,18 +182,12 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
     app.state.registry = registry or build_registry()
     offload.configure(settings.arbiter_cpu_seconds)
     if settings.cors_origins:
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=settings.cors_origins,
-            allow_methods=["*"],
-            allow_headers=["*"],
-            expose_headers=["ETag", "Location", "X-Request-ID", "Retry-After", "Idempotent-Replayed"],
-        )
+        app.add_middleware(Cors, origins=settings.cors_origins)  # listed origins; `*`: public reads
     app.add_middleware(RequestGuardMiddleware)  # sizes, token before body, NUL, the heavy tools' rate
     app.add_middleware(RequestLogMiddleware)  # outermost: every answer gets its id and its line
     problems.install(app)
     contract.install(app)
-    for router in (*ROUTERS, public.router, checkin.router, console.router):
+    for router in (*ROUTERS, public.router, league.router, embeds.router, checkin.router, console.router):
         app.include_router(router)
     assets.install(app)
     return app

@@ -1,43 +1,118 @@
 """Configuration, from the environment only (pydantic-settings).
 
 With nothing set, the embedded default: a SQLite file and jobs run in-process.
-With ``DATABASE_URL`` (postgresql+asyncpg://…, or the ``postgres://…`` hosting platforms hand out)
-and ``REDIS_URL``, the production shape: Postgres and arq workers on Redis.
+With ``DATABASE_URL`` (postgresql+asyncpg://…, or the ``postgres://…`` hosting platforms hand out:
+app/core/database_url.py) and ``REDIS_URL``, the production shape: Postgres and arq workers on Redis.
+Every secret may come from a file instead, ``<NAME>_FILE`` (docker secrets).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import os
+import re
 from functools import lru_cache
-from typing import Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator, model_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-# The scheme a URL may name, and the async driver it means (docs/operations.md "Deploy").
-_DRIVERS = {
-    "postgres": "postgresql+asyncpg",
-    "postgresql": "postgresql+asyncpg",
-    "sqlite": "sqlite+aiosqlite",
-}
+from app.core import database_url as db_url
+
+# The settings that hold a secret: each may also be given as the content of a file,
+# ``<NAME>_FILE`` (docs/operations.md "Secrets in files").
+SECRETS = (
+    "database_url",
+    "database_password",
+    "redis_url",
+    "arbiter_admin_token",
+    "arbiter_metrics_token",
+    "arbiter_secret_key",
+    "arbiter_webhook_key",
+)
+# Variables named ARBITER_… that are read, but are no setting: `arbiter migrate`'s migrations,
+# docker compose's own (.env.example), the benchmarks' pairing program; and every ARBITER_TEST_…,
+# the test suite's own.
+NOT_SETTINGS = (
+    "ARBITER_MIGRATIONS_DIR",
+    "ARBITER_IMAGE",
+    "ARBITER_PORT",
+    "ARBITER_API_WORKERS",
+    "ARBITER_BBPPAIRINGS",
+)
+NOT_SETTINGS_PREFIX = "ARBITER_TEST_"
 
 
-def normalize_database_url(url: str) -> str:
-    """``postgres://`` and ``postgresql://`` mean asyncpg, ``sqlite://`` aiosqlite; libpq's
-    ``sslmode`` query parameter becomes asyncpg's ``ssl`` (the same values)."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url
-    scheme = _DRIVERS.get(scheme, scheme)
-    out = f"{scheme}://{rest}"
-    if scheme == "postgresql+asyncpg" and "sslmode=" in rest:
-        parts = urlsplit(out)
-        query = [
-            ("ssl" if k == "sslmode" else k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        ]
-        out = urlunsplit(parts._replace(query=urlencode(query)))
-    return out
+class SettingsProblem(ValueError):
+    """A setting that cannot be read (a secret's file that cannot be read or is empty, a secret
+    given both as itself and as its file), named in one line."""
+
+
+def normalize_database_url(url: str, password: str | None = None) -> str:
+    """``DATABASE_URL`` as the engine takes it (app/core/database_url.py); a ValueError naming the
+    problem."""
+    return db_url.normalize(url, password)
+
+
+def _read_secret(name: str, path: str) -> str:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise SettingsProblem(f"{name}_FILE: cannot read {path}: {why}") from None
+    value = text.rstrip("\r\n")
+    if not value:
+        raise SettingsProblem(f"{name}_FILE: {path} is empty")
+    return value
+
+
+class SecretFiles(PydanticBaseSettingsSource):
+    """``<NAME>_FILE``: the file's content (trailing newlines stripped) is the secret ``NAME``;
+    ``NAME`` and ``NAME_FILE`` both set is refused by name."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        environ = {k.upper(): v for k, v in os.environ.items()}
+        out: dict[str, Any] = {}
+        for field in SECRETS:
+            name = field.upper()
+            path = environ.get(f"{name}_FILE")
+            if path is None:
+                continue
+            if name in environ:
+                raise SettingsProblem(f"{name} and {name}_FILE are both set: keep one")
+            out[field] = _read_secret(name, path)
+        return out
+
+
+def unknown_variables(environ: dict[str, str] | None = None) -> list[str]:
+    """The ARBITER_… variables of the environment that are no setting (a typo, a name of the past)."""
+    known = {f.upper() for f in Settings.model_fields} | {f"{f.upper()}_FILE" for f in SECRETS}
+    known |= set(NOT_SETTINGS)
+    env = os.environ if environ is None else environ
+    return sorted(
+        k
+        for k in (k.upper() for k in env)
+        if k.startswith("ARBITER_") and k not in known and not k.startswith(NOT_SETTINGS_PREFIX)
+    )
+
+
+EMBED_ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
+
+
+def _comma_list(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _network(item: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+    try:
+        return ipaddress.ip_network(item, strict=False)
+    except ValueError:
+        raise ValueError(f"{item!r} is not an IP address or network (CIDR)") from None
 
 
 class Settings(BaseSettings):
@@ -45,14 +120,21 @@ class Settings(BaseSettings):
 
     database_url: str = Field(
         default="sqlite+aiosqlite:///./arbiter.db",
-        description="SQLAlchemy async URL: sqlite+aiosqlite:///file.db or postgresql+asyncpg://… "
-        "(postgres://… and postgresql://… mean asyncpg)",
+        description="sqlite:///file.db, or postgres://user@host:5432/name (postgresql://… and "
+        "postgresql+asyncpg://… too) with libpq's sslmode, connect_timeout, application_name, options",
+    )
+    database_password: str | None = Field(
+        default=None, description="the database password, when DATABASE_URL carries none"
     )
     redis_url: str | None = Field(
         default=None, description="redis://host:port/db; unset runs jobs in-process"
     )
     arbiter_admin_token: str | None = Field(default=None, description="bearer token of the admin")
     arbiter_cors_origins: str = Field(default="", description="comma-separated allowed origins")
+    arbiter_embed_origins: str = Field(
+        default="*",
+        description="comma-separated origins whose pages may frame the embeds (/embed/…); * any site",
+    )
     arbiter_queue_name: str = Field(default="arbiter:queue", description="arq queue name")
     arbiter_job_stale_queued: int = Field(
         default=60, description="seconds a queued job may wait before the sweep enqueues it again"
@@ -117,6 +199,17 @@ class Settings(BaseSettings):
         default=25,
         ge=0,
         description="seconds a stopping worker lets running jobs finish before handing them back",
+    )
+    arbiter_worker_heartbeat_path: str = Field(
+        default="",
+        description="the file a worker writes its heartbeat to, read by `arbiter worker --check`; "
+        "unset: arbiter-worker.heartbeat in the temporary directory",
+    )
+    arbiter_worker_heartbeat_seconds: float = Field(
+        default=10,
+        gt=0,
+        le=300,
+        description="seconds between a worker's heartbeats; `arbiter worker --check` fails past three",
     )
 
     # retention (docs/operations.md "Retention")
@@ -186,43 +279,76 @@ class Settings(BaseSettings):
         description="delivery attempts one process runs at once to one receiver (scheme, host, port)",
     )
 
-    @field_validator("database_url")
     @classmethod
-    def _normalize(cls, v: str) -> str:
-        return normalize_database_url(v)
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, SecretFiles(settings_cls), env_settings, dotenv_settings, file_secret_settings)
+
+    @model_validator(mode="after")
+    def _database(self) -> Settings:
+        try:
+            self.database_url = db_url.normalize(self.database_url, self.database_password)
+        except db_url.BadDatabaseUrl as exc:
+            raise ValueError(f"DATABASE_URL: {exc}") from None
+        return self
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis(cls, v: str | None) -> str | None:
+        if v and not v.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("not a Redis URL: expected redis://host:6379/0 (or rediss://, unix://)")
+        return v
+
+    @field_validator("arbiter_embed_origins")
+    @classmethod
+    def _embedders(cls, v: str) -> str:
+        for item in _comma_list(v):
+            if item != "*" and not EMBED_ORIGIN.fullmatch(item):
+                raise ValueError(f"{item!r} is not an origin (https://host[:port]) or *")
+        return v
+
+    @property
+    def embed_ancestors(self) -> str:
+        """The embeds' CSP ``frame-ancestors`` sources: ``*`` or the origins, space-separated."""
+        items = _comma_list(self.arbiter_embed_origins)
+        return "*" if not items or "*" in items else " ".join(items)
 
     @field_validator("arbiter_trusted_proxies")
     @classmethod
     def _proxies(cls, v: str) -> str:
-        for item in (i.strip() for i in v.split(",")):
-            if item:
-                try:
-                    ipaddress.ip_network(item, strict=False)
-                except ValueError:
-                    raise ValueError(f"{item!r} is not an IP address or network (CIDR)") from None
+        for item in _comma_list(v):
+            _network(item)
         return v
 
     @property
     def trusted_proxies(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
-        return tuple(
-            ipaddress.ip_network(i.strip(), strict=False)
-            for i in self.arbiter_trusted_proxies.split(",")
-            if i.strip()
-        )
+        return tuple(_network(item) for item in _comma_list(self.arbiter_trusted_proxies))
 
     @property
     def cors_origins(self) -> list[str]:
-        return [o.strip() for o in self.arbiter_cors_origins.split(",") if o.strip()]
+        return _comma_list(self.arbiter_cors_origins)
 
     @property
     def secret_keys(self) -> tuple[str, ...]:
         """The keys the operator set (ARBITER_SECRET_KEY, else its former name), the first sealing."""
-        given = self.arbiter_secret_key or self.arbiter_webhook_key or ""
-        return tuple(dict.fromkeys(k.strip() for k in given.split(",") if k.strip()))
+        return tuple(dict.fromkeys(_comma_list(self.arbiter_secret_key or self.arbiter_webhook_key or "")))
 
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+    @property
+    def heartbeat_path(self) -> Path:
+        import tempfile
+
+        given = self.arbiter_worker_heartbeat_path
+        return Path(given) if given else Path(tempfile.gettempdir()) / "arbiter-worker.heartbeat"
 
 
 @lru_cache

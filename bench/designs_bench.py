@@ -1,6 +1,6 @@
 """Benchmark of N-seat round-robin designs (complete mode) against the Schönheim bound.
 
-Run: ``.venv/bin/python -m bench.designs_bench [--quick] [--budget SECONDS]``
+Run: ``.venv/bin/python -m bench.designs_bench [--quick] [--budget SECONDS] [--rounds-max N]``
 
 For every N from 4 to 30 and tables of 3 and of 4: tables used, the Schönheim bound L(N,k,2), the ratio
 tables / L (target ≤ 1.10), the known covering number C(N,k,2) where settled, games per player, the
@@ -15,7 +15,7 @@ import argparse
 import time
 from collections.abc import Callable
 
-from app.core.pairing.designs import known_covering_number, schonheim_bound, search_design
+from app.core.pairing.designs import MAX_TABLES, known_covering_number, schonheim_bound, search_design
 
 TARGET = 1.10
 
@@ -29,6 +29,12 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="a few N, small budget")
     ap.add_argument("--budget", type=float, default=None, help="seconds per search (default 20, quick 2)")
+    ap.add_argument(
+        "--rounds-max",
+        type=int,
+        default=None,
+        help="the rounds table for every N up to this one (default: the N of the first table)",
+    )
     args = ap.parse_args(argv)
     seconds = args.budget if args.budget is not None else (2.0 if args.quick else 20.0)
     ns = [5, 7, 8, 10, 11, 14, 17, 19, 22, 26] if args.quick else list(range(4, 31))
@@ -81,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
         f"(N={worst_feasible[1]}, k={worst_feasible[2]})"
     )
     print(f"slowest search: {slow:.2f} s")
-    rounds_table(ns, seconds)
+    rounds_table(ns if args.rounds_max is None else list(range(4, args.rounds_max + 1)), seconds)
 
 
 def rounds_table(ns: list[int], seconds: float) -> None:
@@ -95,7 +101,7 @@ def rounds_table(ns: list[int], seconds: float) -> None:
     worst = (0.0, 0, 0)
     for k in (3, 4):
         for n in ns:
-            if k > n or n % k:
+            if k > n or n % k or schonheim_bound(n, k) > MAX_TABLES:
                 continue
             t0 = time.monotonic()
             d = search_design(n, k, "complete", rounds=True, seed="bench", should_stop=budget(seconds))

@@ -102,6 +102,12 @@ async def api(_app: tuple[Any, str]) -> AsyncIterator[Api]:
     await client.drain_jobs()
 
 
+@pytest.fixture(params=["postgres", "sqlite"])
+def backend_url(request: pytest.FixtureRequest) -> str:
+    """The database URL of each backend in turn, for a test that starts an app of its own settings."""
+    return str(request.getfixturevalue("pg_url" if request.param == "postgres" else "sqlite_url"))
+
+
 @pytest.fixture(scope="session")
 async def pg_engine(pg_url: str) -> AsyncIterator[Any]:
     engine = make_engine(pg_url)

@@ -1,12 +1,15 @@
 """The ``arbiter`` command as an operator runs it, in real processes: ``migrate`` says the revision it
-reached; a database that is missing, unreachable, behind or ahead, and a bad setting, are one line
-and exit status 1, never a traceback; ``postgres://`` URLs work; ``backup`` copies a SQLite database
-that is being written to; ``serve`` writes JSON lines, and ``serve --workers 2`` runs two processes
-whose /metrics count the requests of both."""
+reached; a database that is missing, unreachable, behind or ahead, a malformed URL, a bad or unknown
+setting, a secret's file and a Redis out of reach are one line (one JSON object with
+ARBITER_LOG_FORMAT=json) and exit status 1, never a traceback; ``postgres://`` URLs with libpq's
+parameters work; ``backup`` copies a SQLite database that is being written to; ``serve`` writes JSON
+lines, and ``serve --workers 2`` runs two processes whose /metrics count the requests of both."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import socket
 import sqlite3
 import time
 import uuid
@@ -19,7 +22,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.engine import make_url
 
 from app.cli import head_revision, migrate
-from app.settings import normalize_database_url
+from app.core.database_url import BadDatabaseUrl, connect_arguments
+from app.db.session import make_engine
+from app.settings import Settings, SettingsProblem, normalize_database_url
 from app.version import __version__
 from tests.support.processes import arbiter, env, finish, free_port, spawn, wait_http
 from tests.support.services import admin_execute, in_thread, server_url
@@ -60,15 +65,96 @@ def test_urls_hosting_platforms_hand_out_mean_asyncpg() -> None:
     assert normalize_database_url("sqlite:///./a.db") == "sqlite+aiosqlite:///./a.db"
     for kept in ("postgresql+asyncpg://u@db/x", "sqlite+aiosqlite:///a.db"):
         assert normalize_database_url(kept) == kept
+    # a password apart from the URL is written into it, quoted
+    assert normalize_database_url("postgres://u@db/x", "p@ss/w") == "postgresql+asyncpg://u:p%40ss%2Fw@db/x"
+    # libpq's parameters, in asyncpg's form
+    query = {"ssl": "verify-full", "connect_timeout": "7", "application_name": "desk"}
+    query["options"] = "-c statement_timeout=5000 -csearch_path=public --lock_timeout=2s"
+    assert connect_arguments({"user": "u", **query}) == {
+        "user": "u",
+        "ssl": "verify-full",
+        "timeout": 7.0,
+        "server_settings": {
+            "application_name": "desk",
+            "statement_timeout": "5000",
+            "search_path": "public",
+            "lock_timeout": "2s",
+        },
+    }
 
 
-def test_migrate_prints_the_revision_it_reaches_on_a_postgres_url(empty_pg: str) -> None:
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("db.internal/arbiter", "not a URL"),
+        ("mysql://u@db/x", "scheme mysql://"),
+        ("postgres://u@db:54x/x", "port '54x'"),
+        ("postgres://u@db/x?sslmode=yes", "sslmode=yes"),
+        ("postgres://u@db/x?connect_timeout=soon", "connect_timeout=soon"),
+        ("postgres://u@db/x?options=-j", "only -c name=value"),
+        ("postgres://u@db/x?sslrootcert=/ca.pem", "set PGSSLROOTCERT"),
+        ("postgres://u@db/x?pool=5", "pool is not understood"),
+        ("postgres://u@db/x?sslmode=require&channel_binding=require", "channel_binding is not supported"),
+        ("postgres://u@db/x?ssl=require&sslmode=require", "both given"),
+        ("postgres://u:p@db/x", "given twice"),  # and DATABASE_PASSWORD
+    ],
+)
+def test_a_database_url_the_driver_would_not_take_is_refused_by_name(url: str, said: str) -> None:
+    with pytest.raises(BadDatabaseUrl, match=said.replace("?", r"\?")):
+        normalize_database_url(url, "pw" if "given twice" in said else None)
+    with pytest.raises(ValueError, match="DATABASE_URL"):
+        Settings(database_url=url, database_password="pw" if "given twice" in said else None)
+
+
+def test_every_secret_may_come_from_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    token = tmp_path / "admin_token"
+    token.write_text("s3cret-token\n")
+    monkeypatch.setenv("ARBITER_ADMIN_TOKEN_FILE", str(token))
+    monkeypatch.delenv("ARBITER_ADMIN_TOKEN", raising=False)
+    (tmp_path / "pw").write_text("pa ss\r\n")
+    monkeypatch.setenv("DATABASE_PASSWORD_FILE", str(tmp_path / "pw"))
+    monkeypatch.setenv("DATABASE_URL", "postgres://arbiter@db/arbiter")
+    settings = Settings()
+    assert settings.arbiter_admin_token == "s3cret-token"  # the trailing newline is no part of it
+    assert settings.database_url == "postgresql+asyncpg://arbiter:pa%20ss@db/arbiter"
+    monkeypatch.setenv("ARBITER_ADMIN_TOKEN", "another")
+    with pytest.raises(SettingsProblem, match="ARBITER_ADMIN_TOKEN and ARBITER_ADMIN_TOKEN_FILE"):
+        Settings()
+    monkeypatch.delenv("ARBITER_ADMIN_TOKEN")
+    token.write_text("\n")
+    with pytest.raises(SettingsProblem, match="ARBITER_ADMIN_TOKEN_FILE: .* is empty"):
+        Settings()
+    monkeypatch.setenv("ARBITER_ADMIN_TOKEN_FILE", str(tmp_path / "missing"))
+    with pytest.raises(SettingsProblem, match="cannot read .*missing"):
+        Settings()
+
+
+async def test_libpq_parameters_reach_the_server(empty_pg: str) -> None:
+    url = f"{empty_pg}?sslmode=disable&connect_timeout=5&application_name=arbiter-desk"
+    url += "&options=-c%20statement_timeout%3D4321"
+    engine = make_engine(normalize_database_url(url))
+    try:
+        async with engine.connect() as conn:
+            shown = [
+                (await conn.exec_driver_sql(f"SHOW {name}")).scalar()
+                for name in ("application_name", "statement_timeout")
+            ]
+    finally:
+        await engine.dispose()
+    assert shown == ["arbiter-desk", "4321ms"]
+
+
+def test_migrate_prints_the_revision_it_reaches_on_a_postgres_url(empty_pg: str, tmp_path: Path) -> None:
     assert empty_pg.startswith("postgresql://")
-    url = empty_pg.replace("postgresql://", "postgres://", 1)
-    done = arbiter("migrate", environ=env(DATABASE_URL=url))
+    # as a hosting platform hands it out, the password in a file (docker secrets)
+    url = empty_pg.replace("postgresql://", "postgres://", 1) + "?sslmode=disable&connect_timeout=10"
+    url += "&application_name=arbiter-migrate"
+    (tmp_path / "pw").write_text("not-asked-for\n")  # the test server trusts: a password is unused
+    done = arbiter("migrate", environ=env(DATABASE_URL=url, DATABASE_PASSWORD_FILE=str(tmp_path / "pw")))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith(f"is at revision {HEAD} (head {HEAD})"), done.stdout
-    assert "postgresql+asyncpg://" in done.stdout
+    assert "postgresql+asyncpg://postgres:***@" in done.stdout  # the file's password, hidden
+    url = url.split("?")[0]
     again = arbiter("migrate", environ=env(DATABASE_URL=url))
     assert again.returncode == 0 and f"revision {HEAD}" in again.stdout
 
@@ -118,6 +204,65 @@ def test_a_bad_setting_is_one_line(tmp_path: Path) -> None:
         "migrate", environ=env(DATABASE_URL=f"sqlite:///{tmp_path}/a.db", ARBITER_LOG_FORMAT="xml")
     )
     refused(result, "bad configuration", "ARBITER_LOG_FORMAT")
+
+
+def test_every_start_up_failure_is_one_line(tmp_path: Path) -> None:
+    """What an operator gets wrong at 2 a.m., under every command that starts: one line naming it
+    (one JSON object when the logs are JSON), exit status 1."""
+    sqlite = f"sqlite:///{tmp_path}/a.db"
+    redis = "redis://127.0.0.1:6379/0"
+    migrated = f"sqlite:///{tmp_path}/migrated.db"
+    in_thread(migrate, migrated)
+    (tmp_path / "token").write_text("t\n")
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    cases: list[tuple[tuple[str, ...], dict[str, str | None], list[str]]] = [
+        (("migrate",), {"DATABASE_URL": "db.internal:5432/arbiter"}, ["DATABASE_URL", "not a URL"]),
+        (("serve",), {"DATABASE_URL": "postgres://u@db/x?pool_size=5"}, ["pool_size is not understood"]),
+        (
+            ("serve", "--port", str(taken.getsockname()[1])),
+            {"DATABASE_URL": migrated},
+            ["cannot listen on 127.0.0.1:", "in use"],
+        ),
+        (
+            ("worker",),
+            {"DATABASE_URL": sqlite, "REDIS_URL": redis, "ARBITER_WORKER_CONCURENCY": "4"},
+            ["no such setting", "did you mean ARBITER_WORKER_CONCURRENCY"],
+        ),
+        (
+            ("worker",),
+            {"DATABASE_URL": sqlite, "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"},
+            ["cannot reach Redis at redis://127.0.0.1"],
+        ),
+        (
+            ("worker",),
+            {"DATABASE_URL": sqlite, "REDIS_URL": redis, "ARBITER_WORKER_HEARTBEAT_PATH": "/nowhere/hb"},
+            ["ARBITER_WORKER_HEARTBEAT_PATH", "/nowhere"],
+        ),
+        (
+            ("export", "some-event"),
+            {"ARBITER_ADMIN_TOKEN": "t", "ARBITER_ADMIN_TOKEN_FILE": str(tmp_path / "token")},
+            ["ARBITER_ADMIN_TOKEN and ARBITER_ADMIN_TOKEN_FILE are both set"],
+        ),
+        (
+            ("import", "-"),
+            {"ARBITER_SECRET_KEY": None, "ARBITER_SECRET_KEY_FILE": str(tmp_path / "nope")},
+            ["cannot read", "nope"],
+        ),
+    ]
+    try:
+        for i, (argv, values, said) in enumerate(cases):
+            json_logs = i % 2 == 1
+            environ = env(ARBITER_LOG_FORMAT="json" if json_logs else None, **values)
+            line = refused(arbiter(*argv, environ=environ), *said)
+            if json_logs:
+                doc = json.loads(line)
+                assert doc["level"] == "ERROR" and doc["msg"].startswith(f"arbiter {argv[0]}: "), doc
+            else:
+                assert line.startswith(f"arbiter {argv[0]}: "), line
+    finally:
+        taken.close()
 
 
 # --------------------------------------------------------------------------- backup

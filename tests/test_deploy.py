@@ -20,7 +20,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from app.cli import build_parser
-from app.settings import Settings
+from app.settings import SECRETS, Settings
 from app.version import __version__
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,7 +128,7 @@ def test_the_build_context_leaves_out_what_it_must_not_carry() -> None:
         for line in (ROOT / ".dockerignore").read_text().splitlines()
         if line.strip() and not line.startswith("#")
     }
-    for entry in (".venv", ".git", "*.db", "arbiter.db*", ".env", "**/__pycache__", ".test-env"):
+    for entry in (".venv", ".git", "*.db", "arbiter.db*", ".env", "secrets", "**/__pycache__", ".test-env"):
         assert entry in ignored, entry
     for needed in (
         "app",
@@ -325,7 +325,13 @@ def test_services_restart_wait_for_each_other_and_stop_in_time() -> None:
         worker["environment"].get("ARBITER_WORKER_SHUTDOWN_WAIT", Settings().arbiter_worker_shutdown_wait)
     )
     assert seconds(worker["stop_grace_period"]) >= wait + 10
-    assert worker["healthcheck"]["test"][:2] == ["CMD", "arq"]  # not the image's API check
+    # this worker's own heartbeat: not the image's API check, nor arq's check of the whole queue
+    check = worker["healthcheck"]["test"]
+    assert check[:2] == ["CMD", "arbiter"], check
+    args = build_parser().parse_args(check[2:])
+    assert args.cmd == "worker" and args.check
+    beat = float(worker["environment"]["ARBITER_WORKER_HEARTBEAT_SECONDS"])
+    assert seconds(worker["healthcheck"]["interval"]) >= beat  # a beat comes between two checks
 
 
 def test_the_api_is_published_on_this_machine_only() -> None:
@@ -338,25 +344,85 @@ def test_the_api_is_published_on_this_machine_only() -> None:
     assert services["api"]["ports"], "the API is reachable from the machine"
 
 
-def test_each_secret_is_written_once() -> None:
-    text = (ROOT / "docker-compose.yml").read_text()
-    doc = compose()
-    services = doc["services"]
-    pg = services["postgres"]["environment"]["POSTGRES_PASSWORD"]
-    app_env = services["api"]["environment"]
-    assert pg == app_env["PGPASSWORD"] == services["worker"]["environment"]["PGPASSWORD"]
-    assert VARIABLE.fullmatch(pg) and VARIABLE.fullmatch(pg).group("op") == ":?"  # type: ignore[union-attr]
-    # the value comes from one variable, named once in the file (an anchor hands it on)
-    assert text.count("${POSTGRES_PASSWORD") == 1 and text.count("${ARBITER_ADMIN_TOKEN") == 1
-    url = app_env["DATABASE_URL"]
-    assert "@" in url and ":" not in url.split("://", 1)[1].split("@", 1)[0], "no password in DATABASE_URL"
-    assert Settings(database_url=url).database_url.startswith("postgresql+asyncpg://")
-    for name, svc in services.items():
+SECRET_NAME = re.compile(r"PASSWORD|TOKEN|SECRET")
+
+
+def secret_problems(doc: dict[str, Any]) -> list[str]:
+    """Where the compose file would put a secret in the environment instead of a file: a secret
+    variable written out or taken from .env, a ``…_FILE`` naming no secret the service mounts or no
+    setting of Arbiter, a secret file outside ./secrets."""
+    out: list[str] = []
+    declared = doc.get("secrets") or {}
+    for name, spec in declared.items():
+        if not str((spec or {}).get("file", "")).startswith("./secrets/"):
+            out.append(f"secret {name} is not a file of ./secrets")
+    file_settings = {f"{s.upper()}_FILE" for s in SECRETS} | {"POSTGRES_PASSWORD_FILE"}
+    for svc_name, svc in (doc.get("services") or {}).items():
+        mounted = set(svc.get("secrets") or [])
+        for name in mounted - set(declared):
+            out.append(f"{svc_name}: secret {name} is not declared")
         for key, value in (svc.get("environment") or {}).items():
-            if re.search(r"PASSWORD|TOKEN|SECRET", key):
-                assert value is None or str(value) == "" or VARIABLE.fullmatch(str(value)), (
-                    f"{name}.{key} is written out"
-                )
+            text = "" if value is None else str(value)
+            if key.endswith("_FILE"):
+                if key not in file_settings:
+                    out.append(f"{svc_name}: {key} is no secret setting")
+                where = text.removeprefix("/run/secrets/")
+                if where == text or where not in mounted:
+                    out.append(f"{svc_name}: {key} names {text}, no secret it mounts")
+            elif SECRET_NAME.search(key) and text and interpolate(text) != "":
+                out.append(f"{svc_name}: {key} is in the environment")
+    return out
+
+
+def test_secrets_are_files_each_service_mounting_only_its_own() -> None:
+    doc = compose()
+    assert secret_problems(doc) == []
+    services = doc["services"]
+    assert set(doc["secrets"]) == {"postgres_password", "admin_token", "secret_key"}
+    assert services["postgres"]["environment"]["POSTGRES_PASSWORD_FILE"] == "/run/secrets/postgres_password"
+    assert set(services["api"]["secrets"]) == {"postgres_password", "admin_token", "secret_key"}
+    assert services["api"]["environment"]["ARBITER_ADMIN_TOKEN_FILE"] == "/run/secrets/admin_token"
+    # the workers sign webhook deliveries (the secret key) and act as nobody (no admin token)
+    assert set(services["worker"]["secrets"]) == {"postgres_password", "secret_key"}
+    # the one-shot migrate owns the schema: the database and nothing else
+    assert services["migrate"]["secrets"] == ["postgres_password"]
+    assert set(services["migrate"]["environment"]) == {
+        "DATABASE_URL", "DATABASE_PASSWORD_FILE", "ARBITER_LOG_FORMAT"
+    }  # fmt: skip
+    for name in ("migrate", "api", "worker"):
+        url = services[name]["environment"]["DATABASE_URL"]
+        assert ":" not in url.split("://", 1)[1].split("@", 1)[0], f"{name}: a password in DATABASE_URL"
+        assert Settings(database_url=url).database_url.startswith("postgresql+asyncpg://")
+    text = (ROOT / "docker-compose.yml").read_text()
+    assert "${POSTGRES_PASSWORD" not in text and "${ARBITER_ADMIN_TOKEN" not in text
+    assert "${ARBITER_SECRET_KEY" not in text
+
+
+def test_the_secret_checks_can_fail() -> None:
+    doc = {
+        "secrets": {"token": {"file": "/etc/token"}},
+        "services": {
+            "api": {
+                "secrets": ["token", "key"],
+                "environment": {
+                    "ARBITER_ADMIN_TOKEN": "${ARBITER_ADMIN_TOKEN:?set it}",
+                    "ARBITER_SECRET_KEY_FILE": "/run/secrets/key",
+                    "ARBITER_CORS_ORIGINS_FILE": "/run/secrets/token",
+                    "DATABASE_PASSWORD_FILE": "/etc/pw",
+                    "ARBITER_METRICS_TOKEN": "${ARBITER_METRICS_TOKEN:-}",
+                },
+            }
+        },
+    }
+    assert sorted(secret_problems(doc)) == sorted(
+        [
+            "secret token is not a file of ./secrets",
+            "api: secret key is not declared",
+            "api: ARBITER_ADMIN_TOKEN is in the environment",
+            "api: ARBITER_CORS_ORIGINS_FILE is no secret setting",
+            "api: DATABASE_PASSWORD_FILE names /etc/pw, no secret it mounts",
+        ]
+    )
 
 
 def test_every_variable_is_documented_and_every_setting_is_real() -> None:
@@ -367,7 +433,7 @@ def test_every_variable_is_documented_and_every_setting_is_real() -> None:
     assert used == documented, (
         f"used, not in .env.example: {used - documented}; documented, unused: {documented - used}"
     )
-    known = {name.upper() for name in Settings.model_fields} | {"PGPASSWORD"}
+    known = {name.upper() for name in Settings.model_fields} | {f"{s.upper()}_FILE" for s in SECRETS}
     services = compose()["services"]
     for name in ("migrate", "api", "worker"):
         for key in services[name]["environment"]:

@@ -330,3 +330,26 @@ def test_the_declaration_check_can_fail(tmp_path: Path) -> None:
         "colour: not declared",
         "colour: names no place that reads it",
     ]
+
+
+# --------------------------------------------------------------------------- the schema's revisions
+
+
+def test_the_revisions_the_docs_show_are_this_versions_head() -> None:
+    """Where the docs show what ``arbiter migrate`` prints and how a schema behind or ahead is
+    refused, the revisions are the real head's (and the ones beside it)."""
+    from app.cli import head_revision
+
+    head = int(head_revision())
+    shown: list[tuple[str, int, int]] = []
+    for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        text = path.read_text()
+        for pattern, step in (
+            (r"at revision (\d{4}) \(head (\d{4})\)", 0),
+            (r"at revision (\d{4}), this version needs (\d{4})", -1),
+            (r"at revision (\d{4}), which this version \((\d{4})\)", 1),
+        ):
+            for m in re.finditer(pattern, text):
+                shown.append((path.name, int(m.group(1)) - step, int(m.group(2))))
+    assert len(shown) >= 3, "docs/operations.md shows migrate's line and both refusals"
+    assert [s for s in shown if s[1:] != (head, head)] == [], f"the head is {head:04d}"

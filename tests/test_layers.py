@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PLAIN = ("app.version", "app.observability")
 LAYERS: dict[str, tuple[str, ...]] = {
     "app.core": (),
-    "app.settings": (),
+    "app.settings": ("app.core",),
     "app.version": (),
     "app.observability": (),
     "app.db": ("app.core",),

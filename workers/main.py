@@ -15,6 +15,8 @@ worker of the queue (docs/operations.md "Retention").
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections import Counter
 from typing import Any
@@ -31,6 +33,7 @@ from app.services.registry import Registry
 from app.settings import get_settings
 from app.version import __version__
 from app.wiring import build_registry
+from workers import heartbeat
 
 log = logging.getLogger("arbiter.worker")
 
@@ -50,8 +53,12 @@ async def startup(ctx: dict[str, Any]) -> None:
     ctx["sessionmaker"] = make_sessionmaker(ctx["engine"], {**registry.session_info(), **session_info(s)})
     ctx["dispatcher"] = ArqDispatcher(s.redis_url, s.arbiter_queue_name)
     ctx["outcomes"] = Counter()
-    if s.arbiter_worker_metrics_port:
-        metrics.serve(s.arbiter_worker_metrics_port, s.arbiter_worker_metrics_host)
+    metrics_port = _serve_metrics(s.arbiter_worker_metrics_port, s.arbiter_worker_metrics_host)
+    ctx["heartbeat"] = asyncio.create_task(
+        heartbeat.keep_beating(
+            ctx["redis"], s.heartbeat_path, s.arbiter_worker_heartbeat_seconds, s.arbiter_queue_name
+        )
+    )
     facts = describe(s, ctx["engine"].dialect.name)
     logs.event(
         log,
@@ -61,8 +68,26 @@ async def startup(ctx: dict[str, Any]) -> None:
         **facts,
         concurrency=s.arbiter_worker_concurrency,
         kinds=sorted(registry.job_kinds),
-        metrics_port=s.arbiter_worker_metrics_port or None,
+        metrics_port=metrics_port,
+        heartbeat_path=str(s.heartbeat_path),
     )
+
+
+def _serve_metrics(port: int, host: str) -> int | None:
+    """Serve the worker's metrics; a port that is taken leaves the worker running without them."""
+    if not port:
+        return None
+    try:
+        metrics.serve(port, host)
+    except OSError as exc:
+        logs.event(
+            log,
+            logging.WARNING,
+            f"cannot serve metrics on {host}:{port} ({exc.strerror or exc}): this worker runs without them",
+            metrics_port=port,
+        )
+        return None
+    return port
 
 
 async def shutdown(ctx: dict[str, Any]) -> None:
@@ -71,6 +96,12 @@ async def shutdown(ctx: dict[str, Any]) -> None:
     logs.event(
         log, logging.INFO, f"arbiter worker stopped: ran {ran}", **{str(k): v for k, v in outcomes.items()}
     )
+    beating: asyncio.Task[None] | None = ctx.get("heartbeat")
+    if beating is not None:
+        beating.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await beating
+        heartbeat.clear(get_settings().heartbeat_path)
     await ctx["dispatcher"].close()
     await ctx["engine"].dispose()
 

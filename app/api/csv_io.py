@@ -18,6 +18,7 @@ from app.core.errors import InvalidInput, Problem
 ENTRY_COLUMNS = ("name", "player_id", "external_id", "rating", "seed", "club", "characters", "organizer")
 ALIASES = {"team": "club"}
 MAX_ROWS = 5000
+BOOLEAN_CELLS = {"true": True, "false": False}
 
 
 def read_entry_rows(text: str) -> list[dict[str, Any]]:
@@ -56,7 +57,9 @@ def read_entry_rows(text: str) -> list[dict[str, Any]]:
                 if col == "characters":
                     row[col] = [c.strip() for c in value.split("|") if c.strip()]
                 elif col == "organizer":
-                    row[col] = value.lower() in ("1", "true", "yes", "y")
+                    # a boolean cell says true or false (any case, as spreadsheets write it); any other
+                    # text stays text and is refused by the row's check, never guessed (api.md)
+                    row[col] = BOOLEAN_CELLS.get(value.lower(), value)
                 else:
                     row[col] = value
             if len(line) > len(columns):

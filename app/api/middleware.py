@@ -24,7 +24,9 @@ A pure ASGI middleware, the outermost (it never buffers a body, so a streamed an
   ``Permissions-Policy`` denying the camera, the microphone, geolocation, payment and USB. The pages
   that act with a token (the console, the player's pages, ``/docs``) may not be framed
   (``frame-ancestors 'none'``, ``X-Frame-Options: DENY``); the public, read-only pages may be, as
-  they always could (a club's site showing its standings, a stream's overlay of the projector).
+  they always could (a club's site showing its standings, a stream's overlay of the projector);
+  the embeds (``/embed/…``) by the origins of ``ARBITER_EMBED_ORIGINS`` (``frame-ancestors``; any
+  site by default).
 """
 
 from __future__ import annotations
@@ -107,7 +109,7 @@ def _route(scope: Scope) -> str:
 
 
 def _answer_headers(
-    headers: list[tuple[bytes, bytes]], path: str, request_id: str
+    headers: list[tuple[bytes, bytes]], path: str, request_id: str, embedders: str = "*"
 ) -> list[tuple[bytes, bytes]]:
     out = [(k, v) for k, v in headers if k.lower() != HEADER.encode()]
     out.append((HEADER.encode(), request_id.encode("latin-1")))
@@ -119,6 +121,8 @@ def _answer_headers(
         out.extend(_PAGE_HEADERS)
         if UNFRAMED.match(path):
             out += [_UNFRAMED_CSP, _NO_FRAMES]
+        elif path.startswith("/embed/"):
+            out.append((b"content-security-policy", f"{PAGE_POLICY}; frame-ancestors {embedders}".encode()))
         else:
             out.append(_FRAMEABLE_CSP)
     return out
@@ -128,6 +132,13 @@ class RequestLogMiddleware:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
         self._proxies: tuple[Network, ...] | None = None
+        self._embed_ancestors: str | None = None
+
+    def _embedders(self, scope: Scope) -> str:
+        """Who may frame the embeds (``ARBITER_EMBED_ORIGINS``), read once."""
+        if self._embed_ancestors is None:
+            self._embed_ancestors = str(scope["app"].state.settings.embed_ancestors)
+        return self._embed_ancestors
 
     def _resolve_client(self, scope: Scope) -> None:
         """Rewrite the scope's client (and scheme) when its peer is a trusted proxy."""
@@ -173,7 +184,9 @@ class RequestLogMiddleware:
                 status = message["status"]
                 message = {
                     **message,
-                    "headers": _answer_headers(list(message.get("headers", ())), path, request_id),
+                    "headers": _answer_headers(
+                        list(message.get("headers", ())), path, request_id, self._embedders(scope)
+                    ),
                 }
             await send(message)
 

@@ -210,21 +210,25 @@ async def get_leaderboard(
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
     cursor: str | None = None,
+    q: Annotated[
+        str | None, Query(max_length=200, description="only the names containing it (case-insensitive)")
+    ] = None,
     format: FormatQuery = "json",
 ) -> Response:
-    """A pool's leaderboard, highest rating first; equal ratings share a rank (`?format=csv`: the
-    whole board, one player a line)."""
+    """A pool's leaderboard, highest rating first; equal ratings share a rank (`?q=`: the players
+    whose name contains it, each with its rank in the whole pool; `?format=csv`: the whole board, one
+    player a line)."""
     if wants_csv(request, format):
         whole: list[svc.BoardRow] = []
         after = None
         while True:
-            chunk, after = await svc.leaderboard(session, pool, 500, after)
+            chunk, after = await svc.leaderboard(session, pool, 500, after, q)
             whole += chunk
             if after is None:
                 break
         lines = [(r.rank, r.player_id, r.name, _r(r.rating), r.games, core.title(r.rating)) for r in whole]
         return cached_csv(request, BOARD_COLUMNS, lines, f"leaderboard-{pool}.csv")
-    rows, nxt = await svc.leaderboard(session, pool, limit, cursor)
+    rows, nxt = await svc.leaderboard(session, pool, limit, cursor, q)
     board = Leaderboard(
         pool=pool,
         items=[

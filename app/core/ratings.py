@@ -37,9 +37,11 @@ Rulings where the spec is silent
   The running rating is clamped after every game, so history rows chain (one row's ``after`` is the
   next row's ``before``).
 * A played game where a seat has no place is not rated (the result is incomplete).
-* A game in a per-character pool rates only the seats that played that character; the other seats
-  take part with their rating in that same pool (the start rating if they have none) and are not
-  changed by it. This keeps every pool computable on its own.
+* Per-character pools (battlebooks.md "World rankings", the ruling on per-hero pools): each seat is
+  rated in the pool of the character it played, and counts for the others at its rating in that
+  pool just before the game (its pool's start if new there). The pools of one base are therefore
+  rated together, in one order (``rate_characters``), each with its own settings. A seat that named
+  no character is not rated and counts at 1500 (``DEFAULT_START``).
 * Pools an event rates into (``settings["rating"]``): ``pools`` is ``"overall"`` (default),
   ``"character"`` or ``"both"``; ``per_character: true`` alone means ``"both"``; the
   ``battlebooks-roll-call`` preset means ``"character"`` unless ``pools`` says otherwise. The overall
@@ -481,3 +483,107 @@ def rate_games(
         games=played,
         history=rows,
     )
+
+
+# --------------------------------------------------------------------------- per-character pools
+
+
+@dataclass(frozen=True)
+class CharacterGame:
+    """One game of a base's per-character pools: players in seat order, the character each played
+    (None: none named), their places."""
+
+    match_id: str
+    players: tuple[str, ...]
+    characters: tuple[str | None, ...]
+    places: tuple[int | None, ...]
+    outcome: str | None = Outcome.PLAYED
+    period: Any = ""
+
+
+@dataclass
+class CharacterPool:
+    """One character's pool as ``rate_characters`` leaves it: its players (the state's and the
+    history's indexes), their ratings and games, and its history (games index ``match_ids``)."""
+
+    config: PoolConfig
+    players: list[str] = field(default_factory=list)
+    index: dict[str, int] = field(default_factory=dict)
+    state: PoolState = field(default_factory=PoolState)
+    history: History = field(default_factory=History)
+
+    def player(self, pid: str, starts: Mapping[str, float]) -> int:
+        i = self.index.get(pid)
+        if i is None:
+            i = self.index[pid] = len(self.players)
+            self.players.append(pid)
+            self.state.ratings.append(float(starts.get(pid, self.config.start)))
+            self.state.games.append(0)
+        return i
+
+
+@dataclass
+class CharacterRun:
+    pools: dict[str, CharacterPool]
+    match_ids: list[str]
+
+
+def rate_characters(
+    games: Iterable[CharacterGame],
+    configs: Mapping[str, PoolConfig],
+    starts: Mapping[str, Mapping[str, float]] | None = None,
+) -> CharacterRun:
+    """Rate a base's per-character pools together, game after game: every seat in the pool of the
+    character it played, against the others at their ratings in the pools of theirs. ``configs``
+    and ``starts`` are by character (a character without a config takes the defaults)."""
+    starts = starts or {}
+    pools: dict[str, CharacterPool] = {}
+    match_ids: list[str] = []
+
+    def pool(c: str) -> CharacterPool:
+        found = pools.get(c)
+        if found is None:
+            found = pools[c] = CharacterPool(configs.get(c, PoolConfig()))
+        return found
+
+    for g in games:
+        n = len(g.players)
+        seats = [
+            (pool(c), pool(c).player(p, starts.get(c, {}))) if c else None
+            for p, c in zip(g.players, g.characters, strict=True)
+        ]
+        rated = [s is not None and rateable(g.outcome, n, g.places, s[0].config) for s in seats]
+        if not any(rated):
+            continue
+        base: list[float] = []
+        ks: list[float] = []
+        for s in seats:
+            if s is None:
+                base.append(DEFAULT_START)
+                ks.append(0.0)
+                continue
+            cp, i = s
+            cfg, st = cp.config, cp.state
+            rating_then, games_then = st.ratings[i], st.games[i]
+            if cfg.period == "event":  # at the player's first game of the period, in this pool
+                rating_then, games_then = st.snapshots.setdefault((g.period, i), (rating_then, games_then))
+            base.append(rating_then)
+            ks.append(cfg.k_for(games_then))
+        places = [p if p is not None else 0 for p in g.places]
+        deltas = game_deltas(base, places, ks, g.outcome in DRAW_OUTCOMES)
+        gi = len(match_ids)
+        match_ids.append(g.match_id)
+        for s, ok, delta in zip(seats, rated, deltas, strict=True):
+            if s is None or not ok:
+                continue
+            cp, i = s
+            before = cp.state.ratings[i]
+            after = clamp(before + delta, cp.config)
+            cp.state.ratings[i] = after
+            cp.state.games[i] += 1
+            h = cp.history
+            h.game.append(gi)
+            h.player.append(i)
+            h.before.append(before)
+            h.after.append(after)
+    return CharacterRun(pools, match_ids)

@@ -9,8 +9,11 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 from sqlalchemy import event, exc, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import Session
+
+from app.core import database_url
 
 # The connection option that marks a transaction as one that only reads (see ``read_only``).
 READ_ONLY_OPTION = "arbiter_read_only"
@@ -49,7 +52,14 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
             conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
         return engine
+    database_url.check_query(dict(make_url(url).query))
     engine = create_async_engine(url, **kwargs)
+
+    @event.listens_for(engine.sync_engine, "do_connect")
+    def _libpq_parameters(_dialect: Any, _record: Any, _cargs: Any, cparams: dict[str, Any]) -> None:
+        # the URL keeps libpq's names (sslmode, connect_timeout, application_name, options): asyncpg
+        # is handed them in its own form (app/core/database_url.py)
+        database_url.connect_arguments(cparams)
 
     @event.listens_for(engine.sync_engine, "checkout")
     def _closed_by_the_server(dbapi_conn: Any, _record: Any, _proxy: Any) -> None:

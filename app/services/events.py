@@ -13,7 +13,6 @@ from app.core import event_settings, presets
 from app.core.access import Principal
 from app.core.concurrency import check_if_match
 from app.core.errors import Conflict, InvalidInput, Problem
-from app.core.games import battlebooks
 from app.core.rng import commitment
 from app.core.standings import settings_problems as standings_problems
 from app.core.vocabulary import EntryStatus, EventStatus, JobKindName
@@ -50,7 +49,7 @@ async def resolve_settings(
     session: AsyncSession, game_key: str, preset: str | None, overrides: dict[str, Any] | None
 ) -> dict[str, Any]:
     game = await get_game(session, game_key)
-    if problems := battlebooks.preset_game_problems(preset, game.key):
+    if problems := presets.game_problems(preset, game.key):
         raise InvalidInput(problems[0].msg, problems)
     merged = presets.resolve(preset, overrides)
     limits = event_settings.GameLimits(game.key, game.min_seats, game.max_seats)

@@ -14,6 +14,15 @@ class PresetView:
     name: str
     settings: dict[str, Any]  # the preset's document, before an event's overrides
 
+    def suits(self, game_key: str) -> bool:
+        """Whether an event of the catalog's game ``game_key`` may be set up from this preset."""
+        return presets.suits(self.name, game_key)
+
+    @property
+    def first_game(self) -> str | None:
+        """The game the new event form offers first (``None``: any game, the catalog's order)."""
+        return presets.first_game(self.name)
+
 
 def list_presets() -> list[PresetView]:
     """Every preset by name, ``generic`` first."""

@@ -12,6 +12,7 @@ import hmac
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -21,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.api.csv_io import read_entry_rows
 from app.api.deps import SessionDep, principal_of_token
 from app.api.events import _spec, _validated
+from app.api.limits import TooManyFailures
 from app.api.schemas import EventUpdate
 from app.core.access import Access, Principal, authorize
 from app.core.errors import Conflict, DomainError, Forbidden, InvalidInput, Problem, Unauthorized
@@ -31,14 +33,17 @@ from app.services import games as game_svc
 from app.services import lifecycle
 from app.services import results as result_svc
 from app.services import staff as staff_svc
+from app.services.keyring import keyring_of
 from app.services.preset_catalog import get_preset, list_presets
+from app.services.presets import battlebooks as bb_svc
+from app.services.presets import titan_arena as titan_svc
 from app.services.reads import get_event, load_match, settings_of
 from app.services.tokens import hash_token, new_token
 from app.web import forms
 from app.web.i18n import translator
 from app.web.public import qr_svg
 from app.web.render import language, page
-from app.web.views import LIVE_TYPES, entries_of, event_page
+from app.web.views import LIVE_TYPES, entries_of, event_page, playing
 
 router = APIRouter(prefix="/console", include_in_schema=False)
 
@@ -103,7 +108,7 @@ async def _console(
     status: int = 200,
     **extra: Any,
 ) -> HTMLResponse:
-    p = await event_page(session, event_id, fresh=True)
+    p = await event_page(session, event_id, preset_views=True, fresh=True)
     entries = await entries_of(session, event_id, principal)
     names = {e.entry.id: e.entry.name for e in entries}
     can = await _abilities(session, event_id, principal)
@@ -120,6 +125,8 @@ async def _console(
         live_types=LIVE_TYPES,
         can=can,
         missing=forms.missing(p.event, entries),
+        playing=playing(p),
+        books={e.entry.id: list(e.entry.characters or []) for e in entries},
         **extra,
     )
 
@@ -246,9 +253,29 @@ async def _act(
 
 
 # --------------------------------------------------------------------------- signing in, creating
+def _home_key(session: AsyncSession) -> str:
+    """What signs the home page's refusals (no organizer token is known there): the server's key."""
+    return "arbiter-console-home:" + keyring_of(session).keys[0]
+
+
 @router.get("", response_class=HTMLResponse)
 async def home(request: Request, session: SessionDep, preset: str = "generic") -> HTMLResponse:
-    return await _home(request, session, preset)
+    flash = _taken_flash(request, _home_key(session), "")
+    response = await _home(request, session, preset, **(flash or {}))
+    if FLASH in request.cookies:
+        response.delete_cookie(FLASH, path="/console")
+    return response
+
+
+def _home_refused(
+    request: Request, session: AsyncSession, failure: dict[str, Any], kept: dict[str, Any], at: str
+) -> Response:
+    """Post/redirect/get for the home page's forms: the refusal, and what was typed (never a
+    token), shown by the page redirected to."""
+    preset = quote(str(kept.get("preset", "generic")), safe="")
+    response = RedirectResponse(f"/console?preset={preset}{at}", status_code=303)
+    _set_flash(request, response, _home_key(session), {**failure, "event_id": "", "kept": kept})
+    return response
 
 
 async def _home(
@@ -256,7 +283,8 @@ async def _home(
 ) -> HTMLResponse:
     names = [p.name for p in list_presets()]
     chosen = get_preset(preset if preset in names else "generic")
-    games = await game_svc.list_games(session)
+    catalog = await game_svc.list_games(session)
+    games = [g for g in catalog if chosen.suits(g.key)]
     return page(
         request,
         "console_home.html",
@@ -265,6 +293,7 @@ async def _home(
         preset=chosen,
         knobs=forms.knobs(chosen.settings),
         games=games,
+        restricted=len(games) < len(catalog),
         **extra,
     )
 
@@ -291,9 +320,13 @@ async def sign_in(request: Request, session: SessionDep) -> Response:
             raise Unauthorized("that is not an organizer or staff token (nor the admin token)")
         else:
             event_id = principal.event_id
-    except DomainError as exc:
+    except TooManyFailures as exc:  # its status and Retry-After are the answer: a client waits
         await _failed(session, exc)
         return await _home(request, session, "generic", exc.status, error=exc.detail)
+    except DomainError as exc:
+        failure = await _failed(session, exc)
+        kept = {"event": str(form.get("event", ""))}
+        return _home_refused(request, session, {**failure, "problems": []}, kept, "#h-signin")
     response = RedirectResponse(f"/console/e/{event_id}", status_code=303)
     _set_cookie(request, response, token)
     return response
@@ -346,7 +379,8 @@ async def create_event(request: Request, session: SessionDep) -> Response:
         )
     except DomainError as exc:
         failure = await _failed(session, exc)
-        return await _home(request, session, preset_name, failure["error_status"], **failure)
+        kept = {k: v for k, v in form.items() if k not in ("admin_token", "csrf")}
+        return _home_refused(request, session, failure, kept, "#create")
     response = page(request, "console_created.html", event=event, token=token)
     _set_cookie(request, response, token)
     return response
@@ -443,6 +477,31 @@ async def pair(request: Request, event_id: str, session: SessionDep) -> Response
         await lifecycle.pair(session, event_id, None)
 
     return await _act(request, session, event_id, action, "#round")
+
+
+@router.post("/e/{event_id}/heats")
+async def open_heats(request: Request, event_id: str, session: SessionDep) -> Response:
+    """Open tables of the players chosen (a heat each), while others are still played: the API's
+    ``POST /v1/events/{id}/rounds {"tables"}``."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        entries = await entries_of(session, event_id, principal)
+        await lifecycle.pair(session, event_id, forms.heat_tables(form, [e.entry.id for e in entries]))
+
+    return await _act(request, session, event_id, action, "#round")
+
+
+@router.post("/e/{event_id}/final-rules")
+async def final_rules(request: Request, event_id: str, session: SessionDep) -> Response:
+    """A finalist's answer on the Colossal Arena rules, given by the organizer for them."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        entry_id = str(form.get("entry_id", ""))
+        await titan_svc.choose_final_rules(
+            session, event_id, principal, entry_id, form.get("colossal") == "yes"
+        )
+
+    return await _act(request, session, event_id, action, "#final-rules")
 
 
 @router.post("/e/{event_id}/advance")
@@ -552,6 +611,20 @@ async def game_log(request: Request, event_id: str, match_id: str, session: Sess
         return {"verdict_of": (table, shown, json.dumps(json.loads(text), ensure_ascii=False))}
 
     return await _act(request, session, event_id, judge, f"#m-{match_id}", Access.RESULTS)
+
+
+@router.post("/e/{event_id}/matches/{match_id}/heroes")
+async def declare_hero(request: Request, event_id: str, match_id: str, session: SessionDep) -> Response:
+    """A seat's hero declared before the game (BATTLEBOOKS), with the match version the page showed
+    (If-Match): ``POST /v1/matches/{id}/heroes``."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        await _match_of(session, event_id, match_id)
+        version = str(form.get("version", "")) or None
+        entry_id, character = str(form.get("entry_id", "")), str(form.get("character", "")).strip()
+        await bb_svc.declare_hero(session, match_id, principal, entry_id, character, version)
+
+    return await _act(request, session, event_id, action, f"#m-{match_id}")
 
 
 @router.post("/e/{event_id}/matches/{match_id}/confirm")

@@ -26,6 +26,7 @@ class Knob:
 
     path: str
     value: Any
+    optional: bool = False  # a blank leaves the setting to the engine (a Swiss stage's rounds)
 
     @property
     def kind(self) -> str:
@@ -58,7 +59,8 @@ def knobs(settings: dict[str, Any] | list[Any], prefix: str = "") -> list[Knob]:
         ):
             out.extend(knobs(v, f"{path}."))
         elif isinstance(v, bool | int | float | str):
-            out.append(Knob(path, v))
+            swiss_rounds = k == "rounds" and isinstance(settings, dict) and settings.get("format") == "swiss"
+            out.append(Knob(path, v, optional=swiss_rounds))
     return out
 
 
@@ -84,7 +86,8 @@ def overrides(settings: dict[str, Any], form: dict[str, str]) -> dict[str, Any]:
     for knob in knobs(settings):
         if knob.kind != "bool" and knob.field not in form:  # not on the form: the preset's value
             continue
-        value = _parse(knob, form.get(knob.field))
+        blank = knob.optional and not str(form.get(knob.field) or "").strip()
+        value = None if blank else _parse(knob, form.get(knob.field))
         if value == knob.value:
             continue
         top, *rest = knob.path.split(".")
@@ -96,7 +99,9 @@ def overrides(settings: dict[str, Any], form: dict[str, str]) -> dict[str, Any]:
         for part in rest[:-1]:
             node = node[int(part)] if isinstance(node, list) else node[part]
         last = rest[-1]
-        if isinstance(node, list):
+        if blank:  # the engine's default: a Swiss stage without rounds plays ceil(log2 N)
+            node.pop(last, None)
+        elif isinstance(node, list):
             node[int(last)] = value
         else:
             node[last] = value
@@ -165,6 +170,9 @@ def places_body(match: Match, form: dict[str, Any]) -> dict[str, Any]:
     if not problems and 0 < len(placed) < len(rows) and len(scored) < len(rows):
         missing = ", ".join(r["entry_id"] for r in rows if "place" not in r)
         problems.append(Problem(("seats",), f"choose a place for every seat; no place for {missing}"))
+    if not problems and not placed and 0 < len(scored) < len(rows):
+        missing = ", ".join(r["entry_id"] for r in rows if "score" not in r)
+        problems.append(Problem(("seats",), f"give every seat's score; no score for {missing}"))
     if not problems and not placed and not scored:
         problems.append(Problem(("seats",), "choose each seat's place (equal places for a tie)"))
     if problems:
@@ -176,6 +184,21 @@ def body_of(match: Match, form: dict[str, Any]) -> dict[str, Any]:
     """The result a console form sends: one click (``choice``), or the places-and-scores form."""
     choice = str(form.get("choice", ""))
     return places_body(match, form) if choice == "places" else result_body(match, choice)
+
+
+def heat_tables(form: dict[str, Any], entry_ids: list[str]) -> list[list[str]]:
+    """The tables the organizer opens at once (``heat:{entry_id}`` = the new table's number, 1…,
+    a blank for a player who sits out), each in the order of the entries' list, by number."""
+    tables: dict[int, list[str]] = {}
+    for entry_id in entry_ids:
+        raw = str(form.get(f"heat:{entry_id}", "")).strip()
+        if raw.isdigit() and int(raw) > 0:
+            tables.setdefault(int(raw), []).append(entry_id)
+    if not tables:
+        raise InvalidInput(
+            "choose the players of each table to open", [Problem(("tables",), "give at least one table")]
+        )
+    return [tables[k] for k in sorted(tables)]
 
 
 def staff_fields(form: dict[str, Any]) -> tuple[str, StaffRole]:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 
 from app.services.formats.base import StageFormat
 from app.services.formats.registry import FORMATS
+from app.web import i18n_league as league_words
 
 LANGUAGES = ("en", "ja")
 
@@ -51,6 +52,15 @@ EN: dict[str, str] = {
     "winner": "Winner",
     "pairings": "Pairings",
     "no_round": "No round has been paired yet.",
+    "embed_standings": "Standings",
+    "bracket_of": "Bracket: {stage}",
+    "bracket_as_list": "The bracket as a list",
+    "embed_round": "Current round",
+    "embed_bracket": "Brackets",
+    "no_bracket": "This event has no bracket stage.",
+    "embeds": "Put it on your site",
+    "embeds_hint": "Copy a frame into your site's page: it follows the event live. Add ?theme=dark for dark colours, ?limit=10 for the first ten rows, ?lang=ja for Japanese.",
+    "embed_code": "Frame code: {part}",
     "standings": "Standings",
     "no_standings": "Standings appear once the event starts.",
     "standings_final": "Final standings.",
@@ -323,6 +333,29 @@ EN: dict[str, str] = {
     "by_opponent_win_pct": "opponents' win %",
     "by_tiebreak_value": "drawn tie-break value",
     "by_dice": "dice",
+    "open_tables": "Open tables",
+    "open_tables_hint": "Choose a new table for each player who sits down (Table 1, Table 2, … for several at once); the others sit out. “Playing now” shows who is still at a table.",
+    "now_playing": "Playing now",
+    "new_table": "New table",
+    "new_table_for": "New table for {name}",
+    "new_table_n": "Table {n}",
+    "sits_out": "—",
+    "open_these_tables": "Open these tables",
+    "stage_tables": "Tables of this stage",
+    "final_rules_hint": "The final is played under the Colossal Arena rules only when every finalist says yes; no answer counts as no. Answers may change until the final is recorded.",
+    "colossal_answer": "Colossal Arena?",
+    "answer_yes": "Yes",
+    "answer_no": "No",
+    "answer_none": "No answer (counts as no)",
+    "colossal_yes": "{name}: yes, Colossal Arena",
+    "colossal_no": "{name}: no, original rules",
+    "final_creatures": "The final's eight creatures",
+    "game_of_preset": "This preset's event plays {game}.",
+    "games_of_preset": "The games this preset's event may play.",
+    "any_game": "This preset's event may play any game of the catalog.",
+    "swiss_rounds_hint": "Leave blank to play ceil(log2 n) rounds for the n players at the start (8 → 3, 9–16 → 4, 17–32 → 5), or give a number.",
+    "hero_of": "{name}'s hero",
+    "declare_hero": "Declare {name}'s hero",
 }
 
 JA: dict[str, str] = {
@@ -367,6 +400,15 @@ JA: dict[str, str] = {
     "winner": "優勝",
     "pairings": "対戦表",
     "no_round": "まだ対戦は組まれていません。",
+    "embed_standings": "順位表",
+    "bracket_of": "トーナメント表: {stage}",
+    "bracket_as_list": "トーナメント表をリストで表示",
+    "embed_round": "現在の回戦",
+    "embed_bracket": "トーナメント表",
+    "no_bracket": "この大会にはトーナメント形式のステージがありません。",
+    "embeds": "あなたのサイトに載せる",
+    "embeds_hint": "このフレームをサイトのページに貼り付けると、大会の進行に合わせて自動で更新されます。?theme=dark で暗い配色、?limit=10 で上位 10 行、?lang=en で英語になります。",
+    "embed_code": "フレームのコード: {part}",
     "standings": "順位表",
     "no_standings": "順位表は大会開始後に表示されます。",
     "standings_final": "最終順位です。",
@@ -638,8 +680,36 @@ JA: dict[str, str] = {
     "by_opponent_win_pct": "対戦相手の勝率",
     "by_tiebreak_value": "抽選値",
     "by_dice": "ダイス",
+    "open_tables": "卓を開く",
+    "open_tables_hint": "着席するプレイヤーごとに新しい卓を選びます（同時に複数なら 卓 1、卓 2 …）。選ばないプレイヤーは参加しません。「対戦中」はまだ卓にいるプレイヤーです。",
+    "now_playing": "対戦中",
+    "new_table": "新しい卓",
+    "new_table_for": "{name} の新しい卓",
+    "new_table_n": "卓 {n}",
+    "sits_out": "—",
+    "open_these_tables": "これらの卓を開く",
+    "stage_tables": "このステージの卓",
+    "final_rules_hint": "決勝がコロッサル・アリーナのルールで行われるのは、決勝進出者全員が賛成したときだけです。無回答は反対とみなします。回答は決勝の結果が記録されるまで変えられます。",
+    "colossal_answer": "コロッサル・アリーナ？",
+    "answer_yes": "賛成",
+    "answer_no": "反対",
+    "answer_none": "無回答（反対とみなす）",
+    "colossal_yes": "{name}：賛成（コロッサル・アリーナ）",
+    "colossal_no": "{name}：反対（オリジナルルール）",
+    "final_creatures": "決勝の 8 体のクリーチャー",
+    "game_of_preset": "このプリセットの大会のゲームは {game} です。",
+    "games_of_preset": "このプリセットの大会で遊べるゲームです。",
+    "any_game": "このプリセットの大会は、カタログのどのゲームでも遊べます。",
+    "swiss_rounds_hint": "空欄なら、開始時の参加者数 n に対して ceil(log2 n) 回戦を行います（8 → 3、9〜16 → 4、17〜32 → 5）。数を入れることもできます。",
+    "hero_of": "{name} のヒーロー",
+    "declare_hero": "{name} のヒーローを宣言",
 }
 
+_taken = (set(EN) | set(JA)) & (set(league_words.EN) | set(league_words.JA))
+if _taken:
+    raise ImportError(f"page words defined twice: {', '.join(sorted(_taken))}")
+EN.update(league_words.EN)
+JA.update(league_words.JA)
 STRINGS = {"en": EN, "ja": JA}
 
 

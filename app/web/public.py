@@ -18,6 +18,7 @@ from app.services import events as event_svc
 from app.services import results as result_svc
 from app.services.reads import load_match
 from app.web import forms
+from app.web.embeds import snippets
 from app.web.render import HERE, PageRoute, page
 from app.web.views import LIVE_TYPES, event_page, seated
 
@@ -54,7 +55,8 @@ async def service_worker() -> FileResponse:
 @router.get("/e/{event_id}", response_class=HTMLResponse)
 async def event(request: Request, event_id: str, session: SessionDep) -> HTMLResponse:
     p = await event_page(session, event_id, preset_views=True)
-    return page(request, "event.html", p=p, live_types=LIVE_TYPES)
+    embeds = snippets(str(request.base_url).rstrip("/"), event_id)
+    return page(request, "event.html", p=p, live_types=LIVE_TYPES, embeds=embeds)
 
 
 @router.get("/e/{event_id}/projector", response_class=HTMLResponse)

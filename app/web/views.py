@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from markupsafe import Markup
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core import ratings as rating_core
 from app.core.access import Principal
 from app.core.errors import DomainError
 from app.core.games import battlebooks as bb_games
 from app.core.games import battlebooks_royal as bb_royal
 from app.core.vocabulary import EventStatus, LiveEventType, MatchStatus, StageFormatName, StageStatus
-from app.db.models import Match, Stage
+from app.db.models import Match, RatingPool, Stage
 from app.services import events as event_svc
 from app.services import exports as export_svc
 from app.services import rounds as round_svc
@@ -27,10 +29,12 @@ from app.services.reads import details_of, game_of, stage_settings, stages_of
 from app.services.registry import registry_of
 from app.services.rounds import RoundView
 from app.services.standings import StandingsView
+from app.web.brackets import bracket_svg
 
 LIVE_TYPES = ",".join(t.value for t in LiveEventType)
 OPEN = (MatchStatus.PENDING, MatchStatus.REPORTED, MatchStatus.DISPUTED)
 SCORE_CARD_PRESETS = frozenset(bb_games.PRESETS) | frozenset(bb_royal.PRESETS)
+HERO_PRESETS = frozenset(bb_games.PRESETS)  # heroes declared before each game (battlebooks.md)
 
 
 @dataclass
@@ -127,11 +131,19 @@ class EventPage:
     bga: BgaPage | None = None
     adjudicated: bool = False  # the game's results can be its game log, judged by its adjudicator
     can_pair: bool = False  # "Pair the next round" has something to do (the active stage's format)
+    concurrent: bool = False  # the active stage's tables are opened while others play (heats)
+    rating_pool: str | None = None  # the event page: the overall pool it rates into, once it exists
 
     @property
     def score_cards(self) -> bool:
         """BATTLEBOOKS events print score cards (battlebooks.md "Score cards")."""
         return (self.event.preset or "") in SCORE_CARD_PRESETS
+
+    @property
+    def heroes(self) -> bool:
+        """BATTLEBOOKS Swiss events declare each seat's hero before the game (battlebooks.md
+        "Score cards"; the service refuses any other event)."""
+        return (self.event.preset or "") in HERO_PRESETS
 
     @property
     def trf(self) -> bool:
@@ -161,6 +173,12 @@ class EventPage:
 
     def stage_rounds(self, stage: Stage) -> list[tuple[RoundView, list[Table]]]:
         return [(r, tables_of(r)) for r in self.rounds if r.stage.id == stage.id]
+
+    def bracket(self, stage: Stage, t: Callable[..., str]) -> Markup:
+        """The stage's bracket as SVG (``app/web/brackets.py``), in the page's words."""
+        rounds = [(r.round.number, tables) for r, tables in self.stage_rounds(stage)]
+        label = t("bracket_of", stage=t(self.label(stage)))
+        return Markup(bracket_svg(rounds, label, lambda n: t("round_n", n=n), t("placed_first")))  # noqa: S704 - every text in it is escaped
 
     def fields(self, table: Table) -> tuple[str, ...]:
         """What a result at this table records besides places, where the preset scores it: a
@@ -207,19 +225,25 @@ async def event_page(
         except DomainError:  # a multi-seat design has no two-seat cross-table
             crosstable = None
     page = EventPage(view, stages, rounds, standings, crosstable, formats)
+    active = next((s for s in stages if s.status == StageStatus.ACTIVE), None)
     if fresh:  # the console: whether a table's result can be its game log, whether to pair
         page.adjudicated = bool((await game_of(session, view.event)).adjudicator)
-        active = next((s for s in stages if s.status == StageStatus.ACTIVE), None)
         page.can_pair = (
             active is not None
             and view.event.preset != titan_svc.PRESET  # its heats are opened by choosing players
             and registry_of(session).format_of(active).nothing_to_pair(active) is None
         )
+        page.concurrent = active is not None and registry_of(session).format_of(active).concurrent_tables
     if rounds:
         page.current = tables_of(rounds[-1])
         page.past = [(r, tables_of(r)) for r in reversed(rounds[:-1])]
+    if page.concurrent and active is not None:  # every table of the stage: several play at once
+        page.current = [t for r in rounds if r.stage.id == active.id for t in tables_of(r)]
     if not preset_views:
         return page
+    plan = rating_core.pool_plan(view.event.game_key, view.event.preset, view.event.settings)
+    if plan and plan.overall and await session.get(RatingPool, plan.overall) is not None:
+        page.rating_pool = plan.overall  # formats.md "Ratings": a link to its leaderboard
     if stages and view.event.preset == titan_svc.PRESET:
         page.titan = await titan_page(session, page)
     elif view.event.preset in (bga_svc.TWO_P, bga_svc.THREE_P):
@@ -268,6 +292,11 @@ async def bga_page(session: AsyncSession, page: EventPage) -> BgaPage:
 
 async def entries_of(session: AsyncSession, event_id: str, principal: Principal | None) -> list[EntryView]:
     return await event_svc.list_entries(session, event_id, principal)
+
+
+def playing(page: EventPage) -> dict[str, Table]:
+    """Who is seated at a table of the current tables still being played, and at which."""
+    return {s["entry_id"]: t for t in page.current if t.open for s in t.seats}
 
 
 def seated(page: EventPage, entry_id: str) -> tuple[list[Table], list[Table]]:

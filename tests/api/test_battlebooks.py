@@ -840,10 +840,14 @@ async def test_game_3_after_a_bye_in_game_1_may_use_the_book_not_played(api: Api
     ],
 )
 async def test_a_battlebooks_preset_belongs_to_the_battlebooks_game(api: Api, preset: str) -> None:
-    # battlebooks.md "World rankings": a BATTLEBOOKS preset on an event of another game is a 422
+    # battlebooks.md "World rankings": "A preset belongs to its game: a BATTLEBOOKS preset on an
+    # event of another game is a 422" — naming the event's game, and no event is made
+    before = (await api.client.get("/v1/events", headers=api.admin())).json()
     body = {"name": "Wrong game", "game": "generic", "preset": preset}
     r = await api.client.post("/v1/events", json=body, headers=api.admin())
     problem = assert_problem(r, 422)
-    assert [e["loc"] for e in problem["errors"]] == [["preset"]] and "battlebooks" in problem["detail"]
+    assert [e["loc"] for e in problem["errors"]] == [["game"]]
+    assert "'battlebooks'" in problem["errors"][0]["msg"] and "'generic'" in problem["errors"][0]["msg"]
+    assert (await api.client.get("/v1/events", headers=api.admin())).json() == before
     r = await api.client.post("/v1/events", json={**body, "game": "battlebooks"}, headers=api.admin())
     assert r.status_code == 201, r.text

@@ -106,6 +106,22 @@ async def test_a_whole_leaderboard_as_csv_past_one_page(api: Api) -> None:
     rows = _rows((await api.client.get("/v1/ratings/generic", params={"format": "csv", "limit": 1})).text)
     assert len(rows) == 12 and [int(x["rank"]) for x in rows] == [1] * 6 + [7] * 6
 
+    # searched by name: the names that contain it (any case), each with its rank in the whole pool,
+    # paged by the same cursor; the CSV keeps the search
+    whole = (await api.client.get("/v1/ratings/generic")).json()["items"]
+    first = (await api.client.get("/v1/ratings/generic", params={"q": "p00", "limit": 4})).json()
+    rest = (
+        await api.client.get("/v1/ratings/generic", params={"q": "p00", "cursor": first["next_cursor"]})
+    ).json()
+    assert len(first["items"]) == 4 and rest["next_cursor"] is None
+    assert first["items"] + rest["items"] == [r for r in whole if r["name"].startswith("P00")]
+    assert [r["rank"] for r in first["items"] + rest["items"]] == [1] * 5 + [7] * 5  # the pool's ranks
+    found = _rows((await api.client.get("/v1/ratings/generic", params={"q": "P01", "format": "csv"})).text)
+    assert [(x["name"], int(x["rank"])) for x in found] == [
+        (r["name"], r["rank"]) for r in whole if r["name"] in ("P010", "P011")
+    ]
+    assert (await api.client.get("/v1/ratings/generic", params={"q": "zz"})).json()["items"] == []
+
 
 async def test_a_players_rating_history_since_a_time(api: Api) -> None:
     from datetime import timedelta

@@ -279,6 +279,45 @@ async def test_per_character_pools_and_roll_call(api: Api) -> None:
     assert pools == ["battlebooks", "battlebooks:Elf"]
 
 
+async def test_roll_call_counts_the_opponent_in_the_pool_of_the_hero_they_played(api: Api) -> None:
+    # battlebooks.md "World rankings", the ruling on per-hero pools: "the opponent counts at their
+    # rating in the pool of the hero *they* played in that game (their current rating there, 1500 if
+    # new)"
+    roll = await world(api, ["Ada", "Bob", "Cy"], game="battlebooks", preset="battlebooks-roll-call")
+    first = await roll.match([("Ada", 1, "Elf"), ("Cy", 2, "Elf")])
+    await roll.match([("Ada", 1, "Elf"), ("Bob", 2, "Orc")])
+    await api.drain_jobs()
+
+    async def pool(hero: str) -> dict[str, float]:
+        return {r["name"]: r["rating"] for r in (await board(api, f"battlebooks:{hero}"))["items"]}
+
+    ada = 1500 + 32 * 0.5  # the mirror: both at 1500
+    e = expectation(ada, 1500)  # Bob's Orc rating is 1500 (new there)
+    assert await pool("Elf") == {"Ada": round(ada + 32 * (1 - e), 1), "Cy": 1484.0}
+    # Bob is measured against Ada's Elf rating (1516), not against a 1500 she never had as an Orc
+    assert await pool("Orc") == {"Bob": round(1500 - 32 * (1 - e), 1)}
+    assert (await pool("Orc"))["Bob"] != 1484.0
+    # a correction of the mirror changes Ada's Elf rating before game 2, so Bob's Orc rating too:
+    # the hero pools are rated together
+    async with api.app.state.sessionmaker() as s:
+        for seat in (await s.execute(Seat.__table__.select().where(Seat.match_id == first))).all():
+            await s.execute(
+                Seat.__table__.update()
+                .where(Seat.id == seat.id)
+                .values(place=1 if seat.entry_id == roll.entries["Cy"] else 2)
+            )
+        jobs = await enqueue_rating_update(s, first)
+        assert {j.kind for j in jobs} == {"ratings_recompute"}
+        await commit_and_dispatch(s, api.app.state.dispatcher)
+    await api.drain_jobs()
+    ada = 1500 - 32 * 0.5
+    e = expectation(ada, 1500)
+    assert await pool("Elf") == {"Ada": round(ada + 32 * (1 - e), 1), "Cy": 1516.0}
+    assert await pool("Orc") == {"Bob": round(1500 - 32 * (1 - e), 1)}
+    history = (await api.client.get(f"/v1/players/{roll.players['Bob']}/ratings")).json()["items"]
+    assert [(h["pool"], len(h["history"])) for h in history] == [("battlebooks:Orc", 1)]
+
+
 async def test_correction_of_an_older_match_recomputes(api: Api) -> None:
     w = await world(api, ["Ada", "Bob", "Cy"])
     m1 = await w.match([("Ada", 1), ("Bob", 2)])

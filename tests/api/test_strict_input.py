@@ -24,6 +24,21 @@ async def test_an_entrys_organizer_flag_must_be_a_boolean(api: Api, value: Any) 
     assert ok.status_code == 201 and ok.json()["organizer"] is True
 
 
+async def test_a_csv_organizer_cell_says_true_or_false(api: Api) -> None:
+    # api.md "Registration": a CSV's organizer cell is true or false; "yes" or 1 is refused by line
+    created, token = await make_event(api)
+    url = f"/v1/events/{created['id']}/entries"
+    headers = {**bearer(token), "Content-Type": "text/csv"}
+    bad = "name,organizer\nAnn,yes\nBob,1\nCy,TRUE\nDee,false\n"
+    body = assert_problem(await api.client.post(url, content=bad, headers=headers), 422)
+    assert [e["loc"][:3] for e in body["errors"]] == [["csv", 2, "organizer"], ["csv", 3, "organizer"]]
+    assert (await api.client.get(url)).json()["items"] == []
+    good = "name,organizer\nCy,TRUE\nDee,false\n"
+    r = await api.client.post(url, content=good, headers=headers)
+    assert r.status_code == 201, r.text
+    assert [e["organizer"] for e in r.json()] == [True, False]
+
+
 async def test_placement_points_give_one_value_per_seat_of_the_table(api: Api) -> None:
     stage = {"format": "round_robin", "table_size": 3}
     for where, settings in (

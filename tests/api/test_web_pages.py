@@ -48,6 +48,61 @@ async def test_presets_are_listed_with_their_settings(api: Api) -> None:
     assert set(listed) == set(presets.PRESETS)
     assert listed["bga-round-robin"]["stages"][0]["format"] == "round_robin"
     assert r.json()["items"][0]["name"] == "generic"
+    # the console's new-event form offers the games a preset belongs to, every game for one that
+    # suits any (battlebooks.md "World rankings")
+    games = [g["key"] for g in (await api.client.get("/v1/games")).json()["items"]]
+
+    async def offered(preset: str) -> list[str]:
+        page = (await api.client.get("/console", params={"preset": preset})).text
+        form = page[page.index('<select id="game"') :]
+        return re.findall(r'<option value="([^"]+)"', form[: form.index("</select>")])
+
+    assert await offered("battlebooks-clash") == ["battlebooks"]
+    assert await offered("wbc-hmwp") == ["colossal-arena", "titan-the-arena"]
+    assert await offered("bga-round-robin") == games
+
+
+async def test_the_new_event_form_answers_refusals_by_redirect_and_leaves_rounds_to_the_field(
+    api: Api,
+) -> None:
+    c = api.client
+    # a preset of another game is refused, by the API and by the console's form (whose answer is a
+    # redirect to the form, which says why once and keeps what was typed)
+    body = {"name": "Arena night", "game": "generic", "preset": "wbc-hmwp"}
+    refused = await c.post("/v1/events", json=body, headers=api.admin())
+    assert refused.status_code == 422 and refused.json()["errors"][0]["loc"] == ["game"], refused.text
+    form = {"admin_token": ADMIN_TOKEN, "name": "Arena night", "game": "generic", "preset": "wbc-hmwp"}
+    r = await c.post("/console/events", data=form)
+    assert r.status_code == 303 and r.headers["location"] == "/console?preset=wbc-hmwp#create"
+    shown = (await c.get("/console", params={"preset": "wbc-hmwp"})).text
+    assert refused.json()["detail"] in html.unescape(shown)
+    assert 'value="Arena night"' in shown and ADMIN_TOKEN not in shown
+    assert 'role="alert"' not in (await c.get("/console", params={"preset": "wbc-hmwp"})).text
+    # a Swiss's rounds follow the field unless given: ceil(log2 n) for the n entries at the start
+    home = (await c.get("/console")).text
+    assert re.search(r'name="knob:stages.0.rounds" value=""', home)
+    form = {"admin_token": ADMIN_TOKEN, "name": "Open Swiss", "game": "generic", "preset": "generic"}
+    made = await c.post("/console/events", data={**form, "knob:stages.0.rounds": ""})
+    assert made.status_code == 200, made.text
+    event_id = re.search(r'href="/console/e/([^"]+)"', made.text).group(1)  # type: ignore[union-attr]
+    token = re.search(r'id="organizer-token">([^<]+)<', made.text).group(1)  # type: ignore[union-attr]
+    assert (await c.get(f"/v1/events/{event_id}")).json()["settings"]["stages"][0].get("rounds") is None
+    rows = [{"name": f"P{i}"} for i in range(9)]
+    assert (
+        await c.post(f"/v1/events/{event_id}/entries", json=rows, headers=bearer(token))
+    ).status_code == 201
+    assert (await c.post(f"/v1/events/{event_id}/start", headers=bearer(token))).status_code == 200
+    for _ in range(4):  # 9 entries: 4 rounds, and no fifth
+        rnd = (await _rounds(api, event_id))[-1]
+        for m in rnd["matches"]:
+            if m["status"] == "bye":
+                continue
+            seats = [{"entry_id": s["entry_id"], "place": i + 1} for i, s in enumerate(m["seats"])]
+            r = await c.post(f"/v1/matches/{m['id']}/result", json={"seats": seats}, headers=bearer(token))
+            assert r.status_code == 200, r.text
+        r = await c.post(f"/v1/events/{event_id}/rounds", headers=bearer(token))
+    assert r.status_code == 409 and len(await _rounds(api, event_id)) == 4, r.text
+    c.cookies.clear()
 
 
 async def test_the_console_runs_a_round_on_either_database(api: Api) -> None:
@@ -209,6 +264,9 @@ def test_every_string_is_translated() -> None:
         text = path.read_text()
         used |= set(re.findall(r"""\bt\(["']([a-z_]+)["'](?!\s*~)""", text))
         prefixes |= set(re.findall(r"""\bt\(["']([a-z_]+_)["']\s*~""", text))
+    for path in TEMPLATES.parent.glob("*.py"):  # the words code puts together (a chart's point)
+        used |= set(re.findall(r"""\bt\(\s*["']([a-z_]+)["']\s*[,)]""", path.read_text()))
+    assert {"chart_point", "chart_label"} <= used
     assert used - set(i18n.EN) == set()
     for prefix in prefixes:
         assert any(k.startswith(prefix) for k in i18n.EN), prefix
@@ -718,12 +776,23 @@ async def test_the_admin_token_recovers_an_event_at_the_console_sign_in(api: Api
         await c.post("/v1/events", json={"name": "Lost key", "game": "generic"}, headers=api.admin())
     ).json()
     eid = made["id"]
-    bare = await c.post("/console/sign-in", data={"token": ADMIN_TOKEN})
-    assert bare.status_code == 422 and "give the event" in bare.text
-    missing = await c.post("/console/sign-in", data={"token": ADMIN_TOKEN, "event": "no-such-event"})
-    assert missing.status_code == 404
-    wrong = await c.post("/console/sign-in", data={"token": "nope", "event": eid})
-    assert wrong.status_code == 401 and COOKIE not in wrong.cookies
+
+    async def refused(data: dict[str, str]) -> str:
+        """A refused sign-in: post/redirect/get to the home page, which says why once; what was
+        typed in the event's field is kept, the token never."""
+        r = await c.post("/console/sign-in", data=data)
+        assert r.status_code == 303 and r.headers["location"] == "/console?preset=generic#h-signin"
+        assert COOKIE not in r.cookies
+        shown = await c.get("/console")
+        assert shown.status_code == 200 and 'role="alert"' in shown.text
+        assert f'value="{data["token"]}"' not in shown.text and ADMIN_TOKEN not in shown.text
+        again = await c.get("/console")  # shown once
+        assert 'role="alert"' not in again.text
+        return shown.text
+
+    assert "give the event" in await refused({"token": ADMIN_TOKEN})
+    assert 'value="no-such-event"' in await refused({"token": ADMIN_TOKEN, "event": "no-such-event"})
+    assert f'value="{eid}"' in await refused({"token": "nope", "event": eid})
     signed = await c.post(
         "/console/sign-in", data={"token": ADMIN_TOKEN, "event": f"http://hall.example/e/{eid}/projector"}
     )

@@ -279,3 +279,22 @@ def test_game_3_after_a_bye_forfeit_or_void_in_game_1_or_2_takes_either_book(her
     with pytest.raises(RuleViolation) as e:
         bb.check_hero("Ann", BOOKS, hero, 2, {1: hero})
     assert e.value.rule == bb.RULE_OTHER and other in e.value.detail
+
+
+def test_a_preset_belongs_to_the_games_its_declaration_names() -> None:
+    # battlebooks.md "World rankings": a preset belongs to its game; the relation is read from
+    # the game declarations (registry.GAMES), one row per declared preset
+    from app.core import presets
+    from app.core.games import registry
+
+    for game in registry.GAMES:
+        for name in game.presets:
+            assert registry.PRESET_GAMES.get(name, ()) == game.events_of
+    assert registry.PRESET_GAMES["battlebooks-clash"] == ("battlebooks",)
+    assert registry.PRESET_GAMES["battlebooks-battle-royal"] == ("battlebooks",)
+    assert presets.suits("battlebooks-clash", "battlebooks") and not presets.suits(
+        "battlebooks-clash", "generic"
+    )
+    assert presets.suits("bga-round-robin", "seasons") and presets.suits("generic", "battlebooks")
+    (problem,) = presets.game_problems("wbc-hmwp", "battlebooks")
+    assert problem.loc == ("game",) and "'titan-the-arena'" in problem.msg

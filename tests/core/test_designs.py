@@ -336,6 +336,8 @@ def test_validate_request_matches_search() -> None:
         (21, 3, "complete", None, 10),  # a Kirkman triple system
         (33, 3, "complete", None, 16),
         (45, 3, "complete", None, 22),
+        (99, 3, "complete", None, 49),  # the tripling of 33: KTS(3) × KTS(33)
+        (171, 3, "complete", None, 85),  # KTS(3) × KTS(57), the most triples the table limit allows
         (8, 4, "complete", None, 3),  # everyone plays every round: 2 tables a round
         (6, 3, "complete", None, 4),  # no 3-round one exists; 4 rounds of 2 tables
         (6, 3, "games", 2, 2),

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.ratings import (
+    CharacterGame,
     PoolConfig,
     PoolPlan,
     PoolState,
@@ -16,6 +17,7 @@ from app.core.ratings import (
     game_deltas,
     pool_config,
     pool_plan,
+    rate_characters,
     rate_games,
     rate_stream,
     seed_settings,
@@ -219,3 +221,24 @@ def test_fast_two_seat_path_matches_the_general_formula(
 def test_rating_is_conserved_at_equal_k_without_clamping(orders: list[list[str]]) -> None:
     run = rate_games([g(f"m{i}", *o) for i, o in enumerate(orders)], K32)
     assert sum(run.ratings.values()) == pytest.approx(4 * 1500.0)
+
+
+def test_hero_pools_count_the_opponent_in_the_pool_of_the_hero_they_played() -> None:
+    # battlebooks.md "World rankings", the ruling on per-hero pools
+    games = [
+        CharacterGame("m1", ("Ada", "Cy"), ("Elf", "Elf"), (1, 2)),
+        CharacterGame("m2", ("Ada", "Bob"), ("Elf", "Orc"), (1, 2)),
+        CharacterGame("m3", ("Bob", "Dee"), ("Orc", None), (1, 2)),  # Dee named no hero: not rated
+    ]
+    run = rate_characters(games, {"Elf": PoolConfig(), "Orc": PoolConfig(k_schedule=((None, 16.0),))})
+    elf, orc = run.pools["Elf"], run.pools["Orc"]
+    rating = {c: dict(zip(p.players, p.state.ratings, strict=True)) for c, p in run.pools.items()}
+    e = expectation(1516, 1500)
+    assert rating["Elf"] == {"Ada": 1516 + 32 * (1 - e), "Cy": 1484.0}
+    bob = 1500 - 16 * (1 - e)  # against Ada at her Elf 1516, with the Orc pool's own K
+    assert rating["Orc"]["Bob"] == bob + 16 * (1 - expectation(bob, 1500))
+    assert run.match_ids == ["m1", "m2", "m3"]
+    assert list(elf.history.game) == [0, 0, 1] and list(orc.history.game) == [1, 2]
+    # one hero's games alone are the plain pool's
+    plain = rate_games([RatedGame("m1", ("Ada", "Cy"), (1, 2))], PoolConfig())
+    assert rating["Elf"]["Cy"] == plain.ratings["Cy"]

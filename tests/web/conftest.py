@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,15 +63,11 @@ def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield from _serve(where, f"sqlite+aiosqlite:///{where / 'arbiter.db'}")
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgres"])
-def hall_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The base URL of ``arbiter serve`` on each backend in turn: SQLite (jobs in-process) and a
-    Postgres database of the module's own. The hall's pages (clock, staff, offline results, check-in)
-    are tested on both."""
-    where = tmp_path_factory.mktemp("hall")
-    if request.param == "sqlite":
-        yield from _serve(where, f"sqlite+aiosqlite:///{where / 'arbiter.db'}")
-        return
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The base URL of ``arbiter serve`` on a Postgres database of its own (jobs in-process), one per
+    test process, shared as ``server`` is."""
+    where = tmp_path_factory.mktemp("pg")
     server_db = server_url()
     name = f"arbiter_web_{uuid.uuid4().hex[:10]}"
     in_thread(asyncio.run, admin_execute(server_db, f'CREATE DATABASE "{name}"'))
@@ -78,6 +75,13 @@ def hall_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         yield from _serve(where, make_url(server_db).set(database=name).render_as_string(hide_password=False))
     finally:
         in_thread(asyncio.run, admin_execute(server_db, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgres"])
+def hall_server(request: pytest.FixtureRequest) -> str:
+    """The shared server of each backend in turn (``server``, ``pg_server``): the hall's pages
+    (clock, staff, offline results, check-in) are tested on both."""
+    return str(request.getfixturevalue("server" if request.param == "sqlite" else "pg_server"))
 
 
 # one Chromium per module: Playwright's sync API runs its own event loop in the test process while it
@@ -99,6 +103,11 @@ def _quick_timeouts(browser: Any) -> None:
 
 
 def shot(page: Any, name: str) -> None:
+    """A full-page screenshot for a person to look at, when ARBITER_TEST_SCREENSHOTS is set: each
+    costs a few hundred milliseconds of encoding, and no test reads them (the tests that decode a
+    printed code take their own)."""
+    if not os.environ.get("ARBITER_TEST_SCREENSHOTS"):
+        return
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
@@ -109,6 +118,18 @@ def api(base: str) -> httpx.Client:
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def rated(client: httpx.Client, pool: str, games: int, within: float = 15) -> None:
+    """Waits until the pool has rated ``games`` games: rating runs as a job after each confirmed
+    result, so a test polls the pools' list (at a poll's pace) until the job has run."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        found = [p for p in client.get("/v1/ratings").json()["items"] if p["pool"] == pool]
+        if found and found[0]["games"] == games:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"pool {pool} did not reach {games} rated games in {within} s")
 
 
 def items(body: Any) -> list[Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -15,14 +16,13 @@ from typing import Any
 import pytest
 
 from tests.support.rite_of_command import RINGS
-from tests.web.conftest import ADMIN, api, bearer, items, shot
+from tests.web.conftest import ADMIN, api, bearer, items, rated, shot
 
 AXE = Path(
     os.environ.get("ARBITER_TEST_AXE")
     or Path(__file__).parents[2] / ".cache/axe/node_modules/axe-core/axe.min.js"
 )
 IMPACTS = ("minor", "moderate", "serious", "critical")
-LANGS = ("en", "ja")
 SIZES = {"laptop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 NAMES = ["Ada", "Grace", "Alan", "Barbara", "Claude", "Edsger", "Frances", "Ken"]
 
@@ -51,11 +51,27 @@ def _counts(found: list[dict[str, Any]]) -> dict[str, int]:
     return {k: nodes[k] for k in IMPACTS}
 
 
+# Every page in each language once, and on each backend: English on the embedded default, Japanese
+# on Postgres (a page's markup is the same on both; what it shows is read from either)
+BACKEND_OF = {"en": "sqlite", "ja": "postgres"}
+
+
 @pytest.fixture(scope="module")
-def hall(server: str) -> dict[str, Any]:
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def site(backend: str, request: pytest.FixtureRequest) -> tuple[str, dict[str, Any]]:
+    """The shared server of ``backend`` and the hall built on it."""
+    base = str(request.getfixturevalue("server" if backend == "sqlite" else "pg_server"))
+    return base, _hall(base)
+
+
+def _hall(server: str) -> dict[str, Any]:
     """An 8-player Swiss in its second round (round 1 confirmed; in round 2 a reported, a disputed,
     a confirmed and a pending table; its round clock running; a scorekeeper), an event still in registration, one that checks players in, a Rite of Command table for a
-    verdict, a WBC semifinal and a BGA plan."""
+    verdict, a WBC semifinal, WBC heats and a WBC final, a BATTLEBOOKS round and a BGA plan."""
     client = api(server)
     made = client.post(
         "/v1/events",
@@ -144,6 +160,21 @@ def hall(server: str) -> dict[str, Any]:
             == 200
         )
     semi = client.post(f"/v1/events/{arena['id']}/advance", headers=aorg).json()["round"]["matches"]
+    # another in its heats (one open, the tables to open chosen from the entries), and one whose
+    # final is drawn, its finalists' answers on the Colossal Arena rules being taken
+    heats = _arena_at(client, "WBC Heats", "heats")
+    final = _arena_at(client, "WBC Final", "final")
+    # a BATTLEBOOKS Clash in its first round: each seat's hero to declare
+    clash = client.post(
+        "/v1/events",
+        json={"name": "Clash", "game": "battlebooks", "preset": "battlebooks-clash", "seed": "clash-a11y"},
+        headers=bearer(ADMIN),
+    ).json()
+    corg = bearer(clash["organizer_token"])
+    books = ["Wolverine", "Captain America", "Spider-Man", "Hulk", "Thor", "Storm", "Venom"]
+    rows = [{"name": f"Hero {i}", "characters": [books[i % 7], books[(i + 1) % 7]]} for i in range(8)]
+    assert client.post(f"/v1/events/{clash['id']}/entries", json=rows, headers=corg).status_code == 201
+    assert client.post(f"/v1/events/{clash['id']}/start", headers=corg).status_code == 200
     # a Board Game Arena round robin: its plan released
     bga = client.post(
         "/v1/events",
@@ -163,6 +194,44 @@ def hall(server: str) -> dict[str, Any]:
     dorg = bearer(door["organizer_token"])
     rows = [{"name": n} for n in ("Aiko", "Ben")]
     at_door = items(client.post(f"/v1/events/{door['id']}/entries", json=rows, headers=dorg).json())
+    # a rated event, finished and counted in a season: the league's pages have a pool, a player's
+    # chart and a season's table to show
+    pool = f"hall-{uuid.uuid4().hex[:8]}"
+    league = client.post(
+        "/v1/events",
+        json={
+            "name": "Hall League",
+            "game": "generic",
+            "settings": {
+                "rated": True,
+                "rating": {"pool": pool},
+                "stages": [{"format": "swiss", "rounds": 2}],
+            },
+        },
+        headers=bearer(ADMIN),
+    ).json()
+    lorg = bearer(league["organizer_token"])
+    rows = [{"name": n} for n in NAMES[:4]]
+    assert client.post(f"/v1/events/{league['id']}/entries", json=rows, headers=lorg).status_code == 201
+    played = client.post(f"/v1/events/{league['id']}/start", headers=lorg).json()["round"]["matches"]
+    for n in range(2):
+        for m in played:
+            a, b = (s["entry_id"] for s in m["seats"])
+            body = {"seats": [{"entry_id": a, "place": 1}, {"entry_id": b, "place": 2}]}
+            assert client.post(f"/v1/matches/{m['id']}/result", json=body, headers=lorg).status_code == 200
+        if n == 0:
+            played = client.post(f"/v1/events/{league['id']}/rounds", headers=lorg).json()["matches"]
+    assert client.post(f"/v1/events/{league['id']}/advance", headers=lorg).status_code == 200
+    season = client.post(
+        "/v1/seasons",
+        json={"name": "Hall Season", "points": [10, 6, 4, 2], "best_of": 1},
+        headers=bearer(ADMIN),
+    ).json()
+    attach = {"event_id": league["id"]}
+    sorg = bearer(season["organizer_token"])
+    assert client.post(f"/v1/seasons/{season['id']}/events", json=attach, headers=sorg).status_code == 200
+    rated(client, pool, 4)
+    player_id = client.get(f"/v1/ratings/{pool}").json()["items"][0]["player_id"]
     keeper = client.post(
         f"/v1/events/{made['id']}/staff", json={"name": "Sam Keeper", "role": "scorekeeper"}, headers=org
     )
@@ -171,6 +240,9 @@ def hall(server: str) -> dict[str, Any]:
         "door": {"id": door["id"], "organizer": door["organizer_token"], "entry": at_door[0]["entry_token"]},
         "scorekeeper": keeper.json()["token"],
         "arena": {"id": arena["id"], "organizer": arena["organizer_token"], "match": semi[0]["id"]},
+        "arena-heats": heats,
+        "arena-final": final,
+        "clash": {"id": clash["id"], "organizer": clash["organizer_token"]},
         "bga": {"id": bga["id"], "organizer": bga["organizer_token"]},
         "id": made["id"],
         "organizer": made["organizer_token"],
@@ -179,7 +251,43 @@ def hall(server: str) -> dict[str, Any]:
         "disputed": disputed["id"],
         "waiting": waiting,
         "rings": {"id": rings["id"], "organizer": rings["organizer_token"], "match": table["id"]},
+        "league": {"pool": pool, "player": player_id, "season": season["id"]},
     }
+
+
+def _arena_at(client: Any, name: str, stage: str) -> dict[str, Any]:
+    """A 9-player WBC event in its heats (one heat of three open) or at its final (drawn, one
+    finalist's answer given), made through the API."""
+    made = client.post(
+        "/v1/events",
+        json={"name": name, "game": "titan-the-arena", "preset": "wbc-hmwp", "seed": f"{name}-a11y"},
+        headers=bearer(ADMIN),
+    ).json()
+    org = bearer(made["organizer_token"])
+    rows = [{"name": f"{name} {i}"} for i in range(9)]
+    ids = [
+        e["id"] for e in items(client.post(f"/v1/events/{made['id']}/entries", json=rows, headers=org).json())
+    ]
+    assert client.post(f"/v1/events/{made['id']}/start", headers=org).status_code == 200
+
+    def play(matches: list[dict[str, Any]]) -> None:
+        for m in matches:
+            seats = [{"entry_id": s["entry_id"], "score": 20 - i} for i, s in enumerate(m["seats"])]
+            r = client.post(f"/v1/matches/{m['id']}/result", json={"seats": seats}, headers=org)
+            assert r.status_code == 200, r.text
+
+    tables = [ids[3 * k : 3 * k + 3] for k in range(3)]
+    heat = client.post(f"/v1/events/{made['id']}/rounds", json={"tables": tables}, headers=org).json()
+    if stage == "final":
+        play(heat["matches"])
+        play(client.post(f"/v1/events/{made['id']}/advance", headers=org).json()["round"]["matches"])
+        final = client.post(f"/v1/events/{made['id']}/advance", headers=org).json()["round"]["matches"][0]
+        answer = {"entry_id": final["seats"][0]["entry_id"], "colossal": True}
+        r = client.post(f"/v1/events/{made['id']}/titan-arena/final-rules", json=answer, headers=org)
+        assert r.status_code == 200, r.text
+    else:
+        play(heat["matches"][:2])
+    return {"id": made["id"], "organizer": made["organizer_token"]}
 
 
 def _sign_in(page: Any, server: str, token: str) -> None:
@@ -206,9 +314,18 @@ def _open(page: Any, server: str, hall: dict[str, Any], name: str, lang: str) ->
         "projector-titan": f"/e/{hall['arena']['id']}/projector",
         "console-home": "/console",
         "not-found": "/e/no-such-event",
+        "ratings": "/ratings",
+        "leaderboard": f"/ratings/{hall['league']['pool']}",
+        "leaderboard-search": f"/ratings/{hall['league']['pool']}?q=a&limit=1",
+        "player-profile": f"/players/{hall['league']['player']}",
+        "season": f"/seasons/{hall['league']['season']}",
+        "leaderboard-missing": "/ratings/no-such-pool",
+        "embed-standings": f"/embed/e/{e}/standings",
+        "embed-round-dark": f"/embed/e/{e}/round?theme=dark",
     }
     if name in simple:
-        page.goto(f"{server}{simple[name]}?lang={lang}")
+        path = simple[name]
+        page.goto(f"{server}{path}{'&' if '?' in path else '?'}lang={lang}")
         if name in ("event", "projector", "slip-report"):
             page.wait_for_selector("[data-clock]:not([hidden])")
     elif name == "player":
@@ -240,6 +357,22 @@ def _open(page: Any, server: str, hall: dict[str, Any], name: str, lang: str) ->
         page.goto(f"{server}/console?lang={lang}")
         _sign_in(page, server, hall["arena" if name == "console-titan" else "bga"]["organizer"])
         page.wait_for_selector("#round")
+    elif name == "console-heats":  # heats: one open, a refused table shown, the choices kept
+        page.goto(f"{server}/console?lang={lang}")
+        _sign_in(page, server, hall["arena-heats"]["organizer"])
+        for select in page.locator("#open-tables select").all()[:2]:
+            select.select_option("1")
+        with page.expect_navigation():
+            page.locator("form[action$='/heats'] button[type=submit]").click()
+        page.wait_for_selector("[role=alert]")
+    elif name == "console-heroes":  # a BATTLEBOOKS round: each seat's hero to declare
+        page.goto(f"{server}/console?lang={lang}")
+        _sign_in(page, server, hall["clash"]["organizer"])
+        page.wait_for_selector("form[action$='/heroes']")
+    elif name == "console-final":  # the final drawn: the finalists' answers on its rules
+        page.goto(f"{server}/console?lang={lang}")
+        _sign_in(page, server, hall["arena-final"]["organizer"])
+        page.wait_for_selector("#final-rules")
     elif name == "check-in":  # a player's check-in code opened on a phone
         page.goto(f"{server}/e/{hall['door']['id']}/check-in?lang={lang}#token={hall['door']['entry']}")
         page.wait_for_selector("[data-check-in]")
@@ -297,6 +430,9 @@ PAGES = [
     "console-created",
     "console",
     "console-titan",
+    "console-heats",
+    "console-final",
+    "console-heroes",
     "console-bga",
     "console-links",
     "console-door",
@@ -304,12 +440,23 @@ PAGES = [
     "check-in",
     "verdict",
     "not-found",
+    "ratings",
+    "leaderboard",
+    "leaderboard-search",
+    "player-profile",
+    "season",
+    "leaderboard-missing",
+    "embed-standings",
+    "embed-round-dark",
 ]
 
 
-@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(("lang", "backend"), list(BACKEND_OF.items()), indirect=["backend"])
 @pytest.mark.parametrize("name", PAGES)
-def test_every_page_passes_axe(server: str, browser: Any, hall: dict[str, Any], name: str, lang: str) -> None:
+def test_every_page_passes_axe(
+    browser: Any, site: tuple[str, dict[str, Any]], name: str, lang: str, backend: str
+) -> None:
+    server, hall = site
     # axe-core goes in as an inline script of the test's own: the pages' CSP would refuse it
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US", bypass_csp=True)
     page = context.new_page()
@@ -423,11 +570,13 @@ def test_the_console_runs_from_the_keyboard(server: str, browser: Any) -> None:
     page.close()
 
 
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_the_projector_says_in_words_what_colour_shows(
-    server: str, browser: Any, hall: dict[str, Any]
+    browser: Any, site: tuple[str, dict[str, Any]]
 ) -> None:
     """A colour-blind viewer reads every table's state: each status is its own word, the winner of
     a decided table is marked by more than colour, and in greyscale the statuses still differ."""
+    server, hall = site
     page = browser.new_page(viewport={"width": 1920, "height": 1080}, locale="en-US")
     page.goto(f"{server}/e/{hall['id']}/projector")
     rows = page.locator("table.pairings tbody tr")

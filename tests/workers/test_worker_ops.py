@@ -1,12 +1,14 @@
 """The worker as an operator sees it, as a real process on real Redis and Postgres: it says what it
 runs with, writes one JSON line per job carrying the id of the request that enqueued it, and one when
 it stops; stopped mid-job, it hands the job back, and another worker finishes it at once instead of
-after the job's deadline."""
+after the job's deadline; ``arbiter worker --check`` follows that worker's own heartbeat, and a
+metrics port that is taken leaves the worker running without metrics."""
 
 from __future__ import annotations
 
 import asyncio
 import signal
+import socket
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -17,7 +19,7 @@ from app.db.models import Job
 from app.jobs import ArqDispatcher, commit_and_dispatch, create_job
 from app.version import __version__
 from tests.support.api import Api, bearer, setup_event
-from tests.support.processes import env, log_lines, spawn, stop
+from tests.support.processes import arbiter, env, log_lines, spawn, stop
 from tests.support.services import redis_url
 from tests.support.workers import start_worker, wait_job
 
@@ -128,3 +130,70 @@ async def test_a_killed_workers_job_is_taken_over_within_its_lease(
     assert takeover < lease + 1 + 5
     done = await wait_job(pg_sessionmaker, job.id, {"done", "failed"}, within=30)
     assert done.status == "failed" and "not found" in (done.error or "") and done.attempts == 2
+
+
+async def test_the_check_follows_this_workers_heartbeat(
+    pg_url: str, queue: str, worker_procs: list[Any], tmp_path: Path
+) -> None:
+    """Healthy while it runs; stuck (SIGSTOP) it fails within three beats; stopped, at once — while
+    another worker of the same queue runs on. Its metrics port taken, it runs without metrics."""
+    beat = 1.0
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+
+    def environ(name: str, **more: str) -> dict[str, str]:
+        return env(
+            DATABASE_URL=pg_url,
+            REDIS_URL=redis_url(),
+            ARBITER_QUEUE_NAME=queue,
+            ARBITER_LOG_FORMAT="json",
+            ARBITER_WORKER_HEARTBEAT_PATH=str(tmp_path / f"{name}.heartbeat"),
+            ARBITER_WORKER_HEARTBEAT_SECONDS=str(beat),
+            **more,
+        )
+
+    def check(name: str) -> Any:
+        return arbiter("worker", "--check", environ=environ(name))
+
+    log = tmp_path / "worker.log"
+    worker = spawn("worker", environ=environ("one", ARBITER_WORKER_METRICS_PORT=str(port)), log=log)
+    other = spawn("worker", environ=environ("two"), log=tmp_path / "other.log")
+    worker_procs.extend([worker, other])
+    try:
+        assert check("one").returncode == 1  # nothing beats before the worker is up
+        await _until(lambda: (tmp_path / "one.heartbeat").exists() and (tmp_path / "two.heartbeat").exists())
+        healthy = check("one")
+        assert healthy.returncode == 0 and f"worker {worker.pid} healthy" in healthy.stdout, healthy.stderr
+
+        worker.send_signal(signal.SIGSTOP)  # stuck: its file stays, its beats stop
+        stuck_at = time.monotonic()
+        while (stuck := check("one")).returncode == 0:
+            assert time.monotonic() - stuck_at < 3 * beat + 5, "still healthy long after its last beat"
+        print(
+            f"stuck worker unhealthy {time.monotonic() - stuck_at:.1f} s after it stopped (bound {3 * beat} s)"
+        )
+        assert "last heartbeat" in stuck.stderr and "stuck or cannot reach Redis" in stuck.stderr
+        assert check("two").returncode == 0  # the other replica is healthy, and says nothing of this one
+        worker.send_signal(signal.SIGCONT)
+        await _until(lambda: check("one").returncode == 0)
+
+        assert stop(worker) == 0
+        gone = check("one")
+        assert gone.returncode == 1 and "no heartbeat" in gone.stderr  # stopped: unhealthy at once
+        assert check("two").returncode == 0
+    finally:
+        taken.close()
+    lines = log_lines(log)
+    (warning,) = [line for line in lines if line["level"] == "WARNING"]
+    assert f"cannot serve metrics on 127.0.0.1:{port}" in warning["msg"] and "without them" in warning["msg"]
+    hello = next(line for line in lines if "started" in line["msg"])
+    assert hello["metrics_port"] is None and hello["heartbeat_path"] == str(tmp_path / "one.heartbeat")
+
+
+async def _until(condition: Any, within: float = 30) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, "the condition did not come true in time"
+        await asyncio.sleep(0.1)

@@ -16,7 +16,7 @@ from pydantic import (
 
 from app.api.schemas.common import Id, Strict
 from app.core import limits
-from app.core.games import battlebooks
+from app.core.games.registry import PRESET_GAMES
 from app.core.presets import PRESETS
 from app.core.vocabulary import (
     EntryStatus,
@@ -28,6 +28,15 @@ from app.core.vocabulary import (
 SettingsDocument = Annotated[
     dict[str, Any] | None,
     WithJsonSchema({"anyOf": [{"$ref": "#/components/schemas/EventSettings"}, {"type": "null"}]}),
+]
+
+
+_PRESET_GAMES: Any = [
+    {"properties": {"preset": {"not": {"enum": sorted(PRESET_GAMES)}}}},
+    *(
+        {"properties": {"preset": {"const": name}, "game": {"enum": list(allowed)}}}
+        for name, allowed in sorted(PRESET_GAMES.items())
+    ),
 ]
 
 
@@ -47,15 +56,9 @@ class EventCreate(Strict):
                     "settings": {"stages": [{"format": "swiss", "rounds": 4}], "tiebreaks": ["buchholz"]},
                 },
             ],
-            # a BATTLEBOOKS preset sets up an event of its game (battlebooks.preset_game_problems)
-            "anyOf": [
-                {
-                    "properties": {
-                        "preset": {"not": {"type": "string", "pattern": f"^{battlebooks.PRESET_PREFIX}"}}
-                    }
-                },
-                {"properties": {"game": {"const": battlebooks.GAME}}},
-            ],
+            # a preset whose declaration names its games sets up events of those games only
+            # (presets.game_problems, which words the refusal naming game)
+            "anyOf": _PRESET_GAMES,
         }
     )
 

@@ -127,22 +127,9 @@ def _preset(block: int, stage_name: str, playoff: bool, **extra: Any) -> dict[st
     }
 
 
-# A preset belongs to its game (battlebooks.md "World rankings"): every BATTLEBOOKS preset, here
-# and in battlebooks_royal.py, is named ``battlebooks-…`` and sets up an event of the game ``battlebooks``.
+# The catalog's game the BATTLEBOOKS presets (here and in battlebooks_royal.py) set up events of
+# (registry.py ``events_of``; a preset on another game's event is a 422: app/core/presets.py).
 GAME = "battlebooks"
-PRESET_PREFIX = "battlebooks-"
-
-
-def preset_game_problems(preset: str | None, game_key: str) -> list[Problem]:
-    """A BATTLEBOOKS preset on an event of another game: the problem naming ``preset``."""
-    if preset is None or not preset.startswith(PRESET_PREFIX) or game_key == GAME:
-        return []
-    return [
-        Problem(
-            ("preset",),
-            f"{preset!r} is a BATTLEBOOKS preset: its event's game is {GAME!r}, not {game_key!r}",
-        )
-    ]
 
 
 PRESETS: dict[str, dict[str, Any]] = {

@@ -8,7 +8,8 @@ own: ``POST /v1/adjudicate/{name}``). A match of an adjudicated game may be repo
 (app/core/games/adjudication.py).
 
 Everything else is built from ``GAMES``: ``ADJUDICATORS``, ``RECORD_SHAPES`` (the OpenAPI document's
-``game_log`` schema), ``SEAT_ORDER``, ``PRESETS`` (collected by ``app/core/presets.py``), and the
+``game_log`` schema), ``SEAT_ORDER``, ``PRESETS`` (collected by ``app/core/presets.py``),
+``PRESET_GAMES`` (the catalog's games a preset sets up events of), and the
 verdict members and stored keys ``app/api/verdicts.py`` routes a match's verdict by, and the verdict
 routes ``app/api/verdicts.py`` ``tool_router`` makes, one per game with a ``tool``. A declaration
 that is incomplete, or that repeats another's name or preset, fails as this module is imported."""
@@ -28,6 +29,7 @@ __all__ = [
     "ADJUDICATORS",
     "GAMES",
     "PRESETS",
+    "PRESET_GAMES",
     "RECORD_SHAPES",
     "SEAT_ORDER",
     "Adjudication",
@@ -52,6 +54,8 @@ class Game:
 
     ``name``: the adjudicator's name in the catalog (``games.adjudicator``) for an adjudicated game,
     else the game module's own name. ``presets``: its source documents' events, by preset name.
+    ``events_of``: the catalog's games (``games.key``) its presets set up events of; empty when they
+    suit any game (Board Game Arena's round robins play whatever game the platform hosts).
     ``adjudicator`` and ``record_shape`` (a ``TypedDict`` whose keys its parser checks) come
     together; ``seat_order`` when the record names its players (it puts them in the match's seat
     order first); ``stored_key``: a key found only in this game's verdicts, by which one stored
@@ -61,6 +65,7 @@ class Game:
 
     name: str
     presets: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    events_of: tuple[str, ...] = ()
     adjudicator: Adjudicator | None = None
     record_shape: Any = None
     seat_order: SeatOrder | None = None
@@ -76,6 +81,8 @@ class Game:
             raise TypeError(f"game {self.name!r}: seat order and stored verdicts need an adjudicator")
         if self.adjudicator is None and not self.presets:
             raise TypeError(f"game {self.name!r} declares nothing: neither presets nor an adjudicator")
+        if self.events_of and not self.presets:
+            raise TypeError(f"game {self.name!r}: events_of names the games of presets it has none of")
 
     @property
     def verdict_member(self) -> str:
@@ -107,6 +114,7 @@ GAMES: tuple[Game, ...] = (
     Game(
         "titan-arena",
         presets=titan_arena.PRESETS,
+        events_of=titan_arena.CATALOG_GAMES,
         adjudicator=titan_arena.adjudicate_match,
         record_shape=titan_arena.TitanArenaLog,
         seat_order=titan_arena.in_seat_order,
@@ -123,6 +131,7 @@ GAMES: tuple[Game, ...] = (
     Game(
         "battlebooks-royal",
         presets=battlebooks_royal.PRESETS,
+        events_of=(battlebooks.GAME,),
         adjudicator=battlebooks_royal.adjudicate_match,
         record_shape=battlebooks_royal.BattleRoyalLog,
         stored_key="holders",
@@ -134,7 +143,7 @@ GAMES: tuple[Game, ...] = (
         record_shape=strategic_titan.record_shape(),
         tool=_strategic_titan_tool,
     ),
-    Game("battlebooks", presets=battlebooks.PRESETS),
+    Game("battlebooks", presets=battlebooks.PRESETS, events_of=(battlebooks.GAME,)),
     Game("bga", presets=bga.PRESETS),
 )
 
@@ -160,6 +169,11 @@ def _built(games: Sequence[Game]) -> dict[str, dict[str, Any]]:
 
 
 PRESETS: Mapping[str, dict[str, Any]] = _built(GAMES)
+# A preset belongs to its game (battlebooks.md "World rankings"): the catalog's games each
+# preset sets up events of, from the same declarations; a preset not listed suits any game.
+PRESET_GAMES: Mapping[str, tuple[str, ...]] = {
+    preset: g.events_of for g in GAMES if g.events_of for preset in g.presets
+}
 ADJUDICATORS: Mapping[str, Adjudicator] = {g.name: g.adjudicator for g in GAMES if g.adjudicator is not None}
 RECORD_SHAPES: Mapping[str, Any] = {g.name: g.record_shape for g in GAMES if g.adjudicator is not None}
 SEAT_ORDER: Mapping[str, SeatOrder] = {g.name: g.seat_order for g in GAMES if g.seat_order is not None}

@@ -763,6 +763,9 @@ def final_version(finalists: Sequence[str], choices: Mapping[str, bool]) -> str:
 SEEDING_CHAIN = ["seconds", "points_behind_in_seconds", "points_behind_all", "fewest_games", "dice"]
 WINS_ONLY = {"scheme": "placement", "points": [1]}
 
+# The catalog's games (migration 0002) the preset sets up events of: the game and its 2004 edition.
+CATALOG_GAMES = (ORIGINAL, COLOSSAL)
+
 PRESETS: dict[str, dict[str, Any]] = {
     "wbc-hmwp": {
         "stages": [

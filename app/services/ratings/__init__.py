@@ -6,6 +6,7 @@ The package, each module importing only those above it:
 * ``pools``: which events and stages feed a pool, which pools a match rates into, the pool row.
 * ``games``: the pool's games in rating order, streamed from the database into the core's games.
 * ``writing``: bulk writing of ratings and history (binary COPY on Postgres, batches on SQLite).
+* ``characters``: a base's per-character pools, rated together (a family recompute).
 * ``jobs``: queueing the rating work; the incremental update and the full recompute.
 * ``reads``: the pools, the leaderboard and a player's ratings with their history.
 * ``admin``: a pool's settings and a player's starting rating (either may queue a recompute).

@@ -7,8 +7,8 @@ the game's original position as long as the results service leaves ``reported_at
 time) alone when it corrects a result.
 
 Which matches rate: ``Match.status == "confirmed"`` in an event feeding the pool (see ``pools``),
-outside its ``rated: false`` stages; in a per-character pool only the seats that played the
-character are rated. Players come from ``Entry.player_id``. A game with a violation rates every
+outside its ``rated: false`` stages. Per-character pools are rated together, by family
+(``characters``), from the same rows. Players come from ``Entry.player_id``. A game with a violation rates every
 violator below every non-violator (they score so: formats.md "Violations"), whatever places were
 reported.
 """

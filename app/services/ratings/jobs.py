@@ -22,6 +22,9 @@ up front), so running twice, or after being killed midway, leaves exactly a clea
   collector is paused meanwhile, and on Postgres the job's commit does not wait for its WAL's flush.
   Its phases (read, build, rate, write) are timed and logged (docs/operations.md "Scale").
 
+A character pool's jobs (both) recompute its family, every per-character pool of its base together
+(``characters``: each seat counts at its rating in the pool of the character it played).
+
 Rulings where the spec is silent:
 * ``enqueue_rating_update`` sends a match that is already in a pool's history (a correction or a
   ruling) or that sorts before the pool's high-water mark (confirmed late) to a full recompute of
@@ -51,16 +54,22 @@ from app.db.models import Event, Job, Match, Rating, RatingHistory, RatingPool, 
 from app.jobs import JobContext, create_job
 from app.observability.logs import event
 from app.services.offload import collector_paused
+from app.services.ratings import characters
 from app.services.ratings.games import GameBuilder, games_stmt, order_key, stream_rows
-from app.services.ratings.pools import ensure_pool, get_pool, history_pools_stmt, pool_sources, watermark
-from app.services.ratings.writing import write_history
+from app.services.ratings.pools import (
+    ensure_pool,
+    get_pool,
+    history_pools_stmt,
+    lock_pool,
+    pool_sources,
+    watermark,
+)
+from app.services.ratings.writing import RATING_COLS, write_history
 
 UPDATE_KIND = "ratings_update"
 RECOMPUTE_KIND = "ratings_recompute"
 
 log = logging.getLogger("arbiter.ratings")
-
-RATING_COLS = ["pool_key", "player_id", "rating", "games", "start_rating", "updated_at"]
 
 
 # --------------------------------------------------------------------------- queueing
@@ -97,7 +106,9 @@ async def enqueue_rating_update(session: AsyncSession, match_id: str) -> list[Jo
     had = set((await session.execute(history_pools_stmt(match_id))).scalars())
     jobs: list[Job] = []
     for pool in current + sorted(had - set(current)):
-        recompute = pool in had
+        known = await session.get(RatingPool, pool)
+        # a character pool is rated with its family: always a recompute (ratings/characters.py)
+        recompute = pool in had or (known is not None and characters.family_base(known) is not None)
         if not recompute:
             # Lock the pool as the jobs do: a running job finishes first and its mark is seen here,
             # or it starts after this transaction commits and sees this match.
@@ -116,10 +127,9 @@ async def enqueue_recompute(session: AsyncSession, pool_keys: Iterable[str]) -> 
     """Queue a full recompute of each pool (de-duplicated while one is queued)."""
     jobs = []
     for pool in dict.fromkeys(pool_keys):
-        await get_pool(session, pool)
-        jobs.append(
-            await create_job(session, RECOMPUTE_KIND, {"pool": pool}, dedup_key=f"ratings:recompute:{pool}")
-        )
+        row = await get_pool(session, pool)
+        key = characters.recompute_key(row)
+        jobs.append(await create_job(session, RECOMPUTE_KIND, {"pool": pool}, dedup_key=key))
     return jobs
 
 
@@ -133,22 +143,6 @@ def _set_mark(row: RatingPool, b: GameBuilder, hist: core.History, before: int) 
     elif before < 0:
         row.last_seq = None
         row.last_match_id = None
-
-
-async def _lock_pool(session: AsyncSession, pool: str) -> RatingPool | None:
-    res = await session.execute(
-        update(RatingPool).where(RatingPool.key == pool).values(version=RatingPool.version + 1)
-    )
-    if res.rowcount == 0:  # type: ignore[attr-defined]
-        return None
-    return (
-        await session.execute(
-            select(RatingPool)
-            .where(RatingPool.key == pool)
-            .with_for_update()
-            .execution_options(populate_existing=True)
-        )
-    ).scalar_one()
 
 
 async def _progress(ctx: JobContext | None, value: float) -> None:
@@ -186,6 +180,11 @@ async def recompute_pool(
     # A recompute holds millions of small objects (rows, games, history) at once, none of them in a
     # cycle: the cyclic garbage collector would rescan that growing heap again and again (a third of
     # the run time), so it is paused for the recompute and restored afterwards.
+    known = await session.get(RatingPool, pool)
+    base = characters.family_base(known) if known is not None else None
+    if base is not None:  # a character pool: its family is rated together (ratings/characters.py)
+        done = await characters.recompute_family(session, pool, base)
+        return {"pool": pool, "mode": "recompute", "games": done["games"], "players": done["players"]}
     with collector_paused():
         return await _recompute(session, pool, ctx, phases if phases is not None else Phases())
 
@@ -193,7 +192,7 @@ async def recompute_pool(
 async def _recompute(session: AsyncSession, pool: str, ctx: JobContext | None, took: Phases) -> PoolResult:
     clock = time.perf_counter
     t = clock()
-    row = await _lock_pool(session, pool)
+    row = await lock_pool(session, pool)
     if row is None:
         raise NotFound(f"rating pool {pool!r} not found")
     cfg = core.pool_config(row.settings)
@@ -291,7 +290,10 @@ async def _fast_commit(session: AsyncSession) -> None:
 async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None = None) -> PoolResult:
     """Rate the pool's confirmed games after its high-water mark; recompute when the history is not
     a clean prefix of the games (see the module docstring). One transaction, not committed."""
-    row = await _lock_pool(session, pool)
+    known = await session.get(RatingPool, pool)
+    if known is not None and characters.family_base(known) is not None:
+        return await recompute_pool(session, pool, ctx)  # a character pool's family is rated together
+    row = await lock_pool(session, pool)
     if row is None:
         raise NotFound(f"rating pool {pool!r} not found")
     cfg = core.pool_config(row.settings)

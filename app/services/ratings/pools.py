@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -154,3 +154,21 @@ async def match_pools(session: AsyncSession, match_id: str) -> list[str]:
         if k not in keys:
             keys.append(k)
     return keys
+
+
+async def lock_pool(session: AsyncSession, pool: str) -> RatingPool | None:
+    """Lock the pool's row as both jobs do (``UPDATE … version + 1``, then ``SELECT … FOR UPDATE``:
+    jobs on one pool serialize); None when there is no such pool."""
+    res = await session.execute(
+        update(RatingPool).where(RatingPool.key == pool).values(version=RatingPool.version + 1)
+    )
+    if res.rowcount == 0:  # type: ignore[attr-defined]
+        return None
+    return (
+        await session.execute(
+            select(RatingPool)
+            .where(RatingPool.key == pool)
+            .with_for_update()
+            .execution_options(populate_existing=True)
+        )
+    ).scalar_one()

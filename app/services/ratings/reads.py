@@ -11,6 +11,7 @@ from datetime import datetime
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from app.core.errors import InvalidInput, NotFound, Problem
 from app.db.models import Match, Player, Rating, RatingHistory, RatingPool
@@ -83,11 +84,14 @@ def _decode_cursor(cursor: str) -> tuple[float, str]:
 
 
 async def leaderboard(
-    session: AsyncSession, pool: str, limit: int, cursor: str | None
+    session: AsyncSession, pool: str, limit: int, cursor: str | None, q: str | None = None
 ) -> tuple[list[BoardRow], str | None]:
     """The pool's players by rating (highest first, then player id); equal ratings share a rank
-    (competition ranking: 1, 2, 2, 4)."""
+    (competition ranking: 1, 2, 2, 4). ``q``: only the players whose name contains it
+    (case-insensitive), each keeping its rank in the whole pool."""
     await get_pool(session, pool)
+    if q:
+        return await _found(session, pool, limit, cursor, q)
     stmt = (
         select(Rating.player_id, Player.name, Rating.rating, Rating.games)
         .join(Player, Player.id == Rating.player_id)
@@ -124,6 +128,34 @@ async def leaderboard(
         else:
             rank = before + i + 1
         out.append(BoardRow(rank, pid, name, float(rating), int(games)))
+    nxt = _encode_cursor(out[-1].rating, out[-1].player_id) if len(rows) > limit else None
+    return out, nxt
+
+
+async def _found(
+    session: AsyncSession, pool: str, limit: int, cursor: str | None, q: str
+) -> tuple[list[BoardRow], str | None]:
+    """The leaderboard's rows whose name contains ``q``, in its order, each with its rank in the
+    whole pool (one more than the ratings above it)."""
+    higher = aliased(Rating)
+    rank = (
+        select(func.count())
+        .select_from(higher)
+        .where(higher.pool_key == pool, higher.rating > Rating.rating)
+        .scalar_subquery()
+    )
+    stmt = (
+        select(Rating.player_id, Player.name, Rating.rating, Rating.games, rank)
+        .join(Player, Player.id == Rating.player_id)
+        .where(Rating.pool_key == pool, Player.name.ilike(f"%{q}%"))
+    )
+    if cursor:
+        cr, cpid = _decode_cursor(cursor)
+        stmt = stmt.where(or_(Rating.rating < cr, (Rating.rating == cr) & (Rating.player_id > cpid)))
+    rows = (
+        await session.execute(stmt.order_by(Rating.rating.desc(), Rating.player_id).limit(limit + 1))
+    ).all()
+    out = [BoardRow(int(n) + 1, pid, name, float(r), int(g)) for pid, name, r, g, n in rows[:limit]]
     nxt = _encode_cursor(out[-1].rating, out[-1].player_id) if len(rows) > limit else None
     return out, nxt
 

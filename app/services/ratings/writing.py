@@ -23,6 +23,7 @@ from app.db.models import RatingHistory
 
 COPY_ROWS = 50_000  # history rows packed per chunk of COPY data
 
+RATING_COLS = ["pool_key", "player_id", "rating", "games", "start_rating", "updated_at"]
 HISTORY_COLS = ["pool_key", "player_id", "match_id", "seq", "before", "after", "gen"]
 
 

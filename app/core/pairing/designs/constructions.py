@@ -336,9 +336,10 @@ def _steiner_raw(v: int, k: int) -> tuple[list[list[int]], list[list[int]] | Non
         n = _log(v, k)
         if n is not None and n >= 2:
             return _affine_space(k, n)
-    # Kirkman triple systems by the cyclic construction: resolvable, so they come before PG(n, 2)
+    # Kirkman triple systems by the cyclic construction, or as a product of two smaller ones:
+    # resolvable, so they come before PG(n, 2)
     if k == 3 and v % 6 == 3:
-        kirkman = cyclic_kirkman(v)
+        kirkman = cyclic_kirkman(v) or _kirkman_product(v)
         if kirkman is not None:
             return kirkman
     # projective spaces PG(n, q), q = k − 1
@@ -365,6 +366,46 @@ def _steiner_raw(v: int, k: int) -> tuple[list[list[int]], list[list[int]] | Non
             blocks = _radical_s24(v)
             if blocks is not None:
                 return blocks, None
+    return None
+
+
+def _kirkman_product(v: int) -> tuple[list[list[int]], list[list[int]]] | None:
+    """A KTS(a·b) from a KTS(a) and a KTS(b) (a = 3 gives the tripling KTS(b) → KTS(3b)).
+
+    Players are (x, w), x in Z_a, w in 0..b−1, numbered w·a + x. Rounds: each round of the KTS(a)
+    played in every copy w at once ((a − 1)/2 rounds); then for each round of the KTS(b) and each
+    t in Z_a, every block {p, q, r} of that round gives the tables {(x, p), (x + t, q), (x + 2t, r)}
+    for every x (a·(b − 1)/2 rounds). A pair in one copy meets in the first part; a pair (x, p),
+    (y, q) of two copies meets once in the second, in the block of p and q, at the t that their
+    positions and y − x fix (t, or half of it: a is odd). (a·b − 1)/2 rounds in all."""
+    for a in range(3, v // 3 + 1, 6):
+        b, rest = divmod(v, a)
+        if rest or b % 6 != 3:
+            continue
+        small, big = steiner_system(a, 3), steiner_system(b, 3)
+        if small is None or big is None:
+            continue
+        a_tables, a_rounds = small
+        b_tables, b_rounds = big
+        if a_rounds is None or b_rounds is None:
+            continue
+        played = [[[w * a + x for x in a_tables[i]] for w in range(b) for i in rnd] for rnd in a_rounds]
+        for rnd in b_rounds:
+            blocks = [sorted(b_tables[i]) for i in rnd]
+            played += [
+                [
+                    [p * a + x, q * a + (x + t) % a, r * a + (x + 2 * t) % a]
+                    for p, q, r in blocks
+                    for x in range(a)
+                ]
+                for t in range(a)
+            ]
+        tables = [t for rnd_tables in played for t in rnd_tables]
+        rounds, start = [], 0
+        for rnd_tables in played:
+            rounds.append(list(range(start, start + len(rnd_tables))))
+            start += len(rnd_tables)
+        return tables, rounds
     return None
 
 

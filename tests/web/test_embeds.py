@@ -1,0 +1,159 @@
+"""The embeds as a club's site uses them (docs/web.md "Embeds"): the snippet copied from the event's
+page, pasted into a page served from another origin, shows the standings, the round and the bracket
+inside their frames — themed, limited, and live when a result comes in."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+from tests.web.conftest import ADMIN, api, bearer, items
+
+NAMES = ["Ada", "Grace", "Alan", "Barbara"]
+
+
+class _Club:
+    """A club's site on another origin (another port of the loopback): one page holding what it was given."""
+
+    def __init__(self) -> None:
+        self.html = "<!doctype html><title>Club</title>"
+        club = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the handler's own name
+                body = club.html.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+
+@pytest.fixture(scope="module")
+def club() -> Iterator[_Club]:
+    site = _Club()
+    yield site
+    site.httpd.shutdown()
+
+
+def _event(client: httpx.Client, stages: list[dict[str, Any]]) -> tuple[str, dict[str, str], list[Any]]:
+    made = client.post(
+        "/v1/events",
+        json={"name": "Club night", "game": "generic", "settings": {"stages": stages}},
+        headers=bearer(ADMIN),
+    ).json()
+    org = bearer(made["organizer_token"])
+    client.post(f"/v1/events/{made['id']}/entries", json=[{"name": n} for n in NAMES], headers=org)
+    started = client.post(f"/v1/events/{made['id']}/start", headers=org)
+    assert started.status_code == 200, started.text
+    return made["id"], org, started.json()["round"]["matches"]
+
+
+def _win(client: httpx.Client, org: dict[str, str], match: dict[str, Any], winner: int = 0) -> None:
+    seats = [s["entry_id"] for s in match["seats"]]
+    body = {"seats": [{"entry_id": e, "place": 1 if i == winner else 2} for i, e in enumerate(seats)]}
+    assert client.post(f"/v1/matches/{match['id']}/result", json=body, headers=org).status_code == 200
+
+
+def test_a_club_frames_the_snippets_and_they_follow_the_event(server: str, browser: Any, club: _Club) -> None:
+    client = api(server)
+    event_id, org, matches = _event(client, [{"format": "swiss", "rounds": 2}])
+    _win(client, org, matches[0])
+
+    # the organizer copies the snippets from the event's page
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    page.goto(f"{server}/e/{event_id}")
+    page.get_by_text("Put it on your site").click()
+    codes = {part: page.locator(f"#embed-{part}").input_value() for part in ("standings", "round", "bracket")}
+    for part, code in codes.items():
+        assert f"{server}/embed/e/{event_id}/{part}?theme=light" in code and code.startswith("<iframe ")
+    # pasted into the club's page, one of them dark and limited to three rows
+    club.html = (
+        "<!doctype html><html lang='en'><title>Club</title><h1>Our club</h1>"
+        + codes["standings"].replace("theme=light", "theme=dark&amp;limit=3")
+        + codes["round"]
+    )
+    page.goto(club.url)
+    standings = page.frame_locator(f"iframe[src*='/embed/e/{event_id}/standings']")
+    rounds = page.frame_locator(f"iframe[src*='/embed/e/{event_id}/round']")
+    rows = standings.locator("table.standings tbody tr")
+    rows.first.wait_for()
+    api_rows = client.get(f"/v1/events/{event_id}/standings").json()["rows"]
+    assert rows.count() == 3
+    for i in range(3):
+        cells = rows.nth(i).locator("td")
+        assert cells.nth(1).inner_text().strip() == api_rows[i]["name"]
+        assert float(cells.nth(2).inner_text()) == api_rows[i]["points"]
+    assert "theme-dark" in (standings.locator("body").get_attribute("class") or "")
+    assert rounds.locator("table.pairings tbody tr").count() == len(matches)
+
+    # a result reported meanwhile reaches both frames by itself
+    _win(client, org, matches[1], winner=1)
+    expect(rounds.locator("table.pairings tbody tr.m-confirmed")).to_have_count(2)
+    top = [r["name"] for r in client.get(f"/v1/events/{event_id}/standings").json()["rows"][:3]]
+    expect(standings.locator("table.standings tbody td.name")).to_have_text(top)
+    context.close()
+
+
+def test_the_bracket_embed_draws_every_round(server: str, browser: Any, club: _Club) -> None:
+    client = api(server)
+    event_id, org, matches = _event(client, [{"format": "single_elimination"}])
+    for m in matches:
+        _win(client, org, m)
+    final = client.post(f"/v1/events/{event_id}/rounds", headers=org)
+    assert final.status_code in (200, 201), final.text
+    club.html = f"<!doctype html><title>Club</title><iframe src='{server}/embed/e/{event_id}/bracket?lang=ja' title='bracket'></iframe>"
+    page = browser.new_page(locale="en-US")
+    page.goto(club.url)
+    frame = page.frame_locator("iframe")
+    svg = frame.locator("svg.bracket-svg")
+    svg.wait_for()
+    # a box per match, in two columns; a path from each semifinal to the final; the winners marked
+    boxes = svg.locator("g.br-match")
+    assert boxes.count() == len(matches) + 1
+    assert svg.locator("path.br-line").count() == 2
+    winners = sorted(m["seats"][0]["entry_id"] for m in matches)
+    names = {e["id"]: e["name"] for e in items(client.get(f"/v1/events/{event_id}/entries").json())}
+    final_box = boxes.nth(len(matches))
+    assert sorted(final_box.locator("text").all_text_contents()) == sorted(names[w] for w in winners)
+    assert svg.locator("text.won").count() == len(matches)  # the final is still to play
+    first_x = float(boxes.nth(0).locator("rect").get_attribute("x") or 0)
+    final_x = float(final_box.locator("rect").get_attribute("x") or 0)
+    assert final_x > first_x  # the final's column right of the semifinals'
+    assert frame.locator("html").get_attribute("lang") == "ja"
+    assert re.search("トーナメント表", frame.locator("h1").inner_text())
+    # the same bracket as a list, for a reader that does not see the drawing
+    frame.get_by_text("トーナメント表をリストで表示").click()
+    assert frame.locator(".bracket-round").count() == 2
+    page.close()
+
+
+def test_who_may_frame_an_embed_and_what_else_stays_unframed(server: str) -> None:
+    client = api(server)
+    event_id, _, _ = _event(client, [{"format": "swiss", "rounds": 1}])
+    embed = client.get(f"/embed/e/{event_id}/standings")
+    assert embed.status_code == 200
+    assert embed.headers["content-security-policy"].endswith("frame-ancestors *")  # the default: any site
+    assert "x-frame-options" not in embed.headers
+    console = client.get("/console")
+    assert "frame-ancestors 'none'" in console.headers["content-security-policy"]
+    missing = client.get(f"/embed/e/{event_id}/scores", headers={"Accept": "text/html"})
+    assert missing.status_code == 404 and "standings, round, bracket" in missing.text
+    theme = client.get(f"/embed/e/{event_id}/round?theme=pink")
+    assert theme.status_code == 422 and "theme" in theme.text
+    assert items(client.get(f"/v1/events/{event_id}/entries").json())  # the event itself is untouched

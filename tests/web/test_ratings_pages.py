@@ -1,0 +1,209 @@
+"""A league's pages in Chromium (docs/web.md "Rating pages"): a rated Swiss played through the API,
+then the pools, the leaderboard row by row against ``GET /v1/ratings/{pool}`` (its search and its
+pages), a player's rating chart against their history (a point per game, in order, higher ratings
+drawn higher) with no CSP violation, and a season's table against ``GET /v1/seasons/{id}/standings``."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from app.web import i18n
+from tests.web.conftest import ADMIN, api, bearer, items, rated
+from tests.web.test_csp import WATCH
+
+NAMES = ["Ada", "Adele", "Bruno", "Chiara", "Dario", "Elena"]
+ROUNDS = 3
+
+
+@pytest.fixture(scope="module")
+def league(server: str) -> dict[str, Any]:
+    """A rated 6-player Swiss of three rounds into a pool of its own, finished, counted in a season."""
+    client = api(server)
+    pool = f"league-{uuid.uuid4().hex[:8]}"
+    made = client.post(
+        "/v1/events",
+        json={
+            "name": "League Night",
+            "game": "generic",
+            "settings": {
+                "rated": True,
+                "rating": {"pool": pool},
+                "stages": [{"format": "swiss", "rounds": ROUNDS}],
+            },
+        },
+        headers=bearer(ADMIN),
+    )
+    assert made.status_code == 201, made.text
+    event = made.json()
+    org = bearer(event["organizer_token"])
+    rows = [{"name": n} for n in NAMES]
+    assert client.post(f"/v1/events/{event['id']}/entries", json=rows, headers=org).status_code == 201
+    matches = client.post(f"/v1/events/{event['id']}/start", headers=org).json()["round"]["matches"]
+    for n in range(ROUNDS):
+        for m in matches:
+            a, b = (s["entry_id"] for s in m["seats"])
+            body = {"seats": [{"entry_id": a, "place": 1}, {"entry_id": b, "place": 2}]}
+            r = client.post(f"/v1/matches/{m['id']}/result", json=body, headers=org)
+            assert r.status_code == 200, r.text
+        if n + 1 < ROUNDS:
+            r = client.post(f"/v1/events/{event['id']}/rounds", headers=org)
+            assert r.status_code in (200, 201), r.text
+            matches = r.json()["matches"]
+    r = client.post(f"/v1/events/{event['id']}/advance", headers=org)
+    assert r.status_code == 200 and r.json()["event"]["status"] == "finished", r.text
+    season = client.post(
+        "/v1/seasons", json={"name": "Autumn League", "points": [10, 6, 4, 3, 2, 1]}, headers=bearer(ADMIN)
+    ).json()
+    r = client.post(
+        f"/v1/seasons/{season['id']}/events",
+        json={"event_id": event["id"]},
+        headers=bearer(season["organizer_token"]),
+    )
+    assert r.status_code == 200, r.text
+    rated(client, pool, ROUNDS * len(NAMES) // 2)
+    return {"pool": pool, "event": event["id"], "season": season["id"], "client": client}
+
+
+def _cells(page: Any, rows: str) -> list[list[str]]:
+    return [
+        [c.strip() for c in r]
+        for r in page.locator(rows).evaluate_all("rs => rs.map(r => [...r.cells].map(c => c.textContent))")
+    ]
+
+
+def _board(api_rows: list[dict[str, Any]]) -> list[list[str]]:
+    return [[str(r["rank"]), r["name"], f"{r['rating']:.1f}", str(r["games"])] for r in api_rows]
+
+
+def test_the_pools_and_a_leaderboard_with_its_search_and_pages(
+    server: str, browser: Any, league: dict[str, Any]
+) -> None:
+    pool, client = league["pool"], league["client"]
+    context = browser.new_context(locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/")
+        page.locator("header nav a[href='/ratings']").click()
+        row = page.locator(f"tr[data-pool='{pool}']")
+        listed = [p for p in client.get("/v1/ratings").json()["items"] if p["pool"] == pool][0]
+        assert _cells(page, f"tr[data-pool='{pool}']")[0][:4] == [
+            pool,
+            "generic",
+            str(listed["players"]),
+            str(listed["games"]),
+        ]
+        row.get_by_role("link", name=pool).click()
+        page.wait_for_url(f"**/ratings/{pool}")
+        whole = client.get(f"/v1/ratings/{pool}").json()["items"]
+        assert len(whole) == len(NAMES)
+        assert [c[:4] for c in _cells(page, "table.leaderboard tbody tr")] == _board(whole)
+        hrefs = page.locator("table.leaderboard tbody a").evaluate_all(
+            "as => as.map(a => a.getAttribute('href'))"
+        )
+        assert hrefs == [f"/players/{r['player_id']}" for r in whole]
+
+        # the search, by a GET form: the names that contain it, with their rank in the whole pool
+        page.fill("#q", "ad")
+        with page.expect_navigation():
+            page.locator("form.search button[type=submit]").click()
+        assert "q=ad" in page.url
+        found = client.get(f"/v1/ratings/{pool}", params={"q": "ad"}).json()["items"]
+        assert {r["name"] for r in found} == {"Ada", "Adele"}
+        assert [c[:4] for c in _cells(page, "table.leaderboard tbody tr")] == _board(found)
+        assert _board(found) == [b for b in _board(whole) if b[1] in ("Ada", "Adele")]
+
+        # pages of four rows: the API's cursor, the next page the rest
+        page.goto(f"{server}/ratings/{pool}?limit=4")
+        assert [c[:4] for c in _cells(page, "table.leaderboard tbody tr")] == _board(whole[:4])
+        page.locator("a[rel=next]").click()
+        page.wait_for_url("**cursor=**")
+        assert [c[:4] for c in _cells(page, "table.leaderboard tbody tr")] == _board(whole[4:])
+        assert page.locator("a[rel=next]").count() == 0
+
+        # an unknown pool: the project's error page, 404
+        answer = page.goto(f"{server}/ratings/no-such-pool")
+        assert answer is not None and answer.status == 404
+        assert page.locator("h1").inner_text() == i18n.EN["error_404"]
+    finally:
+        context.close()
+
+
+def test_a_players_chart_follows_their_history(server: str, browser: Any, league: dict[str, Any]) -> None:
+    pool, client = league["pool"], league["client"]
+    top = client.get(f"/v1/ratings/{pool}").json()["items"][0]
+    history = [
+        p for p in client.get(f"/v1/players/{top['player_id']}/ratings").json()["items"] if p["pool"] == pool
+    ][0]["history"]
+    assert len(history) == ROUNDS
+    context = browser.new_context(locale="en-US", viewport={"width": 390, "height": 844})
+    context.add_init_script(WATCH)  # the page's policy: any violation is recorded
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/ratings/{pool}")
+        page.locator("table.leaderboard tbody tr").first.get_by_role("link").click()
+        page.wait_for_url(f"**/players/{top['player_id']}")
+        assert page.locator("h1").inner_text() == top["name"]
+        section = page.locator(f"section.pool-history[data-pool='{pool}']")
+        chart = section.locator("svg.rating-chart")
+        assert chart.get_attribute("role") == "img" and pool in (chart.get_attribute("aria-label") or "")
+        points = chart.locator("circle.point").evaluate_all(
+            "cs => cs.map(c => ({x: +c.getAttribute('cx'), y: +c.getAttribute('cy'),"
+            " r: +c.dataset.rating, title: c.querySelector('title').textContent}))"
+        )
+        assert [p["r"] for p in points] == [h["after"] for h in history]  # one a game, in order
+        assert all(a["x"] < b["x"] for a, b in zip(points, points[1:], strict=False))
+        for a in points:  # a higher rating is drawn higher (a smaller y)
+            for b in points:
+                if a["r"] > b["r"]:
+                    assert a["y"] < b["y"], (a, b)
+        change = f"{history[0]['after'] - history[0]['before']:+.1f}"
+        assert change in points[0]["title"] and history[0]["at"][:10] in points[0]["title"]
+        # the chart fits the phone's width (no sideways scrolling), and the table says the same
+        box = chart.bounding_box()
+        assert box is not None and box["width"] <= 390
+        rows = _cells(page, f"section.pool-history[data-pool='{pool}'] table.history tbody tr")
+        assert [r[5] for r in rows] == [f"{h['after']:.1f}" for h in history]
+        assert all(r[2] and r[2] != "—" for r in rows)  # every game names its opponent
+        # the event the player played, with their place, and its link to the pool's board
+        season = client.get(f"/v1/seasons/{league['season']}/standings").json()["items"]
+        (mine,) = [r["results"][0] for r in season if r["player_id"] == top["player_id"]]
+        place = page.locator(f"tr[data-event='{league['event']}'] td.place").inner_text()
+        assert place.split(" of ")[0].lstrip("=") == str(mine["place"]) and place.endswith(
+            f" of {len(NAMES)}"
+        )
+        # drawn under the pages' CSP: no violation, and the stylesheet's colours reach the SVG
+        assert page.evaluate("window.__violations") == []
+        line = chart.locator("polyline.line")
+        assert line.evaluate("l => getComputedStyle(l).fill") == "none"
+        page.locator(f"tr[data-event='{league['event']}'] a").click()
+        page.get_by_role("link", name="Rating leaderboard").click()
+        page.wait_for_url(f"**/ratings/{pool}")
+    finally:
+        context.close()
+
+
+def test_a_season_page_is_its_standings(server: str, browser: Any, league: dict[str, Any]) -> None:
+    client = league["client"]
+    standings = client.get(f"/v1/seasons/{league['season']}/standings").json()
+    assert standings["events"] == [league["event"]] and len(standings["items"]) == len(NAMES)
+    context = browser.new_context(locale="ja-JP")
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/seasons/{league['season']}")
+        assert page.locator("html").get_attribute("lang") == "ja"
+        assert page.locator("h1").inner_text() == "Autumn League"
+        rows = _cells(page, "table.season tbody tr")
+        assert [r[:4] for r in rows] == [
+            [str(r["rank"]), r["name"], f"{r['points']:g}", str(r["events"])] for r in standings["items"]
+        ]
+        assert [r[4] for r in rows] == [
+            f"{r['results'][0]['place']}位 · {r['results'][0]['points']:g}" for r in standings["items"]
+        ]
+        listed = page.locator("#season-events li").evaluate_all("ls => ls.map(l => l.dataset.event)")
+        assert listed == [league["event"]]
+        assert items(client.get(f"/v1/seasons/{league['season']}").json()["events"])[0]["counted"] is True
+    finally:
+        context.close()
