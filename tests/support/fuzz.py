@@ -133,8 +133,8 @@ def excused_by(
     operation: str, status: int, problem: dict[str, Any], floats: frozenset[tuple[str, ...]] = frozenset()
 ) -> list[str]:
     """Why the refusal of a schema-valid request is right (the rules that account for it, each of its
-    errors by one of them at least, or by a float with no fraction at its place, ``floats``); empty
-    when nothing does: a finding."""
+    errors by one of them at least, or by a float with no fraction at or under its place,
+    ``floats``); empty when nothing does: a finding."""
     rules = [rule for rule in UNEXPRESSIBLE if rule.applies(operation, status, problem)]
     whole = [rule.why for rule in rules if rule.loc is None and rule.msg is None]
     if whole:
@@ -144,7 +144,8 @@ def excused_by(
     for error in errors:
         loc = tuple(str(part) for part in error.get("loc", ()))
         naming = [rule.why for rule in rules if rule.names(error)]
-        if status == 422 and (loc in floats or loc[:1] == ("body",) and loc[1:] in floats):
+        bare = loc[1:] if loc[:1] == ("body",) else loc
+        if status == 422 and any(f[: len(bare)] == bare for f in floats):
             naming.append(INTEGRAL_FLOAT)
         if not naming:
             return []
@@ -203,6 +204,13 @@ UNEXPRESSIBLE: tuple[Unexpressible, ...] = (
         msg="seats of game",
     ),
     Unexpressible(
+        "an event's min_entries is no more than its capacity",
+        422,
+        ("POST /v1/events", "PATCH /v1/events/{event_id}"),
+        loc=("settings", "min_entries"),
+        msg="is above the capacity",
+    ),
+    Unexpressible(
         "a points-per-place list has one value per seat of its stage's tables",
         422,
         ("POST /v1/events", "PATCH /v1/events/{event_id}"),
@@ -231,7 +239,7 @@ UNEXPRESSIBLE: tuple[Unexpressible, ...] = (
         "a player is entered once in an event",
         422,
         ("POST /v1/events/{event_id}/entries",),
-        msg="is already entered",
+        msg="is already entered|^the same player as row",
     ),
     Unexpressible(
         "a forbidden pair is listed once, either way round",
