@@ -184,6 +184,7 @@ class AdjudicateRite(StrictTypes):
             "oneOf": [
                 {
                     "required": ["rings"],
+                    "properties": {"rings": {"type": "array"}},
                     "not": {"anyOf": [{"required": [k]} for k in ("deal", "first_player", "plays")]},
                 },
                 {
