@@ -1,6 +1,7 @@
-"""The embeds: an event's standings, current round and brackets as small pages for other sites to
-frame (docs/web.md "Embeds"). Each reads the event as its public page does (``views.event_page``),
-follows the live stream as every page does, and may be framed by the origins of
+"""The embeds: an event's standings, current round and brackets, and a rating pool's leaderboard, as
+small pages for other sites to frame (docs/web.md "Embeds"). An event's read it as its public page
+does (``views.event_page``) and follow its live stream as every page does; the leaderboard reads
+``ratings.leaderboard``, as ``GET /v1/ratings/{pool}`` does. All may be framed by the origins of
 ``ARBITER_EMBED_ORIGINS`` (the ``frame-ancestors`` the request middleware sends for ``/embed/``)."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from fastapi.responses import HTMLResponse
 
 from app.api.deps import SessionDep
 from app.core.errors import NotFound
+from app.services import ratings as rating_svc
 from app.web.render import PageRoute, page
 from app.web.views import LIVE_TYPES, event_page
 
@@ -37,13 +39,22 @@ async def embed(
     return page(request, "embed.html", p=p, part=part, theme=theme, limit=limit, live_types=LIVE_TYPES)
 
 
+BOARD_ROWS = 20  # a leaderboard embed's rows unless ``limit`` says
+
+
+@router.get("/embed/ratings/{pool}", response_class=HTMLResponse)
+async def leaderboard(
+    request: Request, pool: str, session: SessionDep, theme: Theme = "light", limit: Limit = None
+) -> HTMLResponse:
+    rows, _ = await rating_svc.leaderboard(session, pool, min(limit or BOARD_ROWS, 500), None, None)
+    return page(request, "embed_leaderboard.html", pool=pool, rows=rows, theme=theme)
+
+
+def frame(src: str, title: str) -> str:
+    """The copy-paste ``<iframe>`` of one embed."""
+    return f'<iframe src="{src}" title="{title}" width="100%" height="420" loading="lazy"></iframe>'
+
+
 def snippets(base: str, event_id: str) -> list[tuple[str, str]]:
     """The copy-paste ``<iframe>`` of each embed of an event, as its public page shows them."""
-    return [
-        (
-            part,
-            f'<iframe src="{base}/embed/e/{event_id}/{part}?theme=light" title="{part}" '
-            f'width="100%" height="420" loading="lazy"></iframe>',
-        )
-        for part in EMBEDS
-    ]
+    return [(part, frame(f"{base}/embed/e/{event_id}/{part}?theme=light", part)) for part in EMBEDS]

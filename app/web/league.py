@@ -19,6 +19,7 @@ from app.services import profiles as profile_svc
 from app.services import ratings as rating_svc
 from app.services import seasons as season_svc
 from app.web.charts import rating_chart
+from app.web.embeds import frame
 from app.web.i18n import translator
 from app.web.render import PageRoute, language, page
 
@@ -61,6 +62,9 @@ async def leaderboard(
         first=_link(pool, keep),
         more=_link(pool, {**keep, "cursor": nxt}) if nxt else None,
         title=core.title,
+        embed=frame(
+            f"{str(request.base_url).rstrip('/')}/embed/ratings/{quote(pool, safe='')}?theme=light", pool
+        ),
     )
 
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import threading
 import time
 import uuid
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +137,28 @@ def rated(client: httpx.Client, pool: str, games: int, within: float = 15) -> No
 def items(body: Any) -> list[Any]:
     """A list answer, as a bare list or as a page (``{items, next_cursor}``)."""
     return list(body["items"]) if isinstance(body, dict) else list(body)
+
+
+class OtherOrigin:
+    """A club's site on another origin (another port of the loopback), serving one page: what it was
+    given (a pasted embed, say)."""
+
+    def __init__(self) -> None:
+        self.html = "<!doctype html><title>Club</title>"
+        club = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the handler's own name
+                body = club.html.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()

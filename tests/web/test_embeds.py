@@ -5,47 +5,21 @@ inside their frames — themed, limited, and live when a result comes in."""
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.web.conftest import ADMIN, api, bearer, items
+from tests.web.conftest import ADMIN, OtherOrigin, api, bearer, items
 
 NAMES = ["Ada", "Grace", "Alan", "Barbara"]
 
 
-class _Club:
-    """A club's site on another origin (another port of the loopback): one page holding what it was given."""
-
-    def __init__(self) -> None:
-        self.html = "<!doctype html><title>Club</title>"
-        club = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - the handler's own name
-                body = club.html.encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-
 @pytest.fixture(scope="module")
-def club() -> Iterator[_Club]:
-    site = _Club()
+def club() -> Iterator[OtherOrigin]:
+    site = OtherOrigin()
     yield site
     site.httpd.shutdown()
 
@@ -69,7 +43,9 @@ def _win(client: httpx.Client, org: dict[str, str], match: dict[str, Any], winne
     assert client.post(f"/v1/matches/{match['id']}/result", json=body, headers=org).status_code == 200
 
 
-def test_a_club_frames_the_snippets_and_they_follow_the_event(server: str, browser: Any, club: _Club) -> None:
+def test_a_club_frames_the_snippets_and_they_follow_the_event(
+    server: str, browser: Any, club: OtherOrigin
+) -> None:
     client = api(server)
     event_id, org, matches = _event(client, [{"format": "swiss", "rounds": 2}])
     _win(client, org, matches[0])
@@ -110,7 +86,7 @@ def test_a_club_frames_the_snippets_and_they_follow_the_event(server: str, brows
     context.close()
 
 
-def test_the_bracket_embed_draws_every_round(server: str, browser: Any, club: _Club) -> None:
+def test_the_bracket_embed_draws_every_round(server: str, browser: Any, club: OtherOrigin) -> None:
     client = api(server)
     event_id, org, matches = _event(client, [{"format": "single_elimination"}])
     for m in matches:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from app.web import i18n
-from tests.web.conftest import ADMIN, api, bearer, items, rated
+from tests.web.conftest import ADMIN, OtherOrigin, api, bearer, items, rated
 from tests.web.test_csp import WATCH
 
 NAMES = ["Ada", "Adele", "Bruno", "Chiara", "Dario", "Elena"]
@@ -207,3 +207,31 @@ def test_a_season_page_is_its_standings(server: str, browser: Any, league: dict[
         assert items(client.get(f"/v1/seasons/{league['season']}").json()["events"])[0]["counted"] is True
     finally:
         context.close()
+
+
+def test_a_club_frames_the_leaderboard(server: str, browser: Any, league: dict[str, Any]) -> None:
+    pool, client = league["pool"], league["client"]
+    club = OtherOrigin()
+    page = browser.new_page(locale="en-US")
+    try:
+        page.goto(f"{server}/ratings/{pool}")
+        page.get_by_text("Put it on your site").click()
+        code = page.locator("#embed-leaderboard").input_value()
+        assert code.startswith("<iframe ") and f"{server}/embed/ratings/{pool}?theme=light" in code
+        club.html = "<!doctype html><title>Club</title>" + code.replace(
+            "theme=light", "theme=dark&amp;limit=3"
+        )
+        page.goto(club.url)
+        frame = page.frame_locator("iframe")
+        frame.locator("table.leaderboard tbody tr").first.wait_for()
+        top = client.get(f"/v1/ratings/{pool}", params={"limit": 3}).json()["items"]
+        cells = frame.locator("table.leaderboard tbody tr").evaluate_all(
+            "rs => rs.map(r => [...r.cells].map(c => c.textContent.trim()))"
+        )
+        assert cells == _board(top)
+        assert "theme-dark" in (frame.locator("body").get_attribute("class") or "")
+        answer = client.get(f"/embed/ratings/{pool}")
+        assert answer.headers["content-security-policy"].endswith("frame-ancestors *")
+    finally:
+        page.close()
+        club.httpd.shutdown()
