@@ -10,13 +10,14 @@ makes the route.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from app.api.schemas import Strict
 from app.api.verdicts import RoyalVerdict, VerdictRoute
 from app.core.games import battlebooks_royal as br
+from app.core.games.battlebooks import BODY_POINTS_LIMIT
 
 SEAT = 1_000  # a seat number far past any table: the core names the seat that is not there
 POINTS = 1e9
@@ -36,7 +37,39 @@ class RoyalTurn(Strict):
     )
 
 
+def _table(seats: int) -> dict[str, Any]:
+    """The record of a table of ``seats`` as ``br.parse_record`` checks it: a seat number names a
+    seat of the table, every seat has starting body points (above 0), at least one turn."""
+    seat = {"minimum": 0, "maximum": seats - 1}
+    points = {"minimum": -BODY_POINTS_LIMIT, "maximum": BODY_POINTS_LIMIT}
+    return {
+        "properties": {
+            "players": {"const": seats},
+            "first": seat,
+            "body_points": {
+                "minItems": seats,
+                "maxItems": seats,
+                "items": {"exclusiveMinimum": 0, "maximum": BODY_POINTS_LIMIT},
+            },
+            "turns": {
+                "minItems": 1,
+                "items": {
+                    "properties": {
+                        "attacker": seat,
+                        "target": seat,
+                        "attacker_body_points": points,
+                        "target_body_points": points,
+                    }
+                },
+            },
+        }
+    }
+
+
 class AdjudicateRoyal(Strict):
+    # one shape per table size (the core words the refusals; the fields' own bounds parse)
+    model_config = ConfigDict(json_schema_extra={"oneOf": [_table(n) for n in range(2, br.ROYAL_MAX + 1)]})
+
     players: int = Field(ge=2, le=br.ROYAL_MAX, description="seats at the table")
     first: int | None = Field(
         default=None, ge=-SEAT, le=SEAT, description="the seat holding the token first (default 0)"

@@ -26,7 +26,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from app.api.csv_io import csv_text
+from app.api.csv_io import attachment, csv_text
 
 # The operations answered through cached(): the OpenAPI document declares If-None-Match, ETag,
 # Cache-Control and 304 on them.
@@ -157,5 +157,5 @@ def cached_csv(
         request,
         csv_text(header, rows).encode(),
         media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        headers={"Content-Disposition": attachment(filename)},
     )

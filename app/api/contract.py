@@ -43,7 +43,7 @@ from pydantic import TypeAdapter
 from app.api.caching import ETAGGED
 from app.api.deps import get_principal
 from app.api.guard import HEAVY_PREFIXES
-from app.api.idempotency import IDEMPOTENT
+from app.api.idempotency import IDEMPOTENT, MAX_KEY_LENGTH
 from app.api.problems import PROBLEM
 from app.core import settings_schema
 from app.core.games.registry import RECORD_SHAPES
@@ -136,12 +136,12 @@ def _roles(dependant: Dependant) -> list[str]:
 ROLE_ORDER = ("admin", "organizer", "scorekeeper", "judge", "entry", "season", "monitor")
 
 
-def _request_header(name: str, description: str) -> dict[str, Any]:
+def _request_header(name: str, description: str, **bounds: Any) -> dict[str, Any]:
     return {
         "name": name,
         "in": "header",
         "required": False,
-        "schema": {"type": "string"},
+        "schema": {"type": "string", **bounds},
         "description": description,
     }
 
@@ -189,10 +189,16 @@ def _operation(route: APIRoute, path: str, method: str, op: dict[str, Any]) -> N
         if p["in"] == "header" and p["name"].lower() == "if-match":
             p["name"] = "If-Match"
             p["description"] = "the resource's current version (its ETag)"
+            if route.operation_id in IF_MATCH_REQUIRED:  # without it a 428: the header is required
+                p["required"] = True
+                p["schema"] = {"type": "string", "title": "If-Match"}
     if route.operation_id in IDEMPOTENT:
         params.append(
             _request_header(
-                "Idempotency-Key", "at most 200 characters; a retry with it replays the first answer"
+                "Idempotency-Key",
+                "at most 200 printable ASCII characters; a retry with it replays the first answer",
+                maxLength=MAX_KEY_LENGTH,
+                pattern="^[ -~]*$",
             )
         )
     if route.operation_id in ETAGGED:
@@ -282,6 +288,20 @@ def _game_log(schemas: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _strategic_titan_event(schemas: dict[str, Any]) -> dict[str, Any]:
+    """``StrategicTitanEvent`` (the tool's events, an appended event): one of the record's event
+    shapes, the same the game log's are (``StrategicTitanLog``), since the same vocabulary checks
+    them; its description and examples stay."""
+    declared = schemas["StrategicTitanEvent"]
+    shapes = schemas["StrategicTitanLog"]["properties"]["events"]["items"]
+    return {
+        **shapes,
+        "title": declared.get("title", "StrategicTitanEvent"),
+        "description": declared["properties"]["type"].get("description", ""),
+        "examples": declared.get("examples", []),
+    }
+
+
 def _refs(node: Any) -> Iterator[str]:
     if isinstance(node, dict):
         ref = node.get("$ref")
@@ -339,6 +359,7 @@ def document(app: FastAPI) -> dict[str, Any]:
     schemas["JobRead"]["properties"]["result"] = _job_results(app.state.registry.job_kinds, schemas)
     schemas["RoundRead"]["properties"]["pairing"] = _pairing(schemas)
     schemas["ResultIn"]["properties"]["game_log"] = _game_log(schemas)
+    schemas["StrategicTitanEvent"] = _strategic_titan_event(schemas)
     _defaults_described(schemas, _request_schemas(spec, schemas))
     components["securitySchemes"] = {
         "bearer": {

@@ -7,6 +7,7 @@ import csv
 import io
 from collections.abc import Iterable, Sequence
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from fastapi import Query, Request
 from fastapi.responses import Response
@@ -104,11 +105,21 @@ def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     return out.getvalue()
 
 
+def attachment(filename: str) -> str:
+    """The ``Content-Disposition`` of a download (RFC 6266): a name every client reads (printable
+    ASCII, quotes and backslashes as ``_``) and, when that is not the name, the exact one in UTF-8
+    — a name made of a pool's key may hold any character, a header only Latin-1."""
+    plain = "".join(c if " " <= c <= "~" and c not in '"\\' else "_" for c in filename)
+    if plain == filename:
+        return f'attachment; filename="{filename}"'
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(filename, safe='')}"
+
+
 def csv_response(header: Sequence[str], rows: Iterable[Sequence[Any]], filename: str) -> Response:
     return Response(
         csv_text(header, rows),
         media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        headers={"Content-Disposition": attachment(filename)},
     )
 
 

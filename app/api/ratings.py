@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import AwareDatetime, BaseModel, Field
+from pydantic import AwareDatetime, BaseModel, Field, WithJsonSchema
 
 from app.api.auth import Admin
 from app.api.caching import cached, cached_csv
@@ -105,11 +105,54 @@ class PoolSettings(BaseModel):
     k: float | Annotated[list[Annotated[list[Any], Field(max_length=2)]], Field(max_length=32)] = Field(
         default=32, description="a number or [[games_limit, K], …, [null, K]]"
     )
-    start: float = Field(default=1500, ge=-1e6, le=1e6)
-    min: float = Field(default=0, ge=-1e6, le=1e6)
-    max: float = Field(default=3000, ge=-1e6, le=1e6)
+    start: float = Field(default=1500, ge=-core.SETTING_LIMIT, le=core.SETTING_LIMIT)
+    min: float = Field(default=0, ge=-core.SETTING_LIMIT, le=core.SETTING_LIMIT)
+    max: float = Field(default=3000, ge=-core.SETTING_LIMIT, le=core.SETTING_LIMIT)
     period: Literal["game", "event"] = "game"
     rate_forfeits: bool = False
+
+
+_K = {"type": "number", "exclusiveMinimum": 0, "maximum": 1000}
+_RATING = {"type": "number", "minimum": -core.SETTING_LIMIT, "maximum": core.SETTING_LIMIT}
+# The document PUT …/settings takes, as ``core.settings_problems`` checks it; what a schema cannot
+# compare (min < max, start between them, a K schedule's rising limits ending in null) stays the
+# checker's, its 422 naming the key.
+PoolSettingsDocument = Annotated[
+    dict[str, Any],
+    WithJsonSchema(
+        {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "k": {
+                    "anyOf": [
+                        _K,
+                        {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {
+                                "type": "array",
+                                "prefixItems": [
+                                    {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+                                    _K,
+                                ],
+                                "minItems": 2,
+                                "maxItems": 2,
+                            },
+                        },
+                    ],
+                    "description": "a number in (0, 1000], or [[games_limit, K], …, [null, K]] with "
+                    "rising limits (default 32)",
+                },
+                "start": {**_RATING, "description": "between min and max (default 1500)"},
+                "min": {**_RATING, "minimum": 0, "description": "below max (default 0)"},
+                "max": {**_RATING, "exclusiveMinimum": 0, "description": "above min (default 3000)"},
+                "period": {"enum": ["game", "event"], "description": 'default "game"'},
+                "rate_forfeits": {"type": "boolean", "description": "default false"},
+            },
+        }
+    ),
+]
 
 
 class PoolSettingsRead(BaseModel):
@@ -282,7 +325,7 @@ async def get_settings(pool: str, session: SessionDep) -> PoolSettingsRead:
     "/v1/ratings/{pool}/settings", operation_id="put_rating_pool_settings", response_model=PoolSettingsRead
 )
 async def put_settings(
-    pool: str, body: dict[str, Any], session: SessionDep, admin: Admin
+    pool: str, body: PoolSettingsDocument, session: SessionDep, admin: Admin
 ) -> PoolSettingsRead:
     """Replace a pool's settings (admin; 422 lists every problem). A change queues a recompute."""
     settings, job = await svc.put_pool_settings(session, pool, body)

@@ -14,7 +14,8 @@ import secrets
 from typing import Annotated, Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.json_schema import JsonDict
 
 from app.api.schemas import StrictTypes
 from app.api.verdicts import RiteVerdict, VerdictRoute
@@ -33,12 +34,17 @@ CATALOG_CARDS = 500
 GAME_CARDS = 2 * roc.MAX_DECK_SIZE
 Power = Annotated[int, Field(ge=-POWER, le=POWER)]
 Word = Annotated[str, Field(max_length=CARD_NAME)]
+# The catalog's checker (roc.load_catalog) words its own refusals; the patterns are the document's:
+# a name, a tag, a hand or a weapon type shows a character, a condition follows its grammar.
+_SHOWN: JsonDict = {"pattern": r"\S"}
+Shown = Annotated[str, Field(max_length=CARD_NAME, json_schema_extra=_SHOWN)]
+_CONDITION = r"^\s*([Vv][Ss]|[Ii][Ff] [Ww][Ii][Ee][Ll][Dd][Ee][Rr] [Ii][Ss])\s+([Nn][Oo][Nn]-)?\s*[^\s]"
 
 
 class SoldierCard(StrictTypes):
-    name: str = Field(max_length=CARD_NAME)
-    tags: list[Word] = Field(default_factory=list, max_length=16, description="e.g. ['priest']")
-    hands: list[Word] = Field(
+    name: str = Field(max_length=CARD_NAME, json_schema_extra=_SHOWN)
+    tags: list[Shown] = Field(default_factory=list, max_length=16, description="e.g. ['priest']")
+    hands: list[Shown] = Field(
         default_factory=list,
         max_length=roc.MAX_HANDS,
         description="0 to 3 hands, each 'any' or a weapon type (e.g. 'blunt')",
@@ -46,13 +52,20 @@ class SoldierCard(StrictTypes):
     power: list[Power] = Field(
         min_length=2, max_length=2, description="[X, Y]: X when the condition holds, else Y"
     )
-    condition: str | None = Field(default=None, max_length=CARD_NAME, description="'vs TAG' or 'vs non-TAG'")
+    condition: str | None = Field(
+        default=None,
+        max_length=CARD_NAME,
+        description="'vs TAG' or 'vs non-TAG'",
+        json_schema_extra={"pattern": r"^\s*[Vv][Ss]\s+([Nn][Oo][Nn]-)?\s*[^\s]"},
+    )
     note: str | None = Field(default=None, max_length=TEXT)
 
 
 class WeaponCard(StrictTypes):
-    name: str = Field(max_length=CARD_NAME)
-    type: str = Field(max_length=CARD_NAME, description="e.g. 'blunt', 'blade', 'vehicle'")
+    name: str = Field(max_length=CARD_NAME, json_schema_extra=_SHOWN)
+    type: str = Field(
+        max_length=CARD_NAME, description="e.g. 'blunt', 'blade', 'vehicle'", json_schema_extra=_SHOWN
+    )
     power: list[Power] = Field(
         min_length=2, max_length=2, description="[X, Y]: X when the condition holds, else Y"
     )
@@ -60,12 +73,20 @@ class WeaponCard(StrictTypes):
         default=None,
         max_length=CARD_NAME,
         description="'vs TAG', 'vs non-TAG', 'if wielder is TAG' or 'if wielder is non-TAG'",
+        json_schema_extra={"pattern": _CONDITION},
     )
     note: str | None = Field(default=None, max_length=TEXT)
 
 
 class CatalogIn(StrictTypes):
     """A card catalog; without one, the shipped sample catalog is used."""
+
+    # at least one card, a soldier or a weapon
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [{"properties": {key: {"minItems": 1}}} for key in ("soldiers", "weapons")]
+        }
+    )
 
     name: str | None = Field(default=None, max_length=200)
     note: str | None = Field(default=None, max_length=TEXT)
@@ -107,15 +128,44 @@ class RingCard(StrictTypes):
     owner: int = Field(ge=-POWER, le=POWER, description="1 or 2")
 
 
+_ORDER: JsonDict = {"type": "array", "minItems": 1}
+
+
 class DealIn(StrictTypes):
     """The deal endpoint's answer ({cards?, orders, first_player?}) or {deck_size, seed} to deal again."""
+
+    # as parse_deal reads it: {deck_size, seed} dealt again, or both players' orders, each a list
+    # of cards; whether the cards are the catalog's and the same in both is the checker's
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [
+                {
+                    "required": ["deck_size", "seed"],
+                    "properties": {"seed": {"type": "string", "minLength": 1}},
+                },
+                {
+                    "required": ["orders"],
+                    "properties": {
+                        "orders": {
+                            "type": "object",
+                            "required": ["1", "2"],
+                            "properties": {"1": _ORDER, "2": _ORDER},
+                            "additionalProperties": False,
+                        }
+                    },
+                },
+            ]
+        }
+    )
 
     cards: list[Word] | None = Field(default=None, max_length=GAME_CARDS)
     orders: (
         dict[Annotated[str, Field(max_length=8)], Annotated[list[Word], Field(max_length=GAME_CARDS)]] | None
     ) = Field(default=None, max_length=4)
     first_player: int | None = Field(default=None, ge=-POWER, le=POWER)
-    deck_size: int | None = Field(default=None, ge=-POWER, le=POWER)
+    deck_size: int | None = Field(
+        default=None, ge=-POWER, le=POWER, json_schema_extra={"minimum": 1, "maximum": roc.MAX_DECK_SIZE}
+    )
     seed: str | None = Field(default=None, max_length=200)
 
 
@@ -128,9 +178,30 @@ class PlayIn(StrictTypes):
 
 
 class AdjudicateRite(StrictTypes):
+    # either the rings or a full record {deal, first_player?, plays}, not both (adjudicate_log)
+    model_config = ConfigDict(
+        json_schema_extra={
+            "oneOf": [
+                {
+                    "required": ["rings"],
+                    "properties": {"rings": {"type": "array"}},
+                    "not": {"anyOf": [{"required": [k]} for k in ("deal", "first_player", "plays")]},
+                },
+                {
+                    "not": {"required": ["rings"]},
+                    "required": ["deal", "plays"],
+                    "properties": {"deal": {"type": "object"}, "plays": {"type": "array"}},
+                },
+            ]
+        }
+    )
+
     catalog: CatalogIn | None = None
     rings: list[Annotated[list[RingCard], Field(max_length=GAME_CARDS)]] | None = Field(
-        default=None, max_length=8, description="three rings; cards in the order played into that ring"
+        default=None,
+        max_length=8,
+        description="three rings; cards in the order played into that ring",
+        json_schema_extra={"minItems": roc.RINGS, "maxItems": roc.RINGS},
     )
     deal: DealIn | None = None
     first_player: int | None = Field(default=None, ge=-POWER, le=POWER)

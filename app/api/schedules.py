@@ -4,7 +4,7 @@ from typing import Literal
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from app.api.deps import SessionDep
 from app.api.jobs import accepted
@@ -15,10 +15,25 @@ router = APIRouter(prefix="/v1/schedules", tags=["schedules"])
 
 
 class RoundRobinRequest(Strict):
+    # games_per_player with mode "games" and only then (validate_request); what the numbers must be
+    # to each other (a table no larger than the players, seats that split into tables, the most
+    # tables) is arithmetic between them, the checker's
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [
+                {"properties": {"mode": {"const": "complete"}, "games_per_player": {"type": "null"}}},
+                {
+                    "required": ["mode", "games_per_player"],
+                    "properties": {"mode": {"const": "games"}, "games_per_player": {"type": "integer"}},
+                },
+            ]
+        }
+    )
+
     players: int = Field(ge=2, le=256)
     table_size: int = Field(ge=2, le=64)
     mode: Literal["complete", "games"] = "complete"
-    games_per_player: int | None = Field(default=None, ge=1, le=10_000)
+    games_per_player: int | None = Field(default=None, ge=1, le=10_000, description='with mode "games" only')
     rounds: bool = False
     seed: str | None = Field(default=None, max_length=128)
     time_budget: int = Field(default=20, ge=1, le=120, description="seconds the search may take")

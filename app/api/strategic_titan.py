@@ -119,8 +119,12 @@ class AdjudicateStrategicTitan(BaseModel):
         },
     )
 
-    players: list[Annotated[str, Field(max_length=100)]] = Field(
-        min_length=2, max_length=6, description="names, in seat order"
+    # distinct names that show a character (parse_players, which words the refusal)
+    players: list[Annotated[str, Field(max_length=100, json_schema_extra={"pattern": r"\S"})]] = Field(
+        min_length=2,
+        max_length=6,
+        description="distinct names, in seat order",
+        json_schema_extra={"uniqueItems": True},
     )
     options: StrategicTitanOptions | None = None
     events: list[StrategicTitanEvent] = Field(max_length=st.MAX_EVENTS)

@@ -19,7 +19,7 @@ Every rule lives in app/core/games/titan_arena.py and app/services/presets/titan
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,6 +28,8 @@ from app.api import schemas
 from app.api.auth import EventMember
 from app.api.deps import SessionDep
 from app.api.verdicts import TitanVerdict, VerdictRoute
+from app.core import limits
+from app.core.games.titan_arena import MAX_PLAYERS, MIN_PLAYERS, TIE_RULES, VARIANTS
 from app.services.presets import titan_arena as svc
 
 router = APIRouter(tags=["titan-arena"])
@@ -56,10 +58,19 @@ class BetIn(Strict):
 
 class AdjudicateTitan(Strict):
     variant: str | None = Field(
-        default=None, max_length=64, description="titan-the-arena (default) or colossal-arena"
+        default=None,
+        max_length=64,
+        description="titan-the-arena (default) or colossal-arena",
+        json_schema_extra={"enum": [*VARIANTS, None]},
     )
-    players: list[Label] = Field(
-        max_length=16, description="3–5 player names (in a match: the seats, in seat order)"
+    # 3–5 distinct names that show a character (the log's reader words the refusal; the parse
+    # bound stays 16)
+    players: list[
+        Annotated[str, Field(max_length=limits.NAME_LENGTH, json_schema_extra={"pattern": r"\S"})]
+    ] = Field(
+        max_length=16,
+        description="3–5 distinct player names (in a match: the seats, in seat order)",
+        json_schema_extra={"minItems": MIN_PLAYERS, "maxItems": MAX_PLAYERS, "uniqueItems": True},
     )
     scores: dict[Label, schemas.Score] | list[schemas.Score] = Field(
         max_length=16, description="{player: score}, or a list in players order"
@@ -71,7 +82,12 @@ class AdjudicateTitan(Strict):
     last_play: str | None = Field(
         default=None, max_length=200, description="the player who made the last play"
     )
-    tie_rule: str | None = Field(default=None, max_length=64, description="wbc (default) or last_play")
+    tie_rule: str | None = Field(
+        default=None,
+        max_length=64,
+        description="wbc (default) or last_play",
+        json_schema_extra={"enum": [*TIE_RULES, None]},
+    )
     creatures: list[Label] | None = Field(
         default=None, max_length=200, description="the creatures in the game (optional)"
     )

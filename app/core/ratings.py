@@ -68,6 +68,7 @@ DRAW_OUTCOMES = frozenset({Outcome.DRAW, Outcome.TIMEOUT})
 NEVER_RATED = frozenset({Outcome.VOID, Outcome.BYE})
 POOL_MODES = ("overall", "character", "both")
 CHARACTER_ONLY_PRESETS = frozenset({"battlebooks-roll-call"})
+SETTING_LIMIT = 1_000_000  # a pool's start, min and max, either side of 0
 SETTINGS_KEYS = ("k", "start", "min", "max", "period", "rate_forfeits")
 
 _LN10_400 = math.log(10.0) / 400.0
@@ -138,6 +139,8 @@ def settings_problems(settings: Any) -> list[tuple[tuple[str | int, ...], str]]:
     for key in ("start", "min", "max"):
         if key in settings and not _is_num(settings[key]):
             out.append(((key,), "must be a number"))
+        elif key in settings and abs(settings[key]) > SETTING_LIMIT:
+            out.append(((key,), f"must be within ±{SETTING_LIMIT:,}"))
     lo = settings.get("min", DEFAULT_MIN)
     hi = settings.get("max", DEFAULT_MAX)
     st = settings.get("start", DEFAULT_START)

@@ -290,7 +290,9 @@ def points_per_seat_problems(settings: Mapping[str, Any], default_table_size: in
     stages = settings.get("stages")
     problems: dict[tuple[str | int, ...], Problem] = {}
     for i, stage in enumerate(stages if isinstance(stages, list) else []):
-        if not isinstance(stage, Mapping) or stage.get("format") not in FIXED_TABLE_FORMATS:
+        # a format that is not a name (an object, a list) is the settings check's to name, not a crash
+        fmt = stage.get("format") if isinstance(stage, Mapping) else None
+        if not isinstance(fmt, str) or fmt not in FIXED_TABLE_FORMATS:
             continue
         size = stage.get("table_size", default_table_size)
         own = "scoring" in stage

@@ -59,6 +59,14 @@ def verify(secret: str, headers: Mapping[str, str], body: bytes, now: int) -> bo
     return any(hmac.compare_digest(expected, s) for s in signatures)
 
 
+# What url_problem accepts, as a pattern a schema can state (an ASCII host name or IPv4 address,
+# a port 1–65535, no credentials, no fragment); whether the host resolves to a public address is
+# known only by asking (``app/services/webhooks.py``).
+_PORT = "(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})"
+_HOST = r"[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})*\.?"  # labels of 1–63 characters (IDNA)
+URL_PATTERN = rf"^[Hh][Tt][Tt][Pp][Ss]?://{_HOST}(:{_PORT})?([/?][^#\s]*)?$"
+
+
 def url_problem(url: str) -> str | None:
     """Why ``url`` cannot be an endpoint (None when it can): http or https, a host, no credentials."""
     if len(url) > MAX_URL_LENGTH:

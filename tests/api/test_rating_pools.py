@@ -61,6 +61,15 @@ async def test_the_pools_and_their_leaderboards_as_json_and_csv(api: Api) -> Non
     by_accept = await api.client.get("/v1/ratings/generic", headers={"Accept": "text/csv"})
     assert by_query.text == by_accept.text
     assert by_query.headers["content-disposition"] == 'attachment; filename="leaderboard-generic.csv"'
+    # a pool's key may hold any character; its file's name is sent as RFC 6266 says, never a 500
+    r = await api.client.put('/v1/ratings/ліга "A"/settings', json={}, headers=api.admin())
+    assert r.status_code == 200, r.text
+    r = await api.client.get('/v1/ratings/ліга "A"', params={"format": "csv"})
+    assert r.status_code == 200, r.text
+    assert r.headers["content-disposition"] == (
+        'attachment; filename="leaderboard-____ _A_.csv"; '
+        "filename*=UTF-8''leaderboard-%D0%BB%D1%96%D0%B3%D0%B0%20%22A%22.csv"
+    )
     rows = _rows(by_query.text)
     assert [(int(x["rank"]), x["name"], float(x["rating"]), int(x["games"])) for x in rows] == [
         (b["rank"], b["name"], b["rating"], b["games"]) for b in board

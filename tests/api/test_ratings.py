@@ -239,6 +239,11 @@ async def test_pool_settings_validated_and_applied(api: Api) -> None:
     )
     body = assert_problem(bad, 422)
     assert len(body["errors"]) == 3
+    # past what a pool's settings may hold: a 422 naming each, never a 500
+    far = await api.client.put(
+        "/v1/ratings/generic/settings", json={"start": 5e16, "max": 1e308}, headers=api.admin()
+    )
+    assert [e["loc"] for e in assert_problem(far, 422)["errors"]] == [["body", "start"], ["body", "max"]]
     assert_problem(await api.client.put("/v1/ratings/generic/settings", json={"k": 40}), 401)
     r = await api.client.put("/v1/ratings/generic/settings", json={"k": 40, "max": 2500}, headers=api.admin())
     assert r.status_code == 200, r.text

@@ -370,3 +370,10 @@ def test_an_out_of_form_place_is_named_where_it_was_reported() -> None:
             [ReportedSeat("c", place=3), ReportedSeat("a", place=1), ReportedSeat("b", place=3)],
         )
     assert {p.loc for p in e.value.problems} == {("seats", 0, "place"), ("seats", 2, "place")}
+
+
+def test_a_stage_whose_format_is_an_object_is_skipped_by_the_points_per_seat_check() -> None:
+    from app.core.scoring import points_per_seat_problems
+
+    settings = {"stages": [{"format": {}}, {"format": ["free_for_all"]}], "scoring": {"scheme": "wdl"}}
+    assert points_per_seat_problems(settings, 4) == []  # the format itself is the settings check's 422

@@ -392,6 +392,24 @@ def test_malformed_events_name_their_place() -> None:
     assert replay(P2, None, []).valid
 
 
+def test_an_object_or_a_list_where_a_word_or_a_tower_goes_is_named() -> None:
+    events = [
+        {"type": "start", "towers": [{}, 400]},
+        {"type": "mulligan", "player": "Ann", "count": 1, "reason": {}},
+        {"type": "encounter", "attacker": "Ann", "defender": "Bob", "outcome": []},
+        {"type": "stop", "player": "Ann", "tower": {}},
+    ]
+    with pytest.raises(InvalidInput) as err:
+        replay(P2, None, events)
+    locs = [p.loc for p in err.value.problems]
+    assert locs == [
+        ("events", 0, "towers"),
+        ("events", 1, "reason"),
+        ("events", 2, "outcome"),
+        ("events", 3, "tower"),
+    ]
+
+
 # --- a whole game ------------------------------------------------------------------------------
 def test_a_whole_four_player_game() -> None:
     res = replay(P4, None, four_player_game())

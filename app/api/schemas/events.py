@@ -16,6 +16,8 @@ from pydantic import (
 
 from app.api.schemas.common import Id, Strict
 from app.core import limits
+from app.core.games.registry import PRESET_GAMES
+from app.core.presets import PRESETS
 from app.core.vocabulary import (
     EntryStatus,
     EventStatus,
@@ -26,6 +28,15 @@ from app.core.vocabulary import (
 SettingsDocument = Annotated[
     dict[str, Any] | None,
     WithJsonSchema({"anyOf": [{"$ref": "#/components/schemas/EventSettings"}, {"type": "null"}]}),
+]
+
+
+_PRESET_GAMES: Any = [
+    {"properties": {"preset": {"not": {"enum": sorted(PRESET_GAMES)}}}},
+    *(
+        {"properties": {"preset": {"const": name}, "game": {"enum": list(allowed)}}}
+        for name, allowed in sorted(PRESET_GAMES.items())
+    ),
 ]
 
 
@@ -44,13 +55,19 @@ class EventCreate(Strict):
                     "game": "generic",
                     "settings": {"stages": [{"format": "swiss", "rounds": 4}], "tiebreaks": ["buchholz"]},
                 },
-            ]
+            ],
+            # a preset whose declaration names its games sets up events of those games only
+            # (presets.game_problems, which words the refusal naming game)
+            "anyOf": _PRESET_GAMES,
         }
     )
 
     name: str = Field(min_length=1, max_length=limits.NAME_LENGTH)
-    game: str = Field(min_length=1, max_length=limits.KEY_LENGTH)
-    preset: str | None = Field(default=None, max_length=limits.KEY_LENGTH)
+    game: str = Field(min_length=1, max_length=limits.KEY_LENGTH, description="a game of the catalog")
+    # the names are the document's; the service refuses another one in its own words
+    preset: str | None = Field(
+        default=None, max_length=limits.KEY_LENGTH, json_schema_extra={"enum": [*sorted(PRESETS), None]}
+    )
     settings: SettingsDocument = Field(default=None, max_length=64)
     seed: str | None = Field(default=None, min_length=limits.SEED_LENGTH[0], max_length=limits.SEED_LENGTH[1])
 
@@ -114,7 +131,20 @@ class EventCreated(EventRead):
 class EntryCreate(Strict):
     model_config = ConfigDict(
         json_schema_extra={
-            "examples": [{"name": "Ada Lovelace", "external_id": "FIDE-1", "rating": 1850, "club": "Hackers"}]
+            "examples": [
+                {"name": "Ada Lovelace", "external_id": "FIDE-1", "rating": 1850, "club": "Hackers"}
+            ],
+            # exactly one of player_id or name (``_who``; a null one is not given)
+            "oneOf": [
+                {
+                    "required": ["player_id"],
+                    "properties": {"player_id": {"type": "string"}, "name": {"type": "null"}},
+                },
+                {
+                    "required": ["name"],
+                    "properties": {"name": {"type": "string"}, "player_id": {"type": "null"}},
+                },
+            ],
         }
     )
 
@@ -134,7 +164,10 @@ class EntryCreate(Strict):
         default=None, min_length=1, max_length=limits.CLUB_LENGTH, description="club or team"
     )
     characters: list[Annotated[str, Field(max_length=limits.CHARACTER_LENGTH)]] = Field(
-        default_factory=list, max_length=limits.CHARACTERS
+        default_factory=list,
+        max_length=limits.CHARACTERS,
+        description="each named once",
+        json_schema_extra={"uniqueItems": True},
     )
     organizer: StrictBool = False  # "yes" or 1 is a 422, never a true (formats.md "Presets")
 
@@ -201,9 +234,17 @@ class IdentityRead(BaseModel):
 
 
 class ForbiddenPairs(Strict):
-    pairs: list[Annotated[list[Id], Field(max_length=limits.FORBIDDEN_GROUP)]] = Field(
-        max_length=limits.FORBIDDEN_PAIRS
-    )
+    # a pair is two different entries (the service says so in its words: the schema's bounds are
+    # the document's only); the parse bound stays FORBIDDEN_GROUP
+    pairs: list[
+        Annotated[
+            list[Id],
+            Field(
+                max_length=limits.FORBIDDEN_GROUP,
+                json_schema_extra={"minItems": 2, "maxItems": 2, "uniqueItems": True},
+            ),
+        ]
+    ] = Field(max_length=limits.FORBIDDEN_PAIRS, json_schema_extra={"uniqueItems": True})
 
 
 class HistoryEntryRead(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.schemas.common import Id, Strict, StrictTypes
 
@@ -30,6 +30,16 @@ class AnnouncementPage(BaseModel):
 
 
 class ClockIn(StrictTypes):
+    # extend takes its seconds (app/core/clock.py)
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [
+                {"properties": {"action": {"not": {"const": "extend"}}}},
+                {"required": ["seconds"], "properties": {"seconds": {"type": "integer"}}},
+            ]
+        }
+    )
+
     action: Literal["start", "pause", "resume", "extend", "stop"]
     seconds: int | None = Field(
         default=None,

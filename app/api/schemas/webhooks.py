@@ -16,6 +16,7 @@ from app.core.vocabulary import (
     LiveEventType,
     WebhookStatus,
 )
+from app.core.webhooks import URL_PATTERN
 
 
 class LiveEvent(BaseModel):
@@ -31,7 +32,13 @@ class LiveEvent(BaseModel):
 
 
 class WebhookCreate(Strict):
-    url: str = Field(min_length=1, max_length=2000, description="http or https; a public address")
+    # the pattern is the document's; the service checks the URL itself, in its own words
+    url: str = Field(
+        min_length=1,
+        max_length=2000,
+        description="http or https, a host, no credentials or fragment; a public address",
+        json_schema_extra={"pattern": URL_PATTERN},
+    )
     events: list[LiveEventType] | None = Field(
         default=None, min_length=1, max_length=32, description="the event types to send; default every type"
     )

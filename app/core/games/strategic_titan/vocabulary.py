@@ -276,14 +276,18 @@ def _parse_scalar(kind: str, v: Any, players: list[str]) -> tuple[Any, str | Non
     if kind == "bool":
         return (v, None) if isinstance(v, bool) else (None, "must be true or false")
     if kind == "tower":
-        return (v, None) if v in TOWERS and _is_int(v) else (None, f"must be a Tower: one of {list(TOWERS)}")
+        return (v, None) if _is_int(v) and v in TOWERS else (None, f"must be a Tower: one of {list(TOWERS)}")
     if kind == "what":
         ok = v in ("movement", "split")
         return (v, None) if ok else (None, 'must be "movement" (7.2) or "split" (7.23)')
     if kind == "outcome":
-        return (v, None) if v in OUTCOMES else (None, f"must be one of {list(OUTCOMES)}")
+        # a list or an object is no outcome or reason (and cannot be looked up in a set)
+        return (
+            (v, None) if isinstance(v, str) and v in OUTCOMES else (None, f"must be one of {list(OUTCOMES)}")
+        )
     if kind == "reason":
-        return (v, None) if v in SPEND_RULES else (None, f"must be one of {list(SPEND_RULES)}")
+        ok = isinstance(v, str) and v in SPEND_RULES
+        return (v, None) if ok else (None, f"must be one of {list(SPEND_RULES)}")
     if kind == "creature":
         if isinstance(v, str):
             for c in CREATURES:
@@ -310,7 +314,7 @@ def _parse_compound(kind: str, v: Any, players: list[str]) -> tuple[Any, str | N
     if kind == "towers":
         if not isinstance(v, list) or len(v) != len(players):
             return None, f"must list one starting Tower per player ({len(players)})"
-        if any(t not in TOWERS or not _is_int(t) for t in v):
+        if any(not _is_int(t) or t not in TOWERS for t in v):
             return None, f"every starting Tower is one of {list(TOWERS)}"
         if len(set(v)) != len(v):
             return None, "players start in different Towers"
