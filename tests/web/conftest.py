@@ -134,6 +134,46 @@ def rated(client: httpx.Client, pool: str, games: int, within: float = 15) -> No
     raise AssertionError(f"pool {pool} did not reach {games} rated games in {within} s")
 
 
+def rated_league(
+    client: httpx.Client, name: str, names: list[str], rounds: int, season: dict[str, Any]
+) -> dict[str, str]:
+    """A rated Swiss of ``rounds`` rounds into a pool of its own, played through the API (the first
+    seat wins every table), finished, counted in a new season (``season``: its ``POST /v1/seasons``
+    body), its ratings computed: the pool, the event and the season's ids."""
+    pool = f"league-{uuid.uuid4().hex[:8]}"
+    settings = {"rated": True, "rating": {"pool": pool}, "stages": [{"format": "swiss", "rounds": rounds}]}
+    made = client.post(
+        "/v1/events", json={"name": name, "game": "generic", "settings": settings}, headers=bearer(ADMIN)
+    )
+    assert made.status_code == 201, made.text
+    event = made.json()
+    org = bearer(event["organizer_token"])
+    rows = [{"name": n} for n in names]
+    assert client.post(f"/v1/events/{event['id']}/entries", json=rows, headers=org).status_code == 201
+    matches = client.post(f"/v1/events/{event['id']}/start", headers=org).json()["round"]["matches"]
+    for n in range(rounds):
+        for m in matches:
+            a, b = (s["entry_id"] for s in m["seats"])
+            body = {"seats": [{"entry_id": a, "place": 1}, {"entry_id": b, "place": 2}]}
+            r = client.post(f"/v1/matches/{m['id']}/result", json=body, headers=org)
+            assert r.status_code == 200, r.text
+        if n + 1 < rounds:
+            r = client.post(f"/v1/events/{event['id']}/rounds", headers=org)
+            assert r.status_code in (200, 201), r.text
+            matches = r.json()["matches"]
+    r = client.post(f"/v1/events/{event['id']}/advance", headers=org)
+    assert r.status_code == 200 and r.json()["event"]["status"] == "finished", r.text
+    made_season = client.post("/v1/seasons", json=season, headers=bearer(ADMIN)).json()
+    r = client.post(
+        f"/v1/seasons/{made_season['id']}/events",
+        json={"event_id": event["id"]},
+        headers=bearer(made_season["organizer_token"]),
+    )
+    assert r.status_code == 200, r.text
+    rated(client, pool, rounds * len(names) // 2)
+    return {"pool": pool, "event": event["id"], "season": made_season["id"]}
+
+
 def items(body: Any) -> list[Any]:
     """A list answer, as a bare list or as a page (``{items, next_cursor}``)."""
     return list(body["items"]) if isinstance(body, dict) else list(body)

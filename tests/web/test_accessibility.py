@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.support.rite_of_command import RINGS
-from tests.web.conftest import ADMIN, api, bearer, items, rated, shot
+from tests.web.conftest import ADMIN, api, bearer, items, rated_league, shot
 
 AXE = Path(
     os.environ.get("ARBITER_TEST_AXE")
@@ -137,29 +136,7 @@ def _hall(server: str) -> dict[str, Any]:
     assert client.post(f"/v1/events/{rings['id']}/entries", json=rows, headers=rorg).status_code == 201
     table = client.post(f"/v1/events/{rings['id']}/start", headers=rorg).json()["round"]["matches"][0]
     # a WBC Titan: The Arena event after its heats (its semifinal drawn: tables of three, scores)
-    arena = client.post(
-        "/v1/events",
-        json={"name": "WBC Arena", "game": "titan-the-arena", "preset": "wbc-hmwp", "seed": "wbc-a11y"},
-        headers=bearer(ADMIN),
-    ).json()
-    aorg = bearer(arena["organizer_token"])
-    rows = [{"name": f"Arena {i}"} for i in range(9)]
-    ids = [
-        e["id"]
-        for e in items(client.post(f"/v1/events/{arena['id']}/entries", json=rows, headers=aorg).json())
-    ]
-    assert client.post(f"/v1/events/{arena['id']}/start", headers=aorg).status_code == 200
-    for k in range(3):
-        heat = client.post(
-            f"/v1/events/{arena['id']}/rounds", json={"tables": [ids[3 * k : 3 * k + 3]]}, headers=aorg
-        )
-        m = heat.json()["matches"][0]
-        seats = [{"entry_id": s["entry_id"], "score": 20 - ids.index(s["entry_id"]) % 3} for s in m["seats"]]
-        assert (
-            client.post(f"/v1/matches/{m['id']}/result", json={"seats": seats}, headers=aorg).status_code
-            == 200
-        )
-    semi = client.post(f"/v1/events/{arena['id']}/advance", headers=aorg).json()["round"]["matches"]
+    arena = _arena_at(client, "WBC Arena", "semifinal")
     # another in its heats (one open, the tables to open chosen from the entries), and one whose
     # final is drawn, its finalists' answers on the Colossal Arena rules being taken
     heats = _arena_at(client, "WBC Heats", "heats")
@@ -196,41 +173,9 @@ def _hall(server: str) -> dict[str, Any]:
     at_door = items(client.post(f"/v1/events/{door['id']}/entries", json=rows, headers=dorg).json())
     # a rated event, finished and counted in a season: the league's pages have a pool, a player's
     # chart and a season's table to show
-    pool = f"hall-{uuid.uuid4().hex[:8]}"
-    league = client.post(
-        "/v1/events",
-        json={
-            "name": "Hall League",
-            "game": "generic",
-            "settings": {
-                "rated": True,
-                "rating": {"pool": pool},
-                "stages": [{"format": "swiss", "rounds": 2}],
-            },
-        },
-        headers=bearer(ADMIN),
-    ).json()
-    lorg = bearer(league["organizer_token"])
-    rows = [{"name": n} for n in NAMES[:4]]
-    assert client.post(f"/v1/events/{league['id']}/entries", json=rows, headers=lorg).status_code == 201
-    played = client.post(f"/v1/events/{league['id']}/start", headers=lorg).json()["round"]["matches"]
-    for n in range(2):
-        for m in played:
-            a, b = (s["entry_id"] for s in m["seats"])
-            body = {"seats": [{"entry_id": a, "place": 1}, {"entry_id": b, "place": 2}]}
-            assert client.post(f"/v1/matches/{m['id']}/result", json=body, headers=lorg).status_code == 200
-        if n == 0:
-            played = client.post(f"/v1/events/{league['id']}/rounds", headers=lorg).json()["matches"]
-    assert client.post(f"/v1/events/{league['id']}/advance", headers=lorg).status_code == 200
-    season = client.post(
-        "/v1/seasons",
-        json={"name": "Hall Season", "points": [10, 6, 4, 2], "best_of": 1},
-        headers=bearer(ADMIN),
-    ).json()
-    attach = {"event_id": league["id"]}
-    sorg = bearer(season["organizer_token"])
-    assert client.post(f"/v1/seasons/{season['id']}/events", json=attach, headers=sorg).status_code == 200
-    rated(client, pool, 4)
+    season = {"name": "Hall Season", "points": [10, 6, 4, 2], "best_of": 1}
+    league = rated_league(client, "Hall League", NAMES[:4], 2, season)
+    pool = league["pool"]
     player_id = client.get(f"/v1/ratings/{pool}").json()["items"][0]["player_id"]
     keeper = client.post(
         f"/v1/events/{made['id']}/staff", json={"name": "Sam Keeper", "role": "scorekeeper"}, headers=org
@@ -239,7 +184,7 @@ def _hall(server: str) -> dict[str, Any]:
     return {
         "door": {"id": door["id"], "organizer": door["organizer_token"], "entry": at_door[0]["entry_token"]},
         "scorekeeper": keeper.json()["token"],
-        "arena": {"id": arena["id"], "organizer": arena["organizer_token"], "match": semi[0]["id"]},
+        "arena": arena,
         "arena-heats": heats,
         "arena-final": final,
         "clash": {"id": clash["id"], "organizer": clash["organizer_token"]},
@@ -251,13 +196,14 @@ def _hall(server: str) -> dict[str, Any]:
         "disputed": disputed["id"],
         "waiting": waiting,
         "rings": {"id": rings["id"], "organizer": rings["organizer_token"], "match": table["id"]},
-        "league": {"pool": pool, "player": player_id, "season": season["id"]},
+        "league": {"pool": pool, "player": player_id, "season": league["season"]},
     }
 
 
 def _arena_at(client: Any, name: str, stage: str) -> dict[str, Any]:
-    """A 9-player WBC event in its heats (one heat of three open) or at its final (drawn, one
-    finalist's answer given), made through the API."""
+    """A 9-player WBC event in its heats (one heat of three open), at its semifinal (drawn: tables
+    of three, the first one's id as ``match``) or at its final (drawn, one finalist's answer given),
+    made through the API."""
     made = client.post(
         "/v1/events",
         json={"name": name, "game": "titan-the-arena", "preset": "wbc-hmwp", "seed": f"{name}-a11y"},
@@ -278,15 +224,18 @@ def _arena_at(client: Any, name: str, stage: str) -> dict[str, Any]:
 
     tables = [ids[3 * k : 3 * k + 3] for k in range(3)]
     heat = client.post(f"/v1/events/{made['id']}/rounds", json={"tables": tables}, headers=org).json()
-    if stage == "final":
-        play(heat["matches"])
-        play(client.post(f"/v1/events/{made['id']}/advance", headers=org).json()["round"]["matches"])
-        final = client.post(f"/v1/events/{made['id']}/advance", headers=org).json()["round"]["matches"][0]
-        answer = {"entry_id": final["seats"][0]["entry_id"], "colossal": True}
-        r = client.post(f"/v1/events/{made['id']}/titan-arena/final-rules", json=answer, headers=org)
-        assert r.status_code == 200, r.text
-    else:
+    if stage == "heats":
         play(heat["matches"][:2])
+        return {"id": made["id"], "organizer": made["organizer_token"]}
+    play(heat["matches"])
+    semi = client.post(f"/v1/events/{made['id']}/advance", headers=org).json()["round"]["matches"]
+    if stage == "semifinal":
+        return {"id": made["id"], "organizer": made["organizer_token"], "match": semi[0]["id"]}
+    play(semi)  # "final"
+    final = client.post(f"/v1/events/{made['id']}/advance", headers=org).json()["round"]["matches"][0]
+    answer = {"entry_id": final["seats"][0]["entry_id"], "colossal": True}
+    r = client.post(f"/v1/events/{made['id']}/titan-arena/final-rules", json=answer, headers=org)
+    assert r.status_code == 200, r.text
     return {"id": made["id"], "organizer": made["organizer_token"]}
 
 

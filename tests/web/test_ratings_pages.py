@@ -5,13 +5,12 @@ drawn higher) with no CSP violation, and a season's table against ``GET /v1/seas
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
 
 from app.web import i18n
-from tests.web.conftest import ADMIN, OtherOrigin, api, bearer, items, rated
+from tests.web.conftest import OtherOrigin, api, items, rated_league
 from tests.web.test_csp import WATCH
 
 NAMES = ["Ada", "Adele", "Bruno", "Chiara", "Dario", "Elena"]
@@ -22,49 +21,8 @@ ROUNDS = 3
 def league(server: str) -> dict[str, Any]:
     """A rated 6-player Swiss of three rounds into a pool of its own, finished, counted in a season."""
     client = api(server)
-    pool = f"league-{uuid.uuid4().hex[:8]}"
-    made = client.post(
-        "/v1/events",
-        json={
-            "name": "League Night",
-            "game": "generic",
-            "settings": {
-                "rated": True,
-                "rating": {"pool": pool},
-                "stages": [{"format": "swiss", "rounds": ROUNDS}],
-            },
-        },
-        headers=bearer(ADMIN),
-    )
-    assert made.status_code == 201, made.text
-    event = made.json()
-    org = bearer(event["organizer_token"])
-    rows = [{"name": n} for n in NAMES]
-    assert client.post(f"/v1/events/{event['id']}/entries", json=rows, headers=org).status_code == 201
-    matches = client.post(f"/v1/events/{event['id']}/start", headers=org).json()["round"]["matches"]
-    for n in range(ROUNDS):
-        for m in matches:
-            a, b = (s["entry_id"] for s in m["seats"])
-            body = {"seats": [{"entry_id": a, "place": 1}, {"entry_id": b, "place": 2}]}
-            r = client.post(f"/v1/matches/{m['id']}/result", json=body, headers=org)
-            assert r.status_code == 200, r.text
-        if n + 1 < ROUNDS:
-            r = client.post(f"/v1/events/{event['id']}/rounds", headers=org)
-            assert r.status_code in (200, 201), r.text
-            matches = r.json()["matches"]
-    r = client.post(f"/v1/events/{event['id']}/advance", headers=org)
-    assert r.status_code == 200 and r.json()["event"]["status"] == "finished", r.text
-    season = client.post(
-        "/v1/seasons", json={"name": "Autumn League", "points": [10, 6, 4, 3, 2, 1]}, headers=bearer(ADMIN)
-    ).json()
-    r = client.post(
-        f"/v1/seasons/{season['id']}/events",
-        json={"event_id": event["id"]},
-        headers=bearer(season["organizer_token"]),
-    )
-    assert r.status_code == 200, r.text
-    rated(client, pool, ROUNDS * len(NAMES) // 2)
-    return {"pool": pool, "event": event["id"], "season": season["id"], "client": client}
+    season = {"name": "Autumn League", "points": [10, 6, 4, 3, 2, 1]}
+    return {**rated_league(client, "League Night", NAMES, ROUNDS, season), "client": client}
 
 
 def _cells(page: Any, rows: str) -> list[list[str]]:
