@@ -131,11 +131,10 @@ def rounds_table(ns: list[int], seconds: float) -> None:
             low = -(-(n - 1) // (k - 1))
             sharp = fewest_rounds_bound(n, k)
             ratio = rounds / low
-            steiner = steiner_system(n, k)
-            if steiner is not None:
-                source = "construction"
-            elif stored_rounds(n, k) is not None:
+            if stored_rounds(n, k) is not None:
                 source = "stored"
+            elif steiner_system(n, k) is not None:
+                source = "construction"
             else:
                 source = "search"
             note = ""

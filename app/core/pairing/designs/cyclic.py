@@ -1,12 +1,14 @@
 """Stored resolvable coverings: every pair meets, every round seats everyone (formats.md "Round robin,
 N seats", the ruling on schedules released by rounds).
 
-Where no exact resolvable design is constructed, a schedule by rounds for N players in tables of k
+Where no exact resolvable design is constructed with its rounds, a schedule by rounds for N players in tables of k
 (k divides N) comes from ``data/resolvable_covers.json``, computed once by ``bench/resolvable_build.py``.
 Each entry is compact: players are Z_g × {0..c−1} (player i·g + x is x in copy i) plus e fixed players
 (numbered from c·g); a base round is shifted by every t in Z_g (x ↦ x + t in every copy, the fixed
 players stay), which gives g rounds, and a few further rounds (``extra``) seat the pairs the shifts
-never seat together. Every entry is checked before it is used (every pair meets, every round a
+never seat together; an entry with g = 0 is its rounds as they are (the smallest sizes, found by the
+round-structured search given minutes, and the resolutions of the exact designs for 28 and 40 players
+in fours). Every entry is checked before it is used (every pair meets, every round a
 partition into tables of k); an entry that fails its check is never used.
 """
 

@@ -226,12 +226,14 @@ def search_design(
     tables: list[list[int]]
     rnds: list[list[int]] | None = None
     steiner = steiner_system(n, k)
-    stored = stored_cover(n, k) if mode == "complete" and rounds and steiner is None else None
+    stored = None
+    if mode == "complete" and rounds and (steiner is None or steiner[1] is None):
+        stored = stored_cover(n, k)  # also the resolution of an exact design built without one
     if mode == "complete":
-        if steiner is not None:
-            tables, rnds = steiner
-        elif stored is not None:
+        if stored is not None:
             tables, rnds = stored
+        elif steiner is not None:
+            tables, rnds = steiner
         else:
             tables = _search_complete(n, k, seed, stop, progress)
     else:
