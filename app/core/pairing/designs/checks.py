@@ -61,7 +61,8 @@ def fewest_rounds_bound(v: int, k: int) -> int:
 
     The repeats: any other round splits each table of a given round over its m tables, so it seats
     again at least h pairs of that table, h the fewest pairs of a split of k into m parts; over R rounds
-    the pairs met more than once number at least (R − 1)·m·h, and they are R·m·C(k, 2) − C(v, 2). So
+    those repeats number at least (R − 1)·m·h, and they cannot exceed the meetings beyond one a pair,
+    R·m·C(k, 2) − C(v, 2). So
     R·m·(C(k, 2) − h) ≥ C(v, 2) − m·h. (6 players in tables of 3: 4 rounds, not 3; 12 in tables of 4:
     5, not 4.)"""
     m = v // k
