@@ -282,7 +282,7 @@ UNEXPRESSIBLE: tuple[Unexpressible, ...] = (
         "a seed number is given once in an event",
         422,
         ("POST /v1/events/{event_id}/entries",),
-        msg=r"^seed \d+ is given twice",
+        msg=r"^seed \d+ is given twice|^seed \d+ is already given to another entry$",
     ),
     Unexpressible(
         "a clock starts from the event's game_minutes unless told its seconds",
