@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 
 from app.services.formats.base import StageFormat
 from app.services.formats.registry import FORMATS
+from app.web import i18n_formats as format_words
 from app.web import i18n_league as league_words
 
 LANGUAGES = ("en", "ja")
@@ -712,6 +713,8 @@ if _taken:
     raise ImportError(f"page words defined twice: {', '.join(sorted(_taken))}")
 EN.update(league_words.EN)
 JA.update(league_words.JA)
+EN.update(format_words.EN)
+JA.update(format_words.JA)
 STRINGS = {"en": EN, "ja": JA}
 
 
