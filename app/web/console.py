@@ -132,7 +132,7 @@ async def _console(
         missing=forms.missing(p.event, entries),
         playing=playing(p),
         books={e.entry.id: list(e.entry.characters or []) for e in entries},
-        now_utc=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M"),
+        now_utc=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S"),
         **extra,
     )
 

@@ -1,0 +1,248 @@
+"""The formats with actions of their own, each an event run from the organizer's console alone, in
+Chromium: Board Game Arena's two round robins (``bga-round-robin``: capacity, drops, both groups'
+games, the best-of-3 final and its registration; ``bga-round-robin-3p``: the BGA tables recorded
+and judged, places and violations, a drop, the join deadline), Rite of Command (each table's deal
+and the rings its cards went into, the verdict before it is recorded) and Strategic Titan (a
+record pasted or uploaded, the verdict before it is recorded). Every action is followed by a
+reload that must send nothing again; each event has a refused action shown in words and names,
+what was typed kept, and a live update after it; the public page is checked row by row against
+the API's standings."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from tests.web.conftest import ADMIN, api, items, shot
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _submit(page: Any, locator: Any) -> None:
+    with page.expect_navigation():
+        locator.click()
+
+
+def _reloaded(page: Any, client: Any, event_id: str) -> None:
+    """A reload after an action: the page as it is, no refusal, and nothing sent again."""
+    before = client.get(f"/v1/events/{event_id}").json()["version"]
+    results = _results(client, event_id)
+    page.reload()
+    assert page.locator(".error").count() == 0
+    assert client.get(f"/v1/events/{event_id}").json()["version"] == before
+    assert _results(client, event_id) == results
+
+
+def _results(client: Any, event_id: str) -> list[tuple[str, str, int]]:
+    return [(m["id"], m["status"], m["version"]) for m in _matches(client, event_id)]
+
+
+def _matches(client: Any, event_id: str, stage: int | None = None) -> list[dict[str, Any]]:
+    rounds = items(client.get(f"/v1/events/{event_id}/rounds", params={"limit": 500}).json())
+    return [m for r in rounds if stage is None or r["stage"] == stage for m in r["matches"]]
+
+
+def _open(client: Any, event_id: str, stage: int | None = None) -> list[dict[str, Any]]:
+    return [m for m in _matches(client, event_id, stage) if m["status"] == "pending"]
+
+
+def _refused(page: Any, *words: str) -> str:
+    error = page.inner_text(".error")
+    assert all(w in error for w in words) and not UUID.search(error), error
+    return str(error)
+
+
+def _create(page: Any, server: str, preset: str, game: str, name: str, knobs: dict[str, str]) -> str:
+    page.goto(f"{server}/console")
+    page.select_option("#preset", preset)
+    page.wait_for_url(f"**/console?preset={preset}*")
+    page.select_option("#game", game)
+    for field, value in knobs.items():
+        page.fill(f"[name='{field}']", value)
+    page.fill("#admin-token", ADMIN)
+    page.fill("#ev-name", name)
+    _submit(page, page.get_by_role("button", name="Create the event"))
+    _submit(page, page.get_by_role("link", name="Open the console"))
+    return urlsplit(page.url).path.rsplit("/", 1)[1]
+
+
+def _register(page: Any, client: Any, event_id: str, names: list[str]) -> None:
+    page.fill("#names", "\n".join(names))
+    _submit(page, page.get_by_role("button", name="Register"))
+    _reloaded(page, client, event_id)
+
+
+def _public_standings(context: Any, server: str, client: Any, event_id: str) -> None:
+    """The public page's standings, row by row, are the API's."""
+    standings = client.get(f"/v1/events/{event_id}/standings").json()
+    public = context.new_page()
+    public.goto(f"{server}/e/{event_id}")
+    rows = public.locator("table.standings tbody tr")
+    assert rows.count() == len(standings["rows"]) > 0
+    for i, r in enumerate(standings["rows"]):
+        cells = rows.nth(i).locator("td")
+        shown = (cells.nth(0).inner_text(), cells.nth(1).inner_text().split(" (")[0], cells.nth(2).inner_text())
+        assert shown == (str(r["rank"]), r["name"], f"{r['points']:g}"), (i, shown, r)
+    public.close()
+
+
+def _until(check: Any, within: float = 10) -> Any:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError("not reached in time")
+
+
+def _context(browser: Any) -> Any:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    context.set_default_timeout(10_000)
+    return context
+
+
+def _by_seat(m: dict[str, Any]) -> list[dict[str, Any]]:
+    return sorted(m["seats"], key=lambda s: s["seat"])
+
+
+# --------------------------------------------------------------------------- 3 players
+PR = ["Aiko", "Bruno", "Chiara", "Daichi", "Emeka", "Freya", "Goro"]
+
+
+def _typed(page: Any, m: dict[str, Any], places: list[int]) -> int:
+    """A table's places by the keyboard: its row focused (a click, unless the focus is there
+    already), one digit a seat in seat order, Enter. The keys pressed."""
+    if page.evaluate("document.activeElement.id") != f"m-{m['id']}":
+        page.locator(f"#m-{m['id']}").click(position={"x": 5, "y": 5})
+    page.keyboard.type("".join(str(p) for p in places))
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    return len(places) + 1
+
+
+def test_a_bga_3p_round_robin_runs_from_the_console(server: str, browser: Any) -> None:
+    client = api(server)
+    context = _context(browser)
+    page = context.new_page()
+    event_id = _create(page, server, "bga-round-robin-3p", "puerto-rico", "Puerto Rico online", {})
+    event = client.get(f"/v1/events/{event_id}").json()
+    assert (event["preset"], event["game"]) == ("bga-round-robin-3p", "puerto-rico")
+    _register(page, client, event_id, PR)
+    _submit(page, page.get_by_role("button", name="Start the event"))
+    _until(lambda: _matches(client, event_id))  # the schedule's job has designed it
+    _reloaded(page, client, event_id)
+    tables = _matches(client, event_id)
+    assert len(tables) == 7 and all(len(m["seats"]) == 3 for m in tables)
+    assert page.locator("#bga-settings [data-setting='speed']").inner_text() == "turn-based, 2 moves a day"
+    assert page.get_by_role("button", name="Pair the next round").count() == 0
+    assert all(page.locator(f"#m-{m['id']}").count() == 1 for m in tables)  # every table at once
+
+    # table 1's BGA table opened with the wrong speed: recorded, and judged not to count
+    first = tables[0]
+    seat_ids = [s["entry_id"] for s in _by_seat(first)]
+    row = page.locator(f"#m-{first['id']}")
+    row.locator("summary", has_text="Record a BGA table").click()
+    row.get_by_label("BGA table number").fill("500101")
+    row.get_by_label("Speed").fill("real-time")
+    _submit(page, row.get_by_role("button", name=f"Record the BGA table of table {first['table']}"))
+    _reloaded(page, client, event_id)
+    judged = page.inner_text(f"#m-{first['id']} .bga-tables")
+    assert "does not count" in judged and "real-time" in judged, judged
+
+    # its places are then refused, in words and names, the places typed kept; a second tab
+    # records another table meanwhile, and this one sees it by itself
+    _typed(page, first, [1, 2, 3])
+    _refused(page, "no recorded table of this match counts", "500101")
+    for i, place in enumerate([1, 2, 3]):
+        assert page.locator(f"#pl-{first['id']}-{i}-{place}").is_checked()
+    assert client.get(f"/v1/matches/{first['id']}").json()["status"] == "pending"
+    other = context.new_page()
+    other.goto(f"{server}/console/e/{event_id}")
+    second = tables[1]
+    clicks = 0
+    for i, place in enumerate([2, 1, 3]):  # by clicks: a place a seat, then the button
+        other.locator(f"#pl-{second['id']}-{i}-{place}").click()
+        clicks += 1
+    _submit(other, other.locator(f"#m-{second['id']}").get_by_role("button", name="Record the places"))
+    clicks += 1
+    assert clicks == 4
+    page.wait_for_function(
+        "id => document.querySelector('#m-' + id).textContent.includes('Confirmed')", arg=second["id"]
+    )
+    other.close()
+
+    # the right table recorded: it counts, and the places go through
+    page.reload()
+    row = page.locator(f"#m-{first['id']}")
+    row.locator("summary", has_text="Record a BGA table").click()
+    row.get_by_label("BGA table number").fill("500102")
+    row.get_by_label("Created at").fill(datetime.now(UTC).isoformat(timespec="seconds"))
+    _submit(page, row.get_by_role("button", name=f"Record the BGA table of table {first['table']}"))
+    _reloaded(page, client, event_id)
+    assert "BGA table 500102: counts" in page.inner_text(f"#m-{first['id']} .bga-tables")
+    keys = _typed(page, first, [1, 2, 3])
+    assert keys == 4
+    got = client.get(f"/v1/matches/{first['id']}").json()
+    assert got["status"] == "confirmed", got
+    placed = {s["entry_id"]: s["place"] for s in got["result"]["seats"]}
+    assert placed == dict(zip(seat_ids, [1, 2, 3], strict=True))
+    _reloaded(page, client, event_id)
+
+    # a violation at the third table (its seat 2 resigned): places and a tick
+    third = tables[2]
+    row = page.locator(f"#m-{third['id']}")
+    for i, place in enumerate([1, 1, 3]):
+        page.locator(f"#pl-{third['id']}-{i}-{place}").click()
+    page.locator(f"#vi-{third['id']}-2").click()
+    _submit(page, row.get_by_role("button", name="Record the places"))
+    _reloaded(page, client, event_id)
+    got = client.get(f"/v1/matches/{third['id']}").json()
+    violated = {s["entry_id"]: s["violation"] for s in got["result"]["seats"]}
+    assert [violated[s["entry_id"]] for s in _by_seat(third)] == [False, False, True], got
+
+    # a player drops: each table of theirs still open is ruled their violation
+    still = _open(client, event_id)
+    dropped = _by_seat(still[0])[0]
+    theirs = [m["id"] for m in still if any(s["entry_id"] == dropped["entry_id"] for s in m["seats"])]
+    _submit(page, page.get_by_role("button", name=f"Drop {dropped['name']}"))
+    _reloaded(page, client, event_id)
+    for match_id in theirs:
+        got = client.get(f"/v1/matches/{match_id}").json()
+        assert (got["status"], got["result"]["outcome"]) == ("confirmed", "forfeit"), got
+        violators = [s["entry_id"] for s in got["result"]["seats"] if s["violation"]]
+        assert violators == [dropped["entry_id"]], got
+
+    # every table but one by the keyboard (the focus moves on by itself), then the join deadline
+    # rules the last one: a player ticked absent violates
+    still = _open(client, event_id)
+    assert len(still) >= 2
+    *played, last = still
+    typed = 0
+    for m in played:
+        typed += _typed(page, m, [3, 1, 2])
+        assert client.get(f"/v1/matches/{m['id']}").json()["status"] == "confirmed"
+    assert typed == 4 * len(played)  # three digits and Enter a table
+    _reloaded(page, client, event_id)
+    absent = _by_seat(last)[1]
+    page.locator(f"#ab-{last['id']}-1").click()
+    _submit(page, page.get_by_role("button", name="Close the join deadline"))
+    _reloaded(page, client, event_id)
+    got = client.get(f"/v1/matches/{last['id']}").json()
+    assert [s["entry_id"] for s in got["result"]["seats"] if s["violation"]] == [absent["entry_id"]], got
+    shot(page, "bga-3p-console")
+
+    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    _reloaded(page, client, event_id)
+    assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
+    winners = client.get(f"/v1/events/{event_id}/bga").json()["winners"]
+    assert winners and all(
+        client.get(f"/v1/events/{event_id}/bga").json()["names"][w] in page.inner_text("#bga-winners")
+        for w in winners
+    )
+    _public_standings(context, server, client, event_id)
+    context.close()
