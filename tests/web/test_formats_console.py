@@ -246,3 +246,126 @@ def test_a_bga_3p_round_robin_runs_from_the_console(server: str, browser: Any) -
     )
     _public_standings(context, server, client, event_id)
     context.close()
+
+
+# --------------------------------------------------------------------------- 2 players
+SEASONS = ["Ada", "Bo", "Cyd", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivo", "Jun", "Kai"]
+
+
+def _groups(matches: list[dict[str, Any]]) -> list[set[str]]:
+    """The round robin's groups, as who meets whom (a group's players meet only each other)."""
+    groups: list[set[str]] = []
+    for m in matches:
+        pair = {s["name"] for s in m["seats"]}
+        touching = [g for g in groups if g & pair]
+        merged = pair.union(*touching)
+        groups = [g for g in groups if g not in touching] + [merged]
+    return groups
+
+
+def _key(page: Any, m: dict[str, Any], winner: str | None) -> None:
+    """One game by one key on its focused row: the winner's seat (1, 2) or d for a draw."""
+    if page.evaluate("document.activeElement.id") != f"m-{m['id']}":
+        page.locator(f"#m-{m['id']}").click(position={"x": 5, "y": 5})
+    seats = [s["name"] for s in _by_seat(m)]
+    with page.expect_navigation():
+        page.keyboard.press("d" if winner is None else str(seats.index(winner) + 1))
+
+
+def test_a_bga_2p_round_robin_and_its_final_run_from_the_console(server: str, browser: Any) -> None:
+    client = api(server)
+    context = _context(browser)
+    page = context.new_page()
+    event_id = _create(page, server, "bga-round-robin", "seasons", "Seasons online", {"knob:capacity": "11"})
+    event = client.get(f"/v1/events/{event_id}").json()
+    assert (event["preset"], event["game"], event["settings"]["capacity"]) == ("bga-round-robin", "seasons", 11)
+
+    # one name too many for the capacity: refused in words, the pasted names kept
+    page.fill("#names", "\n".join([*SEASONS, "Lee"]))
+    _submit(page, page.get_by_role("button", name="Register"))
+    _refused(page, "11")
+    assert page.input_value("#names").splitlines() == [*SEASONS, "Lee"]
+    assert client.get(f"/v1/events/{event_id}").json()["entries"] == 0
+    page.reload()
+    assert page.locator(".error").count() == 0
+    _register(page, client, event_id, SEASONS)
+    _submit(page, page.get_by_role("button", name="Start the event"))
+    _reloaded(page, client, event_id)
+
+    # two groups, every game of both released at once
+    games = [m for m in _matches(client, event_id, 0) if m["status"] != "bye"]
+    groups = _groups(games)
+    assert sorted(len(g) for g in groups) == [5, 6] and len(games) == 10 + 15
+    assert all(page.locator(f"#m-{m['id']}").count() == 1 for m in games)
+
+    # a player of the larger group drops: each of their games is resigned, won by the opponent
+    big = max(groups, key=len)
+    quitter = max(big, key=SEASONS.index)
+    _submit(page, page.get_by_role("button", name=f"Drop {quitter}"))
+    _reloaded(page, client, event_id)
+    for m in games:
+        if quitter in {s["name"] for s in m["seats"]}:
+            got = client.get(f"/v1/matches/{m['id']}").json()
+            assert (got["status"], got["result"]["outcome"]) == ("confirmed", "forfeit"), got
+            won = next(s["entry_id"] for s in got["result"]["seats"] if s["place"] == 1)
+            assert won != next(s["entry_id"] for s in m["seats"] if s["name"] == quitter)
+
+    # every other game by one key (the earlier name wins; one draw between two others of a group)
+    left = _open(client, event_id, 0)
+    small = min(groups, key=len)
+    last_two = sorted(small, key=SEASONS.index)[-2:]
+    keys = 0
+    for m in left:
+        pair = [s["name"] for s in m["seats"]]
+        _key(page, m, None if sorted(pair) == sorted(last_two) else min(pair, key=SEASONS.index))
+        keys += 1
+    assert keys == len(left) and not _open(client, event_id, 0)
+    drawn = next(m for m in left if sorted(s["name"] for s in m["seats"]) == sorted(last_two))
+    assert client.get(f"/v1/matches/{drawn['id']}").json()["result"]["outcome"] == "draw"
+    _reloaded(page, client, event_id)
+
+    # the final: the group winners; one withdraws and the next of that group takes the seat
+    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    _reloaded(page, client, event_id)
+    winners = sorted(min(g - {quitter}, key=SEASONS.index) for g in groups)
+    final = client.get(f"/v1/events/{event_id}/bga").json()["final"]
+    assert (final["format"], final["best_of"], final["rated"]) == ("series", 3, False)
+    names = client.get(f"/v1/events/{event_id}/bga").json()["names"]
+    assert sorted(names[e] for e in final["finalists"]) == winners
+    out = winners[1]
+    _submit(page, page.get_by_role("button", name=f"{out} withdraws from the final"))
+    _reloaded(page, client, event_id)
+    group_of_out = next(g for g in groups if out in g)
+    finalists = [names[e] for e in client.get(f"/v1/events/{event_id}/bga").json()["final"]["finalists"]]
+    (replacement,) = [f for f in finalists if f != winners[0]]
+    assert replacement in group_of_out and replacement not in (out, quitter)
+    for f in finalists:
+        _submit(page, page.get_by_role("button", name=f"Register {f} for the final"))
+        _reloaded(page, client, event_id)
+    assert "registered" in page.inner_text("#bga-final")
+
+    # the best-of-3: two wins decide it; a result for the third game is refused by name
+    series = _open(client, event_id, 1)
+    assert len(series) == 3
+    champion = winners[0]
+    for m in series[:2]:
+        _key(page, m, champion)
+        _reloaded(page, client, event_id)
+    other = context.new_page()
+    other.goto(f"{server}/console/e/{event_id}")
+    _key(page, series[2], replacement)
+    _refused(page, "the best-of-3 final is decided", champion)
+    assert client.get(f"/v1/matches/{series[2]['id']}").json()["status"] == "pending"
+
+    # closed from a second tab: the first sees the winner by itself
+    _submit(other, other.get_by_role("button", name="Close the stage and advance"))
+    page.wait_for_selector("#bga-winners")
+    assert champion in page.inner_text("#bga-winners")
+    other.close()
+    _reloaded(page, client, event_id)
+    assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
+    voided = client.get(f"/v1/matches/{series[2]['id']}").json()
+    assert voided["result"]["outcome"] == "void", voided
+    shot(page, "bga-2p-console")
+    _public_standings(context, server, client, event_id)
+    context.close()
