@@ -369,3 +369,180 @@ def test_a_bga_2p_round_robin_and_its_final_run_from_the_console(server: str, br
     shot(page, "bga-2p-console")
     _public_standings(context, server, client, event_id)
     context.close()
+
+
+# --------------------------------------------------------------------------- adjudicated games
+def _verdict_places(page: Any) -> dict[str, int]:
+    """The verdict page's places, by name (nothing recorded yet)."""
+    rows = page.locator("table.verdict tbody tr")
+    return {
+        rows.nth(i).locator("td").nth(1).inner_text(): int(rows.nth(i).locator("td").nth(0).inner_text())
+        for i in range(rows.count())
+    }
+
+
+def _placed(client: Any, match_id: str) -> dict[str, int]:
+    got = client.get(f"/v1/matches/{match_id}").json()
+    assert got["status"] == "confirmed", got
+    names = {s["entry_id"]: s["name"] for s in got["seats"]}
+    return {names[s["entry_id"]]: s["place"] for s in got["result"]["seats"]}
+
+
+def _commit_verdict(page: Any, client: Any, event_id: str, match_id: str) -> None:
+    """The verdict shown, recorded with one click, and the same places in the API."""
+    assert "Nothing is recorded yet" in page.inner_text("#h-verdict + p")
+    shown = _verdict_places(page)
+    assert client.get(f"/v1/matches/{match_id}").json()["status"] == "pending"
+    _submit(page, page.get_by_role("button", name="Record this result"))
+    assert _placed(client, match_id) == shown
+    _reloaded(page, client, event_id)
+
+
+ROC = ["Ramses", "Nefert", "Khufu", "Tiye"]
+
+
+def _dealt(page: Any, m: dict[str, Any], rings: str, wagers: tuple[str, str] = ("", "")) -> None:
+    """A table's deal opened from the console (six cards a player), the rings typed, the verdict asked."""
+    _submit(page, page.get_by_role("button", name=f"Deal table {m['table']}"))
+    page.fill("#rings", rings)
+    page.fill("#wager-1", wagers[0])
+    page.fill("#wager-2", wagers[1])
+    _submit(page, page.get_by_role("button", name="Show the verdict"))
+
+
+def test_a_rite_of_command_event_runs_from_the_console(server: str, browser: Any) -> None:
+    client = api(server)
+    context = _context(browser)
+    page = context.new_page()
+    event_id = _create(
+        page, server, "generic", "rite-of-command", "Arena duels", {"knob:stages.0.rounds": "2"}
+    )
+    _register(page, client, event_id, ROC)
+    _submit(page, page.get_by_role("button", name="Start the event"))
+    _reloaded(page, client, event_id)
+    first, second = _open(client, event_id)
+
+    # table 1's deal, for its players: the same six cards each, in two orders, and who starts
+    desk = context.new_page()
+    desk.goto(f"{server}/console/e/{event_id}")
+    _submit(desk, desk.get_by_role("button", name=f"Deal table {first['table']}"))
+    seats = [s["name"] for s in _by_seat(first)]
+    starts = desk.inner_text("#roc-first")
+    assert any(starts == f"{n} plays first." for n in seats), starts
+    decks = [
+        [desk.locator("table.deal tbody tr").nth(k).locator("td").nth(p).inner_text() for k in range(6)]
+        for p in (1, 2)
+    ]
+    assert sorted(decks[0]) == sorted(decks[1]) and decks[0] != decks[1]
+    desk.reload()  # the same deal again: the match's seed deals it
+    assert desk.inner_text("table.deal") and desk.inner_text("#roc-first") == starts
+
+    # a turn left out: refused in words, the rings typed kept; then the record judged and recorded
+    desk.fill("#rings", "12312312312")
+    desk.fill("#wager-1", "10")
+    _submit(desk, desk.get_by_role("button", name="Show the verdict"))
+    _refused(desk, "12 turns, not 11")
+    assert desk.input_value("#rings") == "12312312312" and desk.input_value("#wager-1") == "10"
+    desk.fill("#rings", "123123123123")
+    desk.fill("#wager-2", "20 linen")
+    _submit(desk, desk.get_by_role("button", name="Show the verdict"))
+    assert "20 linen" in (desk.text_content("pre.verdict-json") or "")
+    _commit_verdict(desk, client, event_id, first["id"])
+    # the console open all along sees it by itself
+    page.wait_for_function(
+        "id => document.querySelector('#m-' + id).textContent.includes('Confirmed')", arg=first["id"]
+    )
+    desk.close()
+
+    _dealt(page, second, "111222333111")
+    _commit_verdict(page, client, event_id, second["id"])
+    _submit(page, page.get_by_role("button", name="Pair the next round"))
+    _reloaded(page, client, event_id)
+    for m, rings in zip(_open(client, event_id), ("332211332211", "213213213213"), strict=True):
+        _dealt(page, m, rings)
+        _commit_verdict(page, client, event_id, m["id"])
+    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    _reloaded(page, client, event_id)
+    assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
+    shot(page, "roc-console")
+    _public_standings(context, server, client, event_id)
+    context.close()
+
+
+TITANS = ["Ann", "Bob", "Cho", "Dag"]
+
+
+def _st_record(players: list[str], again: int) -> dict[str, Any]:
+    """A short Strategic Titan game, called after two turns each: the first player scores 30; the
+    second player's second number is ``again`` (5 repeats their first: rule 4.2)."""
+    a, b = players
+    return {
+        "players": players,
+        "events": [
+            {"type": "start", "towers": [100, 400]},
+            {"type": "movement", "player": a, "number": 3},
+            {"type": "points", "player": a, "points": 30},
+            {"type": "movement", "player": b, "number": 5},
+            {"type": "movement", "player": a, "number": 4},
+            {"type": "movement", "player": b, "number": again},
+            {"type": "end"},
+        ],
+    }
+
+
+def test_a_strategic_titan_event_runs_from_the_console(server: str, browser: Any) -> None:
+    client = api(server)
+    context = _context(browser)
+    page = context.new_page()
+    event_id = _create(
+        page, server, "generic", "strategic-titan", "Strategic Titan night", {"knob:stages.0.rounds": "1"}
+    )
+    _register(page, client, event_id, TITANS)
+    _submit(page, page.get_by_role("button", name="Start the event"))
+    _reloaded(page, client, event_id)
+    first, second = _open(client, event_id)
+
+    # a record that breaks rule 4.2 (a number of the player's last two turns): refused by rule and
+    # name, the pasted record kept, nothing recorded
+    players = [s["name"] for s in _by_seat(first)]
+    broken = json.dumps(_st_record(players, 5))
+    row = page.locator(f"#m-{first['id']}")
+    row.locator("summary", has_text="Game log").click()
+    row.get_by_label("Paste the game log (JSON)").fill(broken)
+    _submit(page, row.get_by_role("button", name="Show the verdict"))
+    _refused(page, "4.2", players[1])
+    assert page.locator(f"#log-{first['id']}").input_value() == broken
+    assert client.get(f"/v1/matches/{first['id']}").json()["status"] == "pending"
+
+    # a second tab uploads the other table's record as a file: this one sees it by itself
+    other = context.new_page()
+    other.goto(f"{server}/console/e/{event_id}")
+    upload = json.dumps(_st_record([s["name"] for s in _by_seat(second)], 6)).encode()
+    other_row = other.locator(f"#m-{second['id']}")
+    other_row.locator("summary", has_text="Game log").click()
+    other_row.get_by_label("or choose its file").set_input_files(
+        {"name": "game.json", "mimeType": "application/json", "buffer": upload}
+    )
+    _submit(other, other_row.get_by_role("button", name="Show the verdict"))
+    assert _verdict_places(other) == {s["name"]: k + 1 for k, s in enumerate(_by_seat(second))}
+    _commit_verdict(other, client, event_id, second["id"])
+    page.wait_for_function(
+        "id => document.querySelector('#m-' + id).textContent.includes('Confirmed')", arg=second["id"]
+    )
+    other.close()
+
+    # the record put right: the verdict (the first player ahead on points), then recorded
+    page.reload()
+    row = page.locator(f"#m-{first['id']}")
+    row.locator("summary", has_text="Game log").click()
+    row.get_by_label("Paste the game log (JSON)").fill(json.dumps(_st_record(players, 6)))
+    _submit(page, row.get_by_role("button", name="Show the verdict"))
+    assert _verdict_places(page) == {players[0]: 1, players[1]: 2}
+    _commit_verdict(page, client, event_id, first["id"])
+
+    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    _reloaded(page, client, event_id)
+    assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
+    shot(page, "strategic-titan-console")
+    _public_standings(context, server, client, event_id)
+    context.close()
