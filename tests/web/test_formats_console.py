@@ -85,7 +85,11 @@ def _public_standings(context: Any, server: str, client: Any, event_id: str) -> 
     assert rows.count() == len(standings["rows"]) > 0
     for i, r in enumerate(standings["rows"]):
         cells = rows.nth(i).locator("td")
-        shown = (cells.nth(0).inner_text(), cells.nth(1).inner_text().split(" (")[0], cells.nth(2).inner_text())
+        shown = (
+            cells.nth(0).inner_text(),
+            cells.nth(1).inner_text().split(" (")[0],
+            cells.nth(2).inner_text(),
+        )
         assert shown == (str(r["rank"]), r["name"], f"{r['points']:g}"), (i, shown, r)
     public.close()
 
@@ -278,7 +282,11 @@ def test_a_bga_2p_round_robin_and_its_final_run_from_the_console(server: str, br
     page = context.new_page()
     event_id = _create(page, server, "bga-round-robin", "seasons", "Seasons online", {"knob:capacity": "11"})
     event = client.get(f"/v1/events/{event_id}").json()
-    assert (event["preset"], event["game"], event["settings"]["capacity"]) == ("bga-round-robin", "seasons", 11)
+    assert (event["preset"], event["game"], event["settings"]["capacity"]) == (
+        "bga-round-robin",
+        "seasons",
+        11,
+    )
 
     # one name too many for the capacity: refused in words, the pasted names kept
     page.fill("#names", "\n".join([*SEASONS, "Lee"]))
