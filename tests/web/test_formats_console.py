@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tests.web.conftest import ADMIN, api, items, shot
+from tests.web.test_accessibility import _axe
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -110,6 +111,19 @@ def _context(browser: Any) -> Any:
     return context
 
 
+def _accessible(browser: Any, context: Any, url: str) -> None:
+    """axe-core finds nothing on the page at ``url`` (its forms' details open), signed in as in
+    ``context``: in a context of its own that lets axe's script in (the pages' CSP would not)."""
+    checking = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US", bypass_csp=True)
+    checking.add_cookies(context.cookies())
+    page = checking.new_page()
+    page.goto(url)
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    found, _ = _axe(page)
+    checking.close()
+    assert found == [], found
+
+
 def _by_seat(m: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(m["seats"], key=lambda s: s["seat"])
 
@@ -157,6 +171,7 @@ def test_a_bga_3p_round_robin_runs_from_the_console(server: str, browser: Any) -
     _reloaded(page, client, event_id)
     judged = page.inner_text(f"#m-{first['id']} .bga-tables")
     assert "does not count" in judged and "real-time" in judged, judged
+    _accessible(browser, context, page.url)  # the BGA tables, the join deadline's boxes, violations
 
     # its places are then refused, in words and names, the places typed kept; a second tab
     # records another table meanwhile, and this one sees it by itself
@@ -442,6 +457,7 @@ def test_a_rite_of_command_event_runs_from_the_console(server: str, browser: Any
         for p in (1, 2)
     ]
     assert sorted(decks[0]) == sorted(decks[1]) and decks[0] != decks[1]
+    _accessible(browser, context, desk.url)
     desk.reload()  # the same deal again: the match's seed deals it
     assert desk.inner_text("table.deal") and desk.inner_text("#roc-first") == starts
 
