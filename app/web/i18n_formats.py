@@ -35,6 +35,7 @@ EN: dict[str, str] = {
     "roc_rings": "The ring of each card, turn by turn ({n} digits, 1–3)",
     "roc_rings_hint": "Turns alternate from {name}; each player plays the top card of their own deck.",
     "roc_wager_of": "{name}'s wager (optional)",
+    "st_record_players": "The record's players, in seat order: {names}.",
 }
 
 JA: dict[str, str] = {
@@ -69,4 +70,5 @@ JA: dict[str, str] = {
     "roc_rings": "各手番の札を置いたリング（{n} 桁、1〜3）",
     "roc_rings_hint": "{name} から交互に、各自の山札の一番上の札を出します。",
     "roc_wager_of": "{name} の賭け金（任意）",
+    "st_record_players": "記録のプレイヤー（席順）：{names}。",
 }

@@ -195,10 +195,19 @@ def test_a_bga_3p_round_robin_runs_from_the_console(server: str, browser: Any) -
     )
     other.close()
 
-    # the right table recorded: it counts, and the places go through
+    # the same BGA table twice: refused, the form open again with what was typed
     page.reload()
     row = page.locator(f"#m-{first['id']}")
     row.locator("summary", has_text="Record a BGA table").click()
+    row.get_by_label("BGA table number").fill("500101")
+    row.get_by_label("Speed").fill("Turn-based, 2 moves a day")
+    _submit(page, row.get_by_role("button", name=f"Record the BGA table of table {first['table']}"))
+    _refused(page, "table 500101 is already recorded")
+    row = page.locator(f"#m-{first['id']}")
+    assert row.get_by_label("BGA table number").input_value() == "500101"
+    assert row.get_by_label("Speed").input_value() == "Turn-based, 2 moves a day"
+
+    # the right table recorded (the site's capitals are its own): it counts, and the places go through
     row.get_by_label("BGA table number").fill("500102")
     row.get_by_label("Created at").fill(datetime.now(UTC).isoformat(timespec="seconds"))
     _submit(page, row.get_by_role("button", name=f"Record the BGA table of table {first['table']}"))
@@ -531,6 +540,9 @@ def test_a_strategic_titan_event_runs_from_the_console(server: str, browser: Any
     players = [s["name"] for s in _by_seat(first)]
     broken = json.dumps(_st_record(players, 5))
     row = page.locator(f"#m-{first['id']}")
+    assert row.locator("[data-record-players]").inner_text() == (
+        f"The record's players, in seat order: {', '.join(players)}."
+    )
     row.locator("summary", has_text="Game log").click()
     row.get_by_label("Paste the game log (JSON)").fill(broken)
     _submit(page, row.get_by_role("button", name="Show the verdict"))
