@@ -761,6 +761,8 @@ def knob_label(lang: str, path: str) -> str:
         words.append(t(group) if group in EN else parts[i])
         i += 1
     key = f"knob_{parts[-1]}"
+    if len(parts) > 1 and f"knob_{parts[-2]}_{parts[-1]}" in EN:  # a word its group gives its own sense
+        key = f"knob_{parts[-2]}_{parts[-1]}"
     if key not in EN:
         return path
     return " · ".join([*words, t(key)])

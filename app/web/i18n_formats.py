@@ -36,6 +36,7 @@ EN: dict[str, str] = {
     "roc_rings_hint": "Turns alternate from {name}; each player plays the top card of their own deck.",
     "roc_wager_of": "{name}'s wager (optional)",
     "st_record_players": "The record's players, in seat order: {names}.",
+    "knob_scoring_bye": "Points for a bye",
 }
 
 JA: dict[str, str] = {
@@ -71,4 +72,5 @@ JA: dict[str, str] = {
     "roc_rings_hint": "{name} から交互に、各自の山札の一番上の札を出します。",
     "roc_wager_of": "{name} の賭け金（任意）",
     "st_record_players": "記録のプレイヤー（席順）：{names}。",
+    "knob_scoring_bye": "不戦勝の勝ち点",
 }

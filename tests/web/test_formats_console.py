@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from app.web.i18n import knob_label
 from tests.web.conftest import ADMIN, api, items, shot
 from tests.web.test_accessibility import _axe
 
@@ -582,3 +583,11 @@ def test_a_strategic_titan_event_runs_from_the_console(server: str, browser: Any
     shot(page, "strategic-titan-console")
     _public_standings(context, server, client, event_id)
     context.close()
+
+
+def test_a_scoring_bye_is_labelled_as_points_not_as_who_gets_it() -> None:
+    """``scoring.bye`` (points, the BGA presets' 0) and a stage's ``bye`` (who gets it) are two
+    settings of one name: each has its own words."""
+    assert knob_label("en", "stages.1.scoring.bye") == "Stage 2 · Scoring · Points for a bye"
+    assert knob_label("ja", "scoring.bye") == "得点 · 不戦勝の勝ち点"
+    assert knob_label("en", "stages.0.bye") == "Stage 1 · Who gets the bye"
