@@ -376,6 +376,11 @@ def test_a_bga_2p_round_robin_and_its_final_run_from_the_console(server: str, br
         _submit(page, page.get_by_role("button", name=f"Register {f} for the final"))
         _reloaded(page, client, event_id)
     assert "registered" in page.inner_text("#bga-final")
+    _submit(page, page.get_by_role("button", name="Close the final's registration"))
+    _reloaded(page, client, event_id)
+    final = client.get(f"/v1/events/{event_id}/bga").json()["final"]
+    assert final["deadline_closed"] and final["forfeits"] == []  # both registered: nobody forfeits
+    assert "Registration for the final: closed" in page.inner_text("#bga-final")
 
     # the best-of-3: two wins decide it; a result for the third game is refused by name
     series = _open(client, event_id, 1)
