@@ -357,6 +357,16 @@ def test_a_bga_2p_round_robin_and_its_final_run_from_the_console(server: str, br
     assert client.get(f"/v1/matches/{drawn['id']}").json()["result"]["outcome"] == "draw"
     _reloaded(page, client, event_id)
 
+    # one who would not play the final says so ahead (the next in line would take their place)
+    ahead = max(small, key=SEASONS.index)
+    page.select_option("#bga-withdraw", label=ahead)
+    _submit(page, page.get_by_role("button", name="Withdraw from the final"))
+    _reloaded(page, client, event_id)
+    assert client.get(f"/v1/events/{event_id}/bga").json()["final"]["withdrawn"] == [
+        next(e for e, n in client.get(f"/v1/events/{event_id}/bga").json()["names"].items() if n == ahead)
+    ]
+    assert f"Withdrawn: {ahead}" in page.inner_text("#bga-final")
+
     # the final: the group winners; one withdraws and the next of that group takes the seat
     _submit(page, page.get_by_role("button", name="Close the stage and advance"))
     _reloaded(page, client, event_id)
