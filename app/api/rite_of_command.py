@@ -128,7 +128,9 @@ class RingCard(StrictTypes):
     owner: int = Field(ge=-POWER, le=POWER, description="1 or 2")
 
 
-_ORDER: JsonDict = {"type": "array", "minItems": 1}
+# a property a variant requires, given and not null (the field's own schema types it: a variant that
+# restated it, an inline object or an array without items, is one a client generator cannot read)
+_GIVEN: JsonDict = {"not": {"type": "null"}}
 
 
 class DealIn(StrictTypes):
@@ -146,12 +148,8 @@ class DealIn(StrictTypes):
                 {
                     "required": ["orders"],
                     "properties": {
-                        "orders": {
-                            "type": "object",
-                            "required": ["1", "2"],
-                            "properties": {"1": _ORDER, "2": _ORDER},
-                            "additionalProperties": False,
-                        }
+                        # both players' orders (each a list of at least one card, as the field says)
+                        "orders": {"required": ["1", "2"], "propertyNames": {"enum": ["1", "2"]}}
                     },
                 },
             ]
@@ -160,7 +158,11 @@ class DealIn(StrictTypes):
 
     cards: list[Word] | None = Field(default=None, max_length=GAME_CARDS)
     orders: (
-        dict[Annotated[str, Field(max_length=8)], Annotated[list[Word], Field(max_length=GAME_CARDS)]] | None
+        dict[
+            Annotated[str, Field(max_length=8)],
+            Annotated[list[Word], Field(max_length=GAME_CARDS, json_schema_extra={"minItems": 1})],
+        ]
+        | None
     ) = Field(default=None, max_length=4)
     first_player: int | None = Field(default=None, ge=-POWER, le=POWER)
     deck_size: int | None = Field(
@@ -184,13 +186,13 @@ class AdjudicateRite(StrictTypes):
             "oneOf": [
                 {
                     "required": ["rings"],
-                    "properties": {"rings": {"type": "array"}},
+                    "properties": {"rings": _GIVEN},
                     "not": {"anyOf": [{"required": [k]} for k in ("deal", "first_player", "plays")]},
                 },
                 {
                     "not": {"required": ["rings"]},
                     "required": ["deal", "plays"],
-                    "properties": {"deal": {"type": "object"}, "plays": {"type": "array"}},
+                    "properties": {"deal": _GIVEN, "plays": _GIVEN},
                 },
             ]
         }
