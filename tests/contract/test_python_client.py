@@ -36,7 +36,9 @@ def served(tmp_path: Path) -> Iterator[str]:
     migrated = arbiter("migrate", environ=environ)
     assert migrated.returncode == 0, migrated.stderr
     port = free_port()
-    proc = spawn("serve", "--host", "127.0.0.1", "--port", str(port), environ=environ, log=tmp_path / "server.log")
+    proc = spawn(
+        "serve", "--host", "127.0.0.1", "--port", str(port), environ=environ, log=tmp_path / "server.log"
+    )
     try:
         wait_http(f"http://127.0.0.1:{port}/healthz", proc)
         yield f"http://127.0.0.1:{port}"
@@ -44,10 +46,12 @@ def served(tmp_path: Path) -> Iterator[str]:
         stop(proc)
 
 
-def _generate(tmp_path: Path) -> Any:
-    """The generated client, imported from the temporary directory."""
+@pytest.fixture
+def generating(tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
+    """openapi-python-client generating the client into the temporary directory, started before the
+    server so that the two start side by side."""
     bin_dir = Path(sys.executable).parent  # the generator, and the ruff its formatting hooks run
-    done = subprocess.run(
+    with subprocess.Popen(
         [
             str(bin_dir / "openapi-python-client"),
             "generate",
@@ -58,13 +62,18 @@ def _generate(tmp_path: Path) -> Any:
             "--meta",
             "none",
         ],
-        env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"},
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
-        timeout=300,
-    )
-    said = done.stdout + done.stderr
-    assert done.returncode == 0, said
+        env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"},
+    ) as proc:
+        yield proc
+
+
+def _generated(proc: subprocess.Popen[str], tmp_path: Path) -> Any:
+    """The generated client, imported from the temporary directory once the generator is done."""
+    said, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0, said
     assert "warning" not in said.lower() and "unable" not in said.lower(), said  # every part generated
     sys.path.insert(0, str(tmp_path))
     for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
@@ -76,9 +85,11 @@ def _operations(spec: dict[str, Any]) -> set[str]:
     return {op["operationId"] for ops in spec["paths"].values() for op in ops.values()}
 
 
-def test_the_readme_tour_runs_through_the_generated_python_client(served: str, tmp_path: Path) -> None:
+def test_the_readme_tour_runs_through_the_generated_python_client(
+    generating: subprocess.Popen[str], served: str, tmp_path: Path
+) -> None:
     spec = json.loads((ROOT / "openapi" / "openapi.json").read_text())
-    client_pkg = _generate(tmp_path)
+    client_pkg = _generated(generating, tmp_path)
     generated = {p.stem for p in (tmp_path / PACKAGE / "api").glob("*/*.py")} - {"__init__"}
     assert generated == _operations(spec), sorted(generated ^ _operations(spec))
 
@@ -143,7 +154,9 @@ def test_the_readme_tour_runs_through_the_generated_python_client(served: str, t
         for m in rnd.matches:
             if m.status != "bye":
                 seats = [{"entry_id": s.entry_id, "place": i + 1} for i, s in enumerate(m.seats)]
-                done = report.sync_detailed(m.id, client=org, body=models.ResultIn.from_dict({"seats": seats}))
+                done = report.sync_detailed(
+                    m.id, client=org, body=models.ResultIn.from_dict({"seats": seats})
+                )
                 assert done.status_code == 200, done.content
 
     report_round(op("start_event").sync(event_id, client=org).round_)
@@ -176,7 +189,9 @@ def test_the_readme_tour_runs_through_the_generated_python_client(served: str, t
     assert bad.parsed.errors and "stages" in json.dumps(bad.parsed.to_dict()), bad.content
 
     # the organizer workflows' registration in bulk: a JSON list, then a CSV file, all or nothing
-    club = op("create_event").sync(client=admin, body=models.EventCreate.from_dict(body("post", "/v1/events", 1)))
+    club = op("create_event").sync(
+        client=admin, body=models.EventCreate.from_dict(body("post", "/v1/events", 1))
+    )
     club_org = client_pkg.AuthenticatedClient(base_url=served, token=club.organizer_token)
     rows = [models.EntryCreate.from_dict(b) for b in body("post", "/v1/events/{event_id}/entries", 1)]
     listed = register.sync_detailed(club.id, client=club_org, body=rows)
@@ -191,11 +206,17 @@ def test_the_readme_tour_runs_through_the_generated_python_client(served: str, t
         ),
     )
     assert sent.status_code == 201, sent.content
-    assert [(e.name, e.club) for e in sent.parsed] == [("Ken", "Bell"), ("Dennis", "Bell"), ("Linus", "Hackers")]
+    assert [(e.name, e.club) for e in sent.parsed] == [
+        ("Ken", "Bell"),
+        ("Dennis", "Bell"),
+        ("Linus", "Hackers"),
+    ]
     refused = upload.sync_detailed(
         club.id,
         client=club_org,
-        body=models.CreateEntriesCsvBody(file=types.File(payload=io.BytesIO(b"name,rating\nBjarne,lots\n\n"))),
+        body=models.CreateEntriesCsvBody(
+            file=types.File(payload=io.BytesIO(b"name,rating\nBjarne,lots\n\n"))
+        ),
     )
     assert refused.status_code == 422, refused.content
     assert {tuple(e.loc[:2]) for e in refused.parsed.errors} == {("csv", 2), ("csv", 3)}, refused.content
