@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 
 from app.services.formats.base import StageFormat
 from app.services.formats.registry import FORMATS
+from app.web import i18n_formats as format_words
 from app.web import i18n_league as league_words
 
 LANGUAGES = ("en", "ja")
@@ -712,6 +713,8 @@ if _taken:
     raise ImportError(f"page words defined twice: {', '.join(sorted(_taken))}")
 EN.update(league_words.EN)
 JA.update(league_words.JA)
+EN.update(format_words.EN)
+JA.update(format_words.JA)
 STRINGS = {"en": EN, "ja": JA}
 
 
@@ -758,6 +761,8 @@ def knob_label(lang: str, path: str) -> str:
         words.append(t(group) if group in EN else parts[i])
         i += 1
     key = f"knob_{parts[-1]}"
+    if len(parts) > 1 and f"knob_{parts[-2]}_{parts[-1]}" in EN:  # a word its group gives its own sense
+        key = f"knob_{parts[-2]}_{parts[-1]}"
     if key not in EN:
         return path
     return " · ".join([*words, t(key)])

@@ -248,15 +248,21 @@ UNEXPRESSIBLE: tuple[Unexpressible, ...] = (
         loc=("game",),
         msg="^unknown game",
     ),
-    # a CSV body is one text: its header and rows are checked as the JSON rows are, which no
-    # string's schema can say
+    # a CSV file is one text: its header and rows are checked as the JSON rows are, which no
+    # file's schema can say, and it must be UTF-8
     Unexpressible(
-        "a CSV registration's header and rows", 422, ("POST /v1/events/{event_id}/entries",), loc=("csv",)
+        "a CSV registration's header and rows",
+        422,
+        ("POST /v1/events/{event_id}/entries", "POST /v1/events/{event_id}/entries/csv"),
+        loc=("csv",),
+    ),
+    Unexpressible(
+        "a CSV file is UTF-8 text", 422, ("POST /v1/events/{event_id}/entries/csv",), loc=("file",)
     ),
     Unexpressible(
         "a player is entered once in an event",
         422,
-        ("POST /v1/events/{event_id}/entries",),
+        ("POST /v1/events/{event_id}/entries", "POST /v1/events/{event_id}/entries/csv"),
         msg="is already entered|^the same player as row",
     ),
     Unexpressible(
@@ -269,20 +275,20 @@ UNEXPRESSIBLE: tuple[Unexpressible, ...] = (
     Unexpressible(
         "a name registers one player: when several players of the database bear it, the row says which",
         422,
-        ("POST /v1/events/{event_id}/entries",),
+        ("POST /v1/events/{event_id}/entries", "POST /v1/events/{event_id}/entries/csv"),
         msg="^several players are named .*; register by player_id or external_id$",
     ),
     Unexpressible(
         "a player_id names a player of the database",
         422,
-        ("POST /v1/events/{event_id}/entries",),
+        ("POST /v1/events/{event_id}/entries", "POST /v1/events/{event_id}/entries/csv"),
         msg=r"^player .* not found$",
     ),
     Unexpressible(
         "a seed number is given once in an event",
         422,
-        ("POST /v1/events/{event_id}/entries",),
-        msg=r"^seed \d+ is given twice",
+        ("POST /v1/events/{event_id}/entries", "POST /v1/events/{event_id}/entries/csv"),
+        msg=r"^seed \d+ is given twice|^seed \d+ is already given to another entry$",
     ),
     Unexpressible(
         "a clock starts from the event's game_minutes unless told its seconds",
