@@ -10,7 +10,7 @@ Every construction is checked by :func:`check_design` before it is returned.
 
 One module per part, each importing only modules listed before it: ``model`` (what a search returns),
 ``budget`` (the caller's time budget), ``checks`` (quality figures, bounds, ranking keys),
-``constructions`` (exact designs), ``validation`` (request limits), ``anneal`` (starting designs and
+``constructions`` (exact designs), ``cyclic`` (stored resolvable coverings), ``validation`` (request limits), ``anneal`` (starting designs and
 annealing over tables), ``rounds`` (colouring tables into rounds), ``resolvable`` (the round-structured
 search), ``report`` (warnings) and ``search`` (:func:`search_design`). The package re-exports the public
 names.
@@ -43,7 +43,10 @@ Rulings where the specs are silent:
   then a search with the round structure built in, at the same table count, tries to reach the lower
   bound max(games per player, ceil(tables / floor(N/k))); it is kept only if the design is no worse.
   Constructions keep their own resolution (AG(n,q) parallel classes, Kirkman 15, the circle method for
-  pairs). In projective planes any two tables share a player, so they need one round per table.
+  pairs). When the table size divides the players and no exact resolvable design is built, ``complete``
+  mode with rounds takes the stored resolvable covering for that size (``cyclic``; every size up to 200
+  in tables of 3 and 4), without a search; the rounds of any such schedule are at least
+  :func:`fewest_rounds_bound`. In projective planes any two tables share a player, so they need one round per table.
 - In ``games`` mode with rounds, a round-structured search runs first and is kept when its pair meetings
   are within one; otherwise the free search wins if its pair meetings are more even.
 - When rounds are asked for, tables are listed round by round (round 0's tables first) and ``rounds``
@@ -73,7 +76,13 @@ Rulings where the specs are silent:
 from __future__ import annotations
 
 from app.core.pairing.designs.budget import ProgressFn, StopFn
-from app.core.pairing.designs.checks import check_design, check_rounds, known_covering_number, schonheim_bound
+from app.core.pairing.designs.checks import (
+    check_design,
+    check_rounds,
+    fewest_rounds_bound,
+    known_covering_number,
+    schonheim_bound,
+)
 from app.core.pairing.designs.constructions import steiner_system
 from app.core.pairing.designs.model import Design, DesignReport, GamesRange, PairMeetings
 from app.core.pairing.designs.rounds import rounds_lower_bound
@@ -92,6 +101,7 @@ __all__ = [
     "StopFn",
     "check_design",
     "check_rounds",
+    "fewest_rounds_bound",
     "known_covering_number",
     "rounds_lower_bound",
     "schonheim_bound",

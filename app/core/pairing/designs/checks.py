@@ -53,6 +53,28 @@ def known_covering_number(v: int, k: int) -> int | None:
     return None
 
 
+def fewest_rounds_bound(v: int, k: int) -> int:
+    """A lower bound on the rounds of a schedule of v players in tables of k (k divides v) in which every
+    round seats everyone and every pair meets: each player meets at most k − 1 others a round, so
+    ceil((v − 1)/(k − 1)); and, when a table of k players cannot be spread over the m = v/k tables of
+    another round without two of them meeting again (k > m), the repeats it forces.
+
+    The repeats: any other round splits each table of a given round over its m tables, so it seats
+    again at least h pairs of that table, h the fewest pairs of a split of k into m parts; over R rounds
+    those repeats number at least (R − 1)·m·h, and they cannot exceed the meetings beyond one a pair,
+    R·m·C(k, 2) − C(v, 2). So
+    R·m·(C(k, 2) − h) ≥ C(v, 2) − m·h. (6 players in tables of 3: 4 rounds, not 3; 12 in tables of 4:
+    5, not 4.)"""
+    m = v // k
+    naive = -(-(v - 1) // (k - 1))
+    q, s = divmod(k, m)
+    h = s * (q + 1) * q // 2 + (m - s) * q * (q - 1) // 2
+    pairs, per_table = v * (v - 1) // 2, k * (k - 1) // 2
+    if h == 0 or per_table == h:
+        return naive
+    return max(naive, -(-(pairs - m * h) // (m * (per_table - h))))
+
+
 def pair_counts(tables: Sequence[Sequence[int]], players: int) -> list[int]:
     cnt = [0] * (players * players)
     for t in tables:

@@ -6,8 +6,8 @@ worse (more tables, uneven games, more uneven pair meetings) to save rounds. At 
 the round-structured search tries for the lower bound of rounds and is kept only if the design is no
 worse. When it divides them, a schedule released by rounds is resolvable — every round seats everyone —
 in the fewest rounds found: ``games`` mode runs the round-structured search first and keeps it;
-``complete`` mode takes an exact resolvable design where one is constructed, else
-:func:`fewest_resolvable_rounds` (which may cost tables).
+``complete`` mode takes an exact resolvable design where one is constructed, else the stored covering
+(cyclic.py), else :func:`fewest_resolvable_rounds` (which may cost tables).
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from app.core.pairing.designs.checks import (
     schonheim_bound,
 )
 from app.core.pairing.designs.constructions import steiner_system
+from app.core.pairing.designs.cyclic import stored_cover
 from app.core.pairing.designs.model import Design
 from app.core.pairing.designs.report import warnings
 from app.core.pairing.designs.resolvable import fewest_resolvable_rounds, improve_rounds, search_rounds
@@ -225,8 +226,13 @@ def search_design(
     tables: list[list[int]]
     rnds: list[list[int]] | None = None
     steiner = steiner_system(n, k)
+    stored = None
+    if mode == "complete" and rounds and (steiner is None or steiner[1] is None):
+        stored = stored_cover(n, k)  # also the resolution of an exact design built without one
     if mode == "complete":
-        if steiner is not None:
+        if stored is not None:
+            tables, rnds = stored
+        elif steiner is not None:
             tables, rnds = steiner
         else:
             tables = _search_complete(n, k, seed, stop, progress)
@@ -250,7 +256,7 @@ def search_design(
             rand = rng.stream(seed, f"designs:rounds:{n}:{k}:{mode}:{games_per_player}")
             rnds = color_tables(tables, n, rand, stop, 2000 + 50 * len(tables))
             tables, rnds = improve_rounds(tables, rnds, n, k, mode, seed, stop)
-        if mode == "complete" and n % k == 0:
+        if mode == "complete" and n % k == 0 and stored is None:
             fewer = fewest_resolvable_rounds(n, k, len(rnds), seed, stop)
             if fewer is not None:
                 tables, rnds = [sorted(t) for t in fewer[0]], fewer[1]
