@@ -163,6 +163,11 @@ class EventPage:
         return self.view.event
 
     @property
+    def whole_stage(self) -> bool:
+        """Whether the current tables are the active stage's every table, of several rounds."""
+        return self.concurrent or self.released
+
+    @property
     def current_round(self) -> RoundView | None:
         return self.rounds[-1] if self.rounds else None
 
@@ -243,13 +248,17 @@ async def event_page(
             and view.event.preset != titan_svc.PRESET  # its heats are opened by choosing players
             and registry_of(session).format_of(active).nothing_to_pair(active) is None
         )
-        page.concurrent = active is not None and registry_of(session).format_of(active).concurrent_tables
-        page.released = active is not None and stage_settings(active).releases_all
+    # every table of the active stage at once, on every page and sheet (the console, the
+    # projector, the printed pairings and slips, the round embed), when its tables are opened
+    # while others play (heats) or all its games are released together (``release: all``)
+    page.concurrent = active is not None and registry_of(session).format_of(active).concurrent_tables
+    page.released = active is not None and stage_settings(active).releases_all
     if rounds:
         page.current = tables_of(rounds[-1])
         page.past = [(r, tables_of(r)) for r in reversed(rounds[:-1])]
-    if (page.concurrent or page.released) and active is not None:  # every table of the stage at once
+    if page.whole_stage and active is not None:
         page.current = [t for r in rounds if r.stage.id == active.id for t in tables_of(r)]
+        page.past = [(r, tables_of(r)) for r in reversed(rounds) if r.stage.id != active.id]
     if not preset_views:
         return page
     plan = rating_core.pool_plan(view.event.game_key, view.event.preset, view.event.settings)

@@ -330,6 +330,16 @@ def test_a_bga_2p_round_robin_and_its_final_run_from_the_console(server: str, br
     groups = _groups(games)
     assert sorted(len(g) for g in groups) == [5, 6] and len(games) == 10 + 15
     assert all(page.locator(f"#m-{m['id']}").count() == 1 for m in games)
+    # and on the hall's sheets: the printed pairings and the projector list every released game
+    released = _matches(client, event_id, 0)
+    for sheet, rows in (
+        ("print/pairings", "table.sheet tbody tr"),
+        ("projector", "#h-pair ~ table tbody tr"),
+    ):
+        page.goto(f"{server}/e/{event_id}/{sheet}")
+        assert page.locator(rows).count() == len(released), sheet
+        assert page.locator(rows).first.inner_text().startswith("Round "), sheet
+    page.goto(f"{server}/console/e/{event_id}")
 
     # a player of the larger group drops: each of their games is resigned, won by the opponent
     big = max(groups, key=len)
