@@ -181,9 +181,25 @@ def places_body(match: Match, form: dict[str, Any]) -> dict[str, Any]:
 
 
 def body_of(match: Match, form: dict[str, Any]) -> dict[str, Any]:
-    """The result a console form sends: one click (``choice``), or the places-and-scores form."""
+    """The result a console form sends: one click (``choice``), or the places-and-scores form, with
+    the hero each seat played where the form asks (``character:N``, BATTLEBOOKS)."""
     choice = str(form.get("choice", ""))
-    return places_body(match, form) if choice == "places" else result_body(match, choice)
+    body = places_body(match, form) if choice == "places" else result_body(match, choice)
+    return with_heroes(match, body, form)
+
+
+def with_heroes(match: Match, body: dict[str, Any], form: dict[str, Any]) -> dict[str, Any]:
+    """Each seat's hero chosen with a result (``character:N``, N the seat's index in seat order;
+    a blank leaves it to the declaration, or to the hero rule's one choice): the seat's
+    ``character`` in the API's result body, checked by the hero rule there."""
+    seats = sorted(match.seats, key=lambda s: s.seat)
+    chosen = {
+        s.entry_id: str(form.get(f"character:{i}", "")).strip() for i, s in enumerate(seats)
+    }
+    for row in body.get("seats", []):
+        if chosen.get(row["entry_id"]):
+            row["character"] = chosen[row["entry_id"]]
+    return body
 
 
 def heat_tables(form: dict[str, Any], entry_ids: list[str]) -> list[list[str]]:
