@@ -17,6 +17,7 @@ EN: dict[str, str] = {
     "my_colossal_no": "No, the original rules",
     "my_colossal_said": "You said: {answer}. The final is played under: {version}.",
     "final_rules_saved": "Your answer is recorded.",
+    "field_not_number": "{name}'s {field} must be a number",
 }
 
 JA: dict[str, str] = {
@@ -31,4 +32,5 @@ JA: dict[str, str] = {
     "my_colossal_no": "反対（オリジナルルール）",
     "my_colossal_said": "あなたの回答：{answer}。決勝のルール：{version}。",
     "final_rules_saved": "回答を記録しました。",
+    "field_not_number": "{name} の{field}は数で入力してください",
 }
