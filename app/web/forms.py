@@ -27,6 +27,7 @@ class Knob:
     path: str
     value: Any
     optional: bool = False  # a blank leaves the setting to the engine (a Swiss stage's rounds)
+    hint: str = "swiss_rounds_hint"  # the words under an optional knob: what a blank does
 
     @property
     def kind(self) -> str:
@@ -61,6 +62,11 @@ def knobs(settings: dict[str, Any] | list[Any], prefix: str = "") -> list[Knob]:
         elif isinstance(v, bool | int | float | str):
             swiss_rounds = k == "rounds" and isinstance(settings, dict) and settings.get("format") == "swiss"
             out.append(Knob(path, v, optional=swiss_rounds))
+    if isinstance(settings, dict) and settings.get("format") == "swiss" and "rounds" not in settings:
+        # a Swiss stage whose rounds follow the field (the BATTLEBOOKS presets' chart at the start,
+        # else ceil(log2 n)): offered blank, a number sets them
+        hint = "block_rounds_hint" if "block" in settings else "swiss_rounds_hint"
+        out.append(Knob(f"{prefix}rounds", 0, optional=True, hint=hint))
     return out
 
 

@@ -18,6 +18,12 @@ EN: dict[str, str] = {
     "my_colossal_said": "You said: {answer}. The final is played under: {version}.",
     "final_rules_saved": "Your answer is recorded.",
     "field_not_number": "{name}'s {field} must be a number",
+    "my_books": "Your books: {books}",
+    "my_pack_sealed": "Your pack is sealed: its two books are shown when game 1's pairings are published.",
+    "my_hero": "My hero for this game",
+    "declare_my_hero": "Declare my hero",
+    "hero_declared": "Your hero is declared.",
+    "block_rounds_hint": "Leave blank to play the rounds the preset's chart gives the players at the start (Clash and Secret Wars: 3 games a game round, 2 game rounds for up to 8 players and one more per further 8, then the Final Battle; Roll Call: 6 games for 8, 3 more per further 8, then the Final Battle), or give a number (3·k + 1 ends with a Final Battle).",
 }
 
 JA: dict[str, str] = {
@@ -33,4 +39,10 @@ JA: dict[str, str] = {
     "my_colossal_said": "あなたの回答：{answer}。決勝のルール：{version}。",
     "final_rules_saved": "回答を記録しました。",
     "field_not_number": "{name} の{field}は数で入力してください",
+    "my_books": "あなたのブック：{books}",
+    "my_pack_sealed": "あなたのパックは封印されています。第 1 ゲームの対戦表が発表されると 2 冊のブックが表示されます。",
+    "my_hero": "このゲームの自分のヒーロー",
+    "declare_my_hero": "自分のヒーローを宣言",
+    "hero_declared": "ヒーローを宣言しました。",
+    "block_rounds_hint": "空欄なら、開始時の参加者数に応じてプリセットの表どおりの回数を行います（クラッシュとシークレット・ウォーズ：1 ゲームラウンド 3 ゲーム、8 人まで 2 ゲームラウンド、8 人増えるごとに 1 つ追加、最後にファイナルバトル。ロールコール：8 人で 6 ゲーム、8 人増えるごとに 3 ゲーム追加、最後にファイナルバトル）。数を入れることもできます（3·k + 1 ならファイナルバトルで終わります）。",
 }

@@ -143,6 +143,7 @@ async def player_view(
         open_tables=open_tables,
         played=played,
         final_rules=final_rules,
+        mine=entry,
         body=lambda tb, choice: json.dumps(forms.result_body(tb.match, choice)),
         names=lambda tb: json.dumps({s["entry_id"]: s["name"] for s in tb.seats}),
     )

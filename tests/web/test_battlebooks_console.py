@@ -51,15 +51,20 @@ def _seats(m: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(m["seats"], key=lambda s: s["seat"])
 
 
-def _create(page: Any, server: str, client: Any, preset: str, name: str, off: tuple[str, ...] = ()) -> str:
+def _create(
+    page: Any, server: str, client: Any, preset: str, name: str, off: tuple[str, ...] = (), rounds: str = ""
+) -> str:
     """The event made from the console's form (the preset's game follows), ``off`` its switches
-    turned off; the console opened. Its id."""
+    turned off, ``rounds`` the Swiss stage's rounds (blank: by the field); the console opened.
+    Its id."""
     page.goto(f"{server}/console")
-    page.select_option("#preset", preset)
-    page.wait_for_url(f"**preset={preset}**")
+    with page.expect_navigation():
+        page.select_option("#preset", preset)
     assert page.input_value("#game") == "battlebooks"
     for knob in off:
         page.locator(f"[name='knob:{knob}']").uncheck()
+    if rounds:
+        page.fill("[name='knob:stages.0.rounds']", rounds)
     page.fill("#admin-token", ADMIN)
     page.fill("#ev-name", name)
     _submit(page, page.get_by_role("button", name="Create the event"))
@@ -262,4 +267,315 @@ def test_a_clash_runs_from_the_console_to_its_playoff(server: str, browser: Any)
     shot(page, "console-battlebooks")
     _standings_checked(context, server, client, event_id, differential=True)
     players.close()
+    context.close()
+
+
+# --------------------------------------------------------------------------- Secret Wars
+def _play_out(page: Any, client: Any, event_id: str, books: dict[str, list[str]]) -> None:
+    """Every stage after the Swiss closed in turn, each table won by its first seat with book 0,
+    until the event is over (a playoff only when first place is shared)."""
+    while client.get(f"/v1/events/{event_id}").json()["status"] == "running":
+        tables = _tables(client, event_id)
+        if not tables:
+            _submit(page, page.get_by_role("button", name="Close the stage and advance"))
+            _reloaded(page, client, event_id)
+            continue
+        for m in tables:
+            row = page.locator(f"#m-{m['id']}")
+            _heroes(row, m, books)
+            _submit(page, row.get_by_role("button", name=f"{_seats(m)[0]['name']} won"))
+            assert page.locator(".error").count() == 0, page.inner_text(".error")
+        if client.get(f"/v1/events/{event_id}").json()["status"] == "running" and not _tables(client, event_id):
+            _submit(page, page.get_by_role("button", name="Close the stage and advance"))
+
+
+def test_secret_wars_packs_are_sealed_then_played_from_the_console_and_the_players_pages(
+    server: str, browser: Any
+) -> None:
+    """Four players, packs drawn from the preset's catalog at registration, sealed on the players'
+    pages until the start; one game round of three and the Final Battle (rounds: 4)."""
+    client = api(server)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    event_id = _create(page, server, client, "battlebooks-secret-wars", "Secret Wars", ("sanctioned", "rated"), "4")
+    links = _register_names(page, ["Ada", "Ben", "Cleo", "Dev"])
+    _reloaded(page, client, event_id)
+    packs = {e["id"]: e for e in items(client.get(f"/v1/events/{event_id}/entries").json())}
+    assert all(e["sealed"] and e["characters"] == [] for e in packs.values())  # not the organizer
+    org_view = page.inner_text("#entries")
+    players = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    me = _player(players, links["Ada"])
+    assert "Your pack is sealed" in me.inner_text("#my-books")
+    _submit(page, page.get_by_role("button", name="Start the event"))
+    _reloaded(page, client, event_id)
+    entries = items(client.get(f"/v1/events/{event_id}/entries").json())
+    books = {e["id"]: e["characters"] for e in entries}
+    assert all(len(set(b)) == 2 for b in books.values()) and len({frozenset(b) for b in books.values()}) == 4
+    for e in entries:  # the console showed each pack to the organizer before the start
+        assert f"{e['name']} ({', '.join(e['characters'])})" in org_view
+    me.reload()
+    ada = next(e for e in entries if e["name"] == "Ada")
+    me.wait_for_selector("#my-books:has-text('Your books')")
+    assert me.inner_text("#my-books") == f"Your books: {', '.join(ada['characters'])}"
+    me.close()
+
+    # game 1: one table's players declare their heroes on their own pages; the other table's
+    # heroes chosen with its result, a win by body points
+    one, two = _tables(client, event_id)
+    for s in _seats(one):
+        mine = _player(players, links[s["name"]])
+        card = mine.locator(f"#m-{one['id']}")
+        card.get_by_label("My hero for this game").select_option(books[s["entry_id"]][0])
+        card.get_by_role("button", name="Declare my hero").click()
+        mine.wait_for_selector("#me-status:has-text('Your hero is declared')")
+        mine.close()
+    page.wait_for_function(
+        "([id, hero]) => document.querySelector('#m-' + id).textContent.includes('(' + hero + ')')",
+        arg=[one["id"], books[_seats(one)[1]["entry_id"]][0]],
+    )
+    _submit(page, page.locator(f"#m-{one['id']}").get_by_role("button", name=f"{_seats(one)[0]['name']} won"))
+    _body_points(page, page.locator(f"#m-{two['id']}"), two, (25, 20), lambda r: _heroes(r, two, books, 0, "pl"))
+    _reloaded(page, client, event_id)
+    got = [client.get(f"/v1/matches/{m['id']}").json() for m in (one, two)]
+    assert all(g["status"] == "confirmed" for g in got)
+    assert {s["character"] for s in got[0]["seats"]} == {books[s["entry_id"]][0] for s in one["seats"]}
+
+    # game 2: the organizer names game 1's book again — refused by the hero rule, in words and
+    # names, the book chosen kept; the other table's players then report from their pages, and
+    # the console shows it by itself
+    _submit(page, page.get_by_role("button", name="Pair the next round"))
+    one, two = _tables(client, event_id)
+    first = _seats(one)[0]
+    again = next(
+        s["character"]
+        for g in _history_of(client, event_id, first["entry_id"])
+        for s in g["seats"]
+        if s["entry_id"] == first["entry_id"]
+    )
+    row = page.locator(f"#m-{one['id']}")
+    row.locator(f"#ph-w-{one['id']}-0").select_option(again)
+    _submit(page, row.get_by_role("button", name=f"{first['name']} won"))
+    error = page.inner_text(".error")
+    assert first["name"] in error and again in error and not UUID.search(error), error
+    assert page.locator(f"#ph-w-{one['id']}-0").input_value() == again
+    for s in _seats(two):
+        mine = _player(players, links[s["name"]])
+        mine.locator(f"#m-{two['id']}").get_by_role("button", name="Draw").click()
+        mine.wait_for_selector("#me-status:not([hidden])")
+        mine.close()
+    page.wait_for_function(
+        "id => document.querySelector('#m-' + id).textContent.includes('Reported')", arg=two["id"]
+    )
+    _submit(page, page.locator(f"#m-{two['id']}").get_by_role("button", name="Confirm"))
+    row = page.locator(f"#m-{one['id']}")
+    row.locator(f"#ph-w-{one['id']}-0").select_option("")  # the other book, as the rule leaves it
+    _submit(page, row.get_by_role("button", name=f"{first['name']} won"))
+    _reloaded(page, client, event_id)
+
+    # game 3 and the Final Battle, then whatever playoff first place needs
+    _submit(page, page.get_by_role("button", name="Pair the next round"))
+    for m in _tables(client, event_id):
+        _heroes(page.locator(f"#m-{m['id']}"), m, books, 1)
+        _key(page, m["id"], "d")
+    _reloaded(page, client, event_id)
+    _submit(page, page.get_by_role("button", name="Pair the next round"))
+    _play_out(page, client, event_id, books)
+    _reloaded(page, client, event_id)
+    assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
+    _standings_checked(context, server, client, event_id, differential=True)
+    players.close()
+    context.close()
+
+
+def _history_of(client: Any, event_id: str, entry_id: str) -> list[dict[str, Any]]:
+    """The entry's confirmed games, oldest first."""
+    rounds = items(client.get(f"/v1/events/{event_id}/rounds", params={"limit": 500}).json())
+    return [
+        m
+        for r in rounds
+        for m in r["matches"]
+        if m["status"] == "confirmed" and any(s["entry_id"] == entry_id for s in m["seats"])
+    ]
+
+
+# --------------------------------------------------------------------------- Hero's Roll Call
+ROLL_CALL = [("Ada", "Wolverine"), ("Ben", "Hulk"), ("Cleo", "Storm"), ("Dev", "Thor")]
+
+
+def test_a_roll_call_runs_from_the_console_by_clicks_and_keys(server: str, browser: Any) -> None:
+    """Four players, one hero each all event: three games and the Final Battle (rounds: 4), wins
+    by body points and draws by one key; a body-point count that is no number is refused by
+    name, what was typed kept, and a second tab's result then reaches the page by itself."""
+    client = api(server)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    event_id = _create(page, server, client, "battlebooks-roll-call", "Roll Call", ("sanctioned", "rated"), "4")
+    _register_csv(page, ROLL_CALL)
+    _submit(page, page.get_by_role("button", name="Start the event"))
+    _reloaded(page, client, event_id)
+
+    # game 1: a body-point count that is no number, refused by the player's name with the counts
+    # typed kept; a second tab records the other table meanwhile, and this page shows it
+    one, two = _tables(client, event_id)
+    row = page.locator(f"#m-{one['id']}")
+    a, b = _seats(one)
+    row.get_by_text("Places and scores").click()
+    row.locator(f"#pl-{one['id']}-0-1").check()
+    row.locator(f"#pl-{one['id']}-1-2").check()
+    row.get_by_label(f"{a['name']}: Body points", exact=True).fill("27")
+    row.get_by_label(f"{b['name']}: Body points", exact=True).fill("twelve")
+    _submit(page, row.get_by_role("button", name="Record the places"))
+    error = page.inner_text(".error")
+    assert f"{b['name']}'s body points must be a number" in error and not UUID.search(error), error
+    row = page.locator(f"#m-{one['id']}")
+    assert row.get_by_label(f"{b['name']}: Body points", exact=True).input_value() == "twelve"
+    assert row.get_by_label(f"{a['name']}: Body points", exact=True).input_value() == "27"
+    other = context.new_page()
+    other.goto(f"{server}/console/e/{event_id}")
+    _key(other, two["id"], "d")
+    other.close()
+    page.wait_for_function(
+        "id => document.querySelector('#m-' + id).textContent.includes('Confirmed')", arg=two["id"]
+    )
+    row.get_by_label(f"{b['name']}: Body points", exact=True).fill("12")
+    _submit(page, row.get_by_role("button", name="Record the places"))
+    _reloaded(page, client, event_id)
+    got = client.get(f"/v1/matches/{one['id']}").json()
+    assert {s["entry_id"]: s["differential"] for s in got["result"]["seats"]} == {
+        a["entry_id"]: 15,
+        b["entry_id"]: -15,
+    }
+    assert {s["character"] for s in got["seats"]} == {dict((r[0], r[1]) for r in ROLL_CALL)[n] for n in (a["name"], b["name"])}
+
+    # games 2, 3 and the Final Battle: a round is a click on "Pair the next round" and one key a
+    # table (the focus moves on to the next table by itself): 1 + 2 per round of two tables
+    for _game in range(2, 5):
+        _submit(page, page.get_by_role("button", name="Pair the next round"))
+        keys = 0
+        for m in _tables(client, event_id):
+            _key(page, m["id"], "1")
+            keys += 1
+        assert keys == 2
+        _reloaded(page, client, event_id)
+    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    _reloaded(page, client, event_id)
+    assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
+    _standings_checked(context, server, client, event_id, differential=True)
+    context.close()
+
+
+# --------------------------------------------------------------------------- Last Man Standing
+def test_last_man_standing_runs_from_the_console_and_the_players_pages(server: str, browser: Any) -> None:
+    """Four players, two games: a draw is refused in words (an elimination game needs a winner),
+    then the players of the other table report their game with body points from their own pages
+    (their agreeing reports confirm it), seen by the console by itself; the final by one click."""
+    client = api(server)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    event_id = _create(page, server, client, "battlebooks-last-man-standing", "Last Man Standing")
+    links = _register_names(page, ["Ada", "Ben", "Cleo", "Dev"])
+    _submit(page, page.get_by_role("button", name="Start the event"))
+    _reloaded(page, client, event_id)
+    one, two = _tables(client, event_id)
+
+    _key(page, one["id"], "d")
+    error = page.inner_text(".error")
+    assert "winner" in error and not UUID.search(error), error
+    assert client.get(f"/v1/matches/{one['id']}").json()["status"] == "pending"
+    players = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    for s in _seats(two):
+        me = _player(players, links[s["name"]])
+        card = me.locator(f"#m-{two['id']}")
+        card.get_by_text("Report with body points").click()
+        for i, (t, bp) in enumerate(zip(_seats(two), (18, 9), strict=True)):
+            card.locator(f"#me-{two['id']}-{i}-{1 + i}").check()
+            card.get_by_label(f"{t['name']}: Body points", exact=True).fill(str(bp))
+        card.get_by_role("button", name="Report this result").click()
+        me.wait_for_selector("#me-status:not([hidden])")
+        me.close()
+    page.wait_for_function(
+        "id => document.querySelector('#m-' + id).textContent.includes('Confirmed')", arg=two["id"]
+    )
+    got = client.get(f"/v1/matches/{two['id']}").json()
+    assert sorted(s["differential"] for s in got["result"]["seats"]) == [-9, 9]
+    page.reload()
+    _key(page, one["id"], "2")
+    _reloaded(page, client, event_id)
+
+    _submit(page, page.get_by_role("button", name="Pair the next round"))
+    _reloaded(page, client, event_id)
+    (final,) = _tables(client, event_id)
+    winner = _seats(final)[0]
+    _submit(page, page.locator(f"#m-{final['id']}").get_by_role("button", name=f"{winner['name']} won"))
+    _reloaded(page, client, event_id)
+    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    _reloaded(page, client, event_id)
+    event = client.get(f"/v1/events/{event_id}").json()
+    assert event["status"] == "finished"
+    _standings_checked(context, server, client, event_id, differential=True)
+    players.close()
+    context.close()
+
+
+# --------------------------------------------------------------------------- Battle Royal
+ROYAL = ["Ada", "Ben", "Cleo", "Dev", "Eve", "Finn", "Gus", "Hana"]
+
+
+def test_a_battle_royal_table_of_eight_is_placed_with_ties_from_the_console(server: str, browser: Any) -> None:
+    """Eight players at one table: places not in competition form refused by name, what was chosen
+    kept; a player's claim from their own page seen live; the organizer's places, two pairs
+    sharing a place, typed one digit a seat and Enter (9 keys for the table)."""
+    client = api(server)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    event_id = _create(page, server, client, "battlebooks-battle-royal", "Battle Royal")
+    links = _register_names(page, ROYAL)
+    _submit(page, page.get_by_role("button", name="Start the event"))
+    _reloaded(page, client, event_id)
+    (table,) = _tables(client, event_id)
+    seats = _seats(table)
+    assert len(seats) == 8
+
+    # two seats 1st and one 2nd: refused, naming the player; the places chosen stay chosen
+    row = page.locator(f"#m-{table['id']}")
+    for i, place in enumerate((1, 1, 2)):
+        row.locator(f"#pl-{table['id']}-{i}-{place}").check()
+    _submit(page, row.get_by_role("button", name="Record the places"))
+    error = page.inner_text(".error")
+    assert not UUID.search(error) and any(s["name"] in error for s in seats), error
+    assert page.locator(f"#pl-{table['id']}-1-1").is_checked() and page.locator(f"#pl-{table['id']}-2-2").is_checked()
+    assert client.get(f"/v1/matches/{table['id']}").json()["status"] == "pending"
+
+    # a player claims places from their own page (the others have not): the console sees it
+    places = [1, 2, 3, 3, 5, 6, 6, 8]  # in seat order: two pairs share a place
+    players = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    me = _player(players, links[seats[0]["name"]])
+    card = me.locator(f"#m-{table['id']}")
+    for i, place in enumerate(places):
+        card.locator(f"#me-{table['id']}-{i}-{place}").check()
+    card.get_by_role("button", name="Report these places").click()
+    me.wait_for_selector("#me-status:not([hidden])")
+    me.close()
+    players.close()
+    page.wait_for_function(
+        "id => document.querySelector('#m-' + id).textContent.includes('Reported')", arg=table["id"]
+    )
+
+    # the organizer's places, by the keyboard: one digit a seat in seat order, then Enter
+    page.locator(f"#m-{table['id']}").click(position={"x": 5, "y": 5})
+    page.keyboard.type("".join(str(p) for p in places))
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    got = client.get(f"/v1/matches/{table['id']}").json()
+    assert got["status"] == "confirmed", got
+    by_entry = {s["entry_id"]: s["place"] for s in got["result"]["seats"]}
+    assert [by_entry[s["entry_id"]] for s in seats] == places
+    _reloaded(page, client, event_id)
+    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    _reloaded(page, client, event_id)
+    assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
+    standings = client.get(f"/v1/events/{event_id}/standings").json()["rows"]
+    shared = [r["points"] for r in standings if r["rank"] == 3]
+    assert len(shared) == 2 and shared[0] == shared[1]  # the two 3rds share the mean of 3rd and 4th
+    _standings_checked(context, server, client, event_id, differential=False)
     context.close()

@@ -246,6 +246,27 @@
       });
     }, function () { b.disabled = false; say(box.getAttribute("data-msg-failed")); });
   });
+  // a BATTLEBOOKS seat's own hero, declared before the game (POST /v1/matches/{id}/heroes): the
+  // hero rule's refusal is shown in words, the book chosen stays chosen
+  box.addEventListener("submit", function (ev) {
+    var f = ev.target.closest("form[data-hero-form]");
+    if (!f) return;
+    ev.preventDefault();
+    var id = f.getAttribute("data-match"), b = f.querySelector("button[type=submit]");
+    b.disabled = true;
+    fetch("/v1/matches/" + id + "/heroes", {
+      method: "POST",
+      headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json" },
+      body: JSON.stringify({ entry_id: f.getAttribute("data-entry"), character: f.querySelector("select").value })
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (j) {
+        b.disabled = false;
+        if (!r.ok) { say(box.getAttribute("data-msg-failed") + " " + named(j.detail || String(r.status), id)); return; }
+        say(box.getAttribute("data-msg-hero"));
+        load();
+      });
+    }, function () { b.disabled = false; say(box.getAttribute("data-msg-failed")); });
+  });
   box.addEventListener("submit", function (ev) {
     var f = ev.target.closest("form[data-player-places]");
     if (!f) return;
@@ -269,7 +290,7 @@
     // places being chosen are not redrawn away: the refresh waits while the form has the focus
     var later = function () {
       var a = document.activeElement;
-      if (a && box.contains(a) && a.tagName === "INPUT") { timer = setTimeout(later, 1000); return; }
+      if (a && box.contains(a) && (a.tagName === "INPUT" || a.tagName === "SELECT")) { timer = setTimeout(later, 1000); return; }
       timer = null; load();
     };
     (box.getAttribute("data-types") || "").split(",").forEach(function (type) {
