@@ -337,10 +337,14 @@ async def claim_filed(session: AsyncSession, event: Event, stage: Stage, match: 
 
 
 async def hero_declared(
-    session: AsyncSession, event: Event, stage: Stage, match: Match, entry_id: str, character: str
+    session: AsyncSession, event: Event, stage: Stage, match: Match, entry_id: str, character: str | None
 ) -> None:
     """A seat's hero declared before a BATTLEBOOKS game: the pairing shows it."""
-    data = {**_match(match, await _round_of(session, match), stage), "entry_id": entry_id, "character": character}
+    data = {
+        **_match(match, await _round_of(session, match), stage),
+        "entry_id": entry_id,
+        "character": character,
+    }
     await emit(session, event.id, LiveEventType.HERO_DECLARED, data)
 
 

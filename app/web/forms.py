@@ -199,9 +199,7 @@ def with_heroes(match: Match, body: dict[str, Any], form: dict[str, Any]) -> dic
     a blank leaves it to the declaration, or to the hero rule's one choice): the seat's
     ``character`` in the API's result body, checked by the hero rule there."""
     seats = sorted(match.seats, key=lambda s: s.seat)
-    chosen = {
-        s.entry_id: str(form.get(f"character:{i}", "")).strip() for i, s in enumerate(seats)
-    }
+    chosen = {s.entry_id: str(form.get(f"character:{i}", "")).strip() for i, s in enumerate(seats)}
     for row in body.get("seats", []):
         if chosen.get(row["entry_id"]):
             row["character"] = chosen[row["entry_id"]]

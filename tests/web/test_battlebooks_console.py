@@ -78,7 +78,9 @@ def _register_csv(page: Any, rows: list[tuple[str, ...]]) -> dict[str, str]:
     """Players and their books from a CSV file (``name,characters``, books split by ``|``); their
     personal links, shown once, by name."""
     text = "name,characters\n" + "".join(f"{r[0]},{'|'.join(r[1:])}\n" for r in rows)
-    page.set_input_files("#csv", files=[{"name": "players.csv", "mimeType": "text/csv", "buffer": text.encode()}])
+    page.set_input_files(
+        "#csv", files=[{"name": "players.csv", "mimeType": "text/csv", "buffer": text.encode()}]
+    )
     return _links_after(page)
 
 
@@ -92,12 +94,16 @@ def _links_after(page: Any) -> dict[str, str]:
     assert page.locator(".error").count() == 0, page.inner_text(".error")
     rows = page.locator("#links tbody tr")
     return {
-        rows.nth(i).locator("td").nth(0).inner_text(): str(rows.nth(i).locator("a.personal").get_attribute("href"))
+        rows.nth(i).locator("td").nth(0).inner_text(): str(
+            rows.nth(i).locator("a.personal").get_attribute("href")
+        )
         for i in range(rows.count())
     }
 
 
-def _heroes(row: Any, m: dict[str, Any], books: dict[str, list[str]], which: int = 0, form: str = "w") -> None:
+def _heroes(
+    row: Any, m: dict[str, Any], books: dict[str, list[str]], which: int = 0, form: str = "w"
+) -> None:
     """Each seat's hero chosen with the result: book ``which`` of the entry's."""
     for i, s in enumerate(_seats(m)):
         row.locator(f"#ph-{form}-{m['id']}-{i}").select_option(books[s["entry_id"]][which])
@@ -210,7 +216,10 @@ def test_a_clash_runs_from_the_console_to_its_playoff(server: str, browser: Any)
     _reloaded(page, client, event_id)
     for m in (one, two):
         got = client.get(f"/v1/matches/{m['id']}").json()
-        assert [s["differential"] for s in sorted(got["result"]["seats"], key=lambda s: s["place"])] == [8, -8]
+        assert [s["differential"] for s in sorted(got["result"]["seats"], key=lambda s: s["place"])] == [
+            8,
+            -8,
+        ]
 
     # game 2: one table reported by its two players from their own pages (a draw), waiting for
     # the organizer, seen live and confirmed; the other drawn by one key (the hero rule leaves
@@ -285,7 +294,9 @@ def _play_out(page: Any, client: Any, event_id: str, books: dict[str, list[str]]
             _heroes(row, m, books)
             _submit(page, row.get_by_role("button", name=f"{_seats(m)[0]['name']} won"))
             assert page.locator(".error").count() == 0, page.inner_text(".error")
-        if client.get(f"/v1/events/{event_id}").json()["status"] == "running" and not _tables(client, event_id):
+        if client.get(f"/v1/events/{event_id}").json()["status"] == "running" and not _tables(
+            client, event_id
+        ):
             _submit(page, page.get_by_role("button", name="Close the stage and advance"))
 
 
@@ -297,7 +308,9 @@ def test_secret_wars_packs_are_sealed_then_played_from_the_console_and_the_playe
     client = api(server)
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = context.new_page()
-    event_id = _create(page, server, client, "battlebooks-secret-wars", "Secret Wars", ("sanctioned", "rated"), "4")
+    event_id = _create(
+        page, server, client, "battlebooks-secret-wars", "Secret Wars", ("sanctioned", "rated"), "4"
+    )
     links = _register_names(page, ["Ada", "Ben", "Cleo", "Dev"])
     _reloaded(page, client, event_id)
     packs = {e["id"]: e for e in items(client.get(f"/v1/events/{event_id}/entries").json())}
@@ -334,7 +347,9 @@ def test_secret_wars_packs_are_sealed_then_played_from_the_console_and_the_playe
         arg=[one["id"], books[_seats(one)[1]["entry_id"]][0]],
     )
     _submit(page, page.locator(f"#m-{one['id']}").get_by_role("button", name=f"{_seats(one)[0]['name']} won"))
-    _body_points(page, page.locator(f"#m-{two['id']}"), two, (25, 20), lambda r: _heroes(r, two, books, 0, "pl"))
+    _body_points(
+        page, page.locator(f"#m-{two['id']}"), two, (25, 20), lambda r: _heroes(r, two, books, 0, "pl")
+    )
     _reloaded(page, client, event_id)
     got = [client.get(f"/v1/matches/{m['id']}").json() for m in (one, two)]
     assert all(g["status"] == "confirmed" for g in got)
@@ -409,7 +424,9 @@ def test_a_roll_call_runs_from_the_console_by_clicks_and_keys(server: str, brows
     client = api(server)
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = context.new_page()
-    event_id = _create(page, server, client, "battlebooks-roll-call", "Roll Call", ("sanctioned", "rated"), "4")
+    event_id = _create(
+        page, server, client, "battlebooks-roll-call", "Roll Call", ("sanctioned", "rated"), "4"
+    )
     _register_csv(page, ROLL_CALL)
     _submit(page, page.get_by_role("button", name="Start the event"))
     _reloaded(page, client, event_id)
@@ -445,7 +462,9 @@ def test_a_roll_call_runs_from_the_console_by_clicks_and_keys(server: str, brows
         a["entry_id"]: 15,
         b["entry_id"]: -15,
     }
-    assert {s["character"] for s in got["seats"]} == {dict((r[0], r[1]) for r in ROLL_CALL)[n] for n in (a["name"], b["name"])}
+    assert {s["character"] for s in got["seats"]} == {
+        dict((r[0], r[1]) for r in ROLL_CALL)[n] for n in (a["name"], b["name"])
+    }
 
     # games 2, 3 and the Final Battle: a round is a click on "Pair the next round" and one key a
     # table (the focus moves on to the next table by itself): 1 + 2 per round of two tables
@@ -521,7 +540,9 @@ def test_last_man_standing_runs_from_the_console_and_the_players_pages(server: s
 ROYAL = ["Ada", "Ben", "Cleo", "Dev", "Eve", "Finn", "Gus", "Hana"]
 
 
-def test_a_battle_royal_table_of_eight_is_placed_with_ties_from_the_console(server: str, browser: Any) -> None:
+def test_a_battle_royal_table_of_eight_is_placed_with_ties_from_the_console(
+    server: str, browser: Any
+) -> None:
     """Eight players at one table: places not in competition form refused by name, what was chosen
     kept; a player's claim from their own page seen live; the organizer's places, two pairs
     sharing a place, typed one digit a seat and Enter (9 keys for the table)."""
@@ -543,7 +564,10 @@ def test_a_battle_royal_table_of_eight_is_placed_with_ties_from_the_console(serv
     _submit(page, row.get_by_role("button", name="Record the places"))
     error = page.inner_text(".error")
     assert not UUID.search(error) and any(s["name"] in error for s in seats), error
-    assert page.locator(f"#pl-{table['id']}-1-1").is_checked() and page.locator(f"#pl-{table['id']}-2-2").is_checked()
+    assert (
+        page.locator(f"#pl-{table['id']}-1-1").is_checked()
+        and page.locator(f"#pl-{table['id']}-2-2").is_checked()
+    )
     assert client.get(f"/v1/matches/{table['id']}").json()["status"] == "pending"
 
     # a player claims places from their own page (the others have not): the console sees it

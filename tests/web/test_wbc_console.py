@@ -116,7 +116,9 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
     _submit(page, page.get_by_role("button", name="Register"))
     shown = page.locator("#links tbody tr")
     links = {
-        shown.nth(i).locator("td").nth(0).inner_text(): shown.nth(i).locator("a.personal").get_attribute("href")
+        shown.nth(i).locator("td").nth(0).inner_text(): shown.nth(i)
+        .locator("a.personal")
+        .get_attribute("href")
         for i in range(shown.count())
     }
     _reloaded(page, client, event_id)
@@ -234,7 +236,10 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
     me = phone.new_page()
     me.goto(str(links[names[first]]))
     part = me.locator("#my-final-rules")
-    for answer, said in (("No, the original rules", "You said: No."), ("Yes, Colossal Arena", "You said: Yes.")):
+    for answer, said in (
+        ("No, the original rules", "You said: No."),
+        ("Yes, Colossal Arena", "You said: Yes."),
+    ):
         part.get_by_role("button", name=answer).click()
         me.wait_for_function(
             "said => document.querySelector('#my-final-rules').textContent.includes(said)", arg=said
