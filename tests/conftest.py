@@ -132,6 +132,7 @@ SLOWEST_FIRST = (
     "tests/workers/test_scale.py",
     "tests/test_cli.py",
     "tests/contract/test_typescript.py",
+    "tests/contract/test_python_client.py",
     "tests/test_bench_http.py",
     "tests/workers/test_ratings_worker.py",
     "tests/workers/test_live_streams.py",

@@ -21,11 +21,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.auth import EventMember, Organizer, require
 from app.api.deps import SessionDep
-from app.api.schemas import Strict
+from app.api.schemas import Instant, Strict
 from app.core.access import Access, Principal
 from app.core.vocabulary import EventStatus
 from app.services.presets import bga as svc
@@ -39,7 +39,7 @@ class FinalistIn(Strict):
 
 class TableIn(Strict):
     table: str = Field(min_length=1, max_length=100, description="the BGA table id")
-    created_at: AwareDatetime = Field(description="when the table was created on BGA")
+    created_at: Instant = Field(description="when the table was created on BGA")
     players: list[Annotated[str, Field(max_length=64)]] = Field(
         min_length=1, max_length=8, description="entry ids seated at the table"
     )

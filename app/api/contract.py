@@ -21,7 +21,17 @@ Rulings (each one a fact about a route, never a per-operation list kept by hand)
   ``Retry-After``; an operation that reads a body may answer 400 when it cannot be parsed and 408
   when it does not arrive in time;
 - a GET that answers an ``ETag`` built from its body (``app/api/caching.py``) answers 304 to an
-  ``If-None-Match`` naming it.
+  ``If-None-Match`` naming it;
+- an optional body is its schema, not "the schema or null": a client sends it or sends nothing (a
+  generator that reads the null as a value to send would send one even when told to send nothing).
+
+A schema's rule across its fields (exactly one of ``name`` or ``player_id``; which preset goes with
+which game), a ``oneOf`` or ``anyOf`` beside its ``properties``, is written inside ``allOf``: the same
+constraint, which a generator that reads a union beside properties as the union alone
+(openapi-python-client) keeps apart from the one model of the fields.
+
+A route that reads its body itself (registration: one entry or a list) names its schemas as
+components (``BODY_COMPONENTS``), so that clients share one ``EntryCreate`` type.
 
 The bodies' open parts are typed from the definitions the server checks them with: the event
 settings (``app/core/settings_schema.py``), a job's result (its function's return type), a round's
@@ -45,6 +55,7 @@ from app.api.deps import get_principal
 from app.api.guard import HEAVY_PREFIXES
 from app.api.idempotency import IDEMPOTENT, MAX_KEY_LENGTH
 from app.api.problems import PROBLEM
+from app.api.schemas import EntryCreate
 from app.core import settings_schema
 from app.core.games.registry import RECORD_SHAPES
 from app.jobs import JobKind
@@ -57,6 +68,9 @@ IF_MATCH_REQUIRED = frozenset({"update_event", "correct_result"})
 TOKEN_OPTIONAL = frozenset({"list_entries", "get_entry", "get_job"})
 # Path prefixes whose operations a client's rate limit covers (429); every stream is limited too.
 RATE_LIMITED = HEAVY_PREFIXES
+
+# The models whose schemas a route's own request body names (``openapi_extra``) as components.
+BODY_COMPONENTS: tuple[type, ...] = (EntryCreate,)
 
 PROBLEM_SCHEMA: dict[str, Any] = {
     "title": "Problem",
@@ -207,6 +221,12 @@ def _operation(route: APIRoute, path: str, method: str, op: dict[str, Any]) -> N
         op["parameters"] = params
     else:
         op.pop("parameters", None)
+    body = op.get("requestBody")
+    if body is not None and not body.get("required"):
+        for media in body.get("content", {}).values():
+            variants = media.get("schema", {}).get("anyOf", [])
+            if len(variants) == 2 and {"type": "null"} in variants:
+                media["schema"] = next(v for v in variants if v != {"type": "null"})
     if protected:
         # a token is optional where a read shows more to its holder, required everywhere else; the
         # requirement's roles are the kinds of token its rule admits (OpenAPI 3.1: an http scheme's
@@ -302,6 +322,15 @@ def _strategic_titan_event(schemas: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _rules_apart(schemas: dict[str, Any]) -> None:
+    """Each object schema's union beside its properties moves into its ``allOf`` (see above)."""
+    for schema in schemas.values():
+        if "properties" in schema:
+            for key in ("oneOf", "anyOf"):
+                if key in schema:
+                    schema.setdefault("allOf", []).append({key: schema.pop(key)})
+
+
 def _refs(node: Any) -> Iterator[str]:
     if isinstance(node, dict):
         ref = node.get("$ref")
@@ -355,12 +384,15 @@ def document(app: FastAPI) -> dict[str, Any]:
     schemas.pop("HTTPValidationError", None)
     schemas.pop("ValidationError", None)
     schemas["Problem"] = PROBLEM_SCHEMA
+    for model in BODY_COMPONENTS:
+        _component(model, schemas)
     schemas.update(settings_schema.definitions(lambda name: {"$ref": f"#/components/schemas/{name}"}))
     schemas["JobRead"]["properties"]["result"] = _job_results(app.state.registry.job_kinds, schemas)
     schemas["RoundRead"]["properties"]["pairing"] = _pairing(schemas)
     schemas["ResultIn"]["properties"]["game_log"] = _game_log(schemas)
     schemas["StrategicTitanEvent"] = _strategic_titan_event(schemas)
     _defaults_described(schemas, _request_schemas(spec, schemas))
+    _rules_apart(schemas)
     components["securitySchemes"] = {
         "bearer": {
             "type": "http",

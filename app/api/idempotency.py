@@ -51,6 +51,7 @@ IDEMPOTENT = frozenset(
         "create_game",
         "create_event",
         "create_entry",
+        "create_entries_csv",
         "create_round",
         "report_result",
         "confirm_result",

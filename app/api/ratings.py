@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import AwareDatetime, BaseModel, Field, WithJsonSchema
+from pydantic import BaseModel, Field, WithJsonSchema
 
 from app.api.auth import Admin
 from app.api.caching import cached, cached_csv
@@ -24,7 +24,7 @@ from app.api.csv_io import CSV_CONTENT, FormatQuery, wants_csv
 from app.api.deps import SessionDep
 from app.api.jobs import accepted
 from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, bad_cursor, decode_cursor, encode_cursor, page
-from app.api.schemas import JobAccepted, Strict
+from app.api.schemas import Instant, JobAccepted, Strict
 from app.core import limits
 from app.core import ratings as core
 from app.services import ratings as svc
@@ -256,7 +256,7 @@ async def get_player_ratings(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
     since: Annotated[
-        AwareDatetime | None,
+        Instant | None,
         Query(description="only the games reported at or after this time (with its offset)"),
     ] = None,
 ) -> PlayerRatingPage:

@@ -122,13 +122,28 @@ class DealRead(BaseModel):
     deck_size: int
 
 
+# a player is 1 or 2: the schema says so, while the model's looser bounds leave the refusal to the
+# checker, which words it with its place in the record
+_PLAYER: JsonDict = {"minimum": 1, "maximum": 2}
+# a stake, as parse_wagers takes it: a number >= 0 or a text that shows a character
+_STAKE: JsonDict = {
+    "anyOf": [
+        {"type": "number", "minimum": 0, "maximum": 10**12},
+        {"type": "string", "maxLength": 200, "pattern": r"\S"},
+    ]
+}
+
+
 # --- adjudicate ------------------------------------------------------------------------------
 class RingCard(StrictTypes):
     card: str = Field(max_length=CARD_NAME)
-    owner: int = Field(ge=-POWER, le=POWER, description="1 or 2")
+    owner: int = Field(ge=-POWER, le=POWER, description="1 or 2", json_schema_extra=_PLAYER)
 
 
 _ORDER: JsonDict = {"type": "array", "minItems": 1}
+# a property a variant requires, given and not null (the field's own schema types it: a variant that
+# restated it, an inline object or an array without items, is one a client generator cannot read)
+_GIVEN: JsonDict = {"not": {"type": "null"}}
 
 
 class DealIn(StrictTypes):
@@ -141,18 +156,14 @@ class DealIn(StrictTypes):
             "anyOf": [
                 {
                     "required": ["deck_size", "seed"],
-                    "properties": {"seed": {"type": "string", "minLength": 1}},
+                    "properties": {
+                        "deck_size": {"type": "integer"},
+                        "seed": {"type": "string", "minLength": 1},
+                    },
                 },
                 {
                     "required": ["orders"],
-                    "properties": {
-                        "orders": {
-                            "type": "object",
-                            "required": ["1", "2"],
-                            "properties": {"1": _ORDER, "2": _ORDER},
-                            "additionalProperties": False,
-                        }
-                    },
+                    "properties": {"orders": _GIVEN},
                 },
             ]
         }
@@ -161,8 +172,16 @@ class DealIn(StrictTypes):
     cards: list[Word] | None = Field(default=None, max_length=GAME_CARDS)
     orders: (
         dict[Annotated[str, Field(max_length=8)], Annotated[list[Word], Field(max_length=GAME_CARDS)]] | None
-    ) = Field(default=None, max_length=4)
-    first_player: int | None = Field(default=None, ge=-POWER, le=POWER)
+    ) = Field(
+        default=None,
+        max_length=4,
+        json_schema_extra={
+            "required": ["1", "2"],
+            "properties": {"1": _ORDER, "2": _ORDER},
+            "additionalProperties": False,
+        },
+    )
+    first_player: int | None = Field(default=None, ge=-POWER, le=POWER, json_schema_extra=_PLAYER)
     deck_size: int | None = Field(
         default=None, ge=-POWER, le=POWER, json_schema_extra={"minimum": 1, "maximum": roc.MAX_DECK_SIZE}
     )
@@ -170,8 +189,10 @@ class DealIn(StrictTypes):
 
 
 class PlayIn(StrictTypes):
-    player: int = Field(ge=-POWER, le=POWER, description="1 or 2")
-    ring: int = Field(ge=-POWER, le=POWER, description="1, 2 or 3")
+    player: int = Field(ge=-POWER, le=POWER, description="1 or 2", json_schema_extra=_PLAYER)
+    ring: int = Field(
+        ge=-POWER, le=POWER, description="1, 2 or 3", json_schema_extra={"minimum": 1, "maximum": roc.RINGS}
+    )
     card: str | None = Field(
         default=None, max_length=CARD_NAME, description="optional; checked against the top card"
     )
@@ -184,13 +205,13 @@ class AdjudicateRite(StrictTypes):
             "oneOf": [
                 {
                     "required": ["rings"],
-                    "properties": {"rings": {"type": "array"}},
+                    "properties": {"rings": _GIVEN},
                     "not": {"anyOf": [{"required": [k]} for k in ("deal", "first_player", "plays")]},
                 },
                 {
                     "not": {"required": ["rings"]},
                     "required": ["deal", "plays"],
-                    "properties": {"deal": {"type": "object"}, "plays": {"type": "array"}},
+                    "properties": {"deal": _GIVEN, "plays": _GIVEN},
                 },
             ]
         }
@@ -204,7 +225,7 @@ class AdjudicateRite(StrictTypes):
         json_schema_extra={"minItems": roc.RINGS, "maxItems": roc.RINGS},
     )
     deal: DealIn | None = None
-    first_player: int | None = Field(default=None, ge=-POWER, le=POWER)
+    first_player: int | None = Field(default=None, ge=-POWER, le=POWER, json_schema_extra=_PLAYER)
     plays: list[PlayIn] | None = Field(default=None, max_length=2 * GAME_CARDS)
     wagers: (
         dict[
@@ -214,7 +235,16 @@ class AdjudicateRite(StrictTypes):
             | Annotated[str, Field(max_length=200)],
         ]
         | None
-    ) = Field(default=None, max_length=4, description='{"1": stake, "2": stake}; a number >= 0 or a text')
+    ) = Field(
+        default=None,
+        max_length=4,
+        description='{"1": stake, "2": stake}; a number >= 0 or a text',
+        json_schema_extra={
+            "required": ["1", "2"],
+            "properties": {"1": _STAKE, "2": _STAKE},
+            "additionalProperties": False,
+        },
+    )
 
     _catalog = field_validator("catalog", mode="before")(_whole_catalog)
 

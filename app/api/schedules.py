@@ -4,7 +4,7 @@ from typing import Literal
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, StrictBool
 
 from app.api.deps import SessionDep
 from app.api.jobs import accepted
@@ -34,7 +34,7 @@ class RoundRobinRequest(Strict):
     table_size: int = Field(ge=2, le=64)
     mode: Literal["complete", "games"] = "complete"
     games_per_player: int | None = Field(default=None, ge=1, le=10_000, description='with mode "games" only')
-    rounds: bool = False
+    rounds: StrictBool = False  # true or false: 0 and "yes" are no answer
     seed: str | None = Field(default=None, max_length=128)
     time_budget: int = Field(default=20, ge=1, le=120, description="seconds the search may take")
 

@@ -91,10 +91,20 @@ class StrategicTitanEvent(BaseModel):
 
 
 class StrategicTitanOptions(BaseModel):
-    model_config = ConfigDict(extra="allow", strict=True)  # unknown options: the core names them
+    # unknown options: refused (the schema says so), in the core's words
+    model_config = ConfigDict(extra="allow", strict=True, json_schema_extra={"additionalProperties": False})
 
-    start: str | None = Field(default=None, description="standard | warlock (9.1) | variety (9.2)")
-    titans: str | None = Field(default=None, description="single | double | triple (9.3)")
+    # the values the core knows (it words the refusal of another)
+    start: str | None = Field(
+        default=None,
+        description="standard | warlock (9.1) | variety (9.2)",
+        json_schema_extra={"enum": [*st.OPTION_VALUES["start"], None]},
+    )
+    titans: str | None = Field(
+        default=None,
+        description="single | double | triple (9.3)",
+        json_schema_extra={"enum": [*st.OPTION_VALUES["titans"], None]},
+    )
     legion_markers: int | None = Field(
         default=None, ge=1, le=st.MAX_MARKERS, description="1-12, default 5 (9.4, 9.5)"
     )

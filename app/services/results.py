@@ -240,7 +240,7 @@ async def _normalized(
             adjudicate = get_adjudicator(game.adjudicator)
         names = await names_of(session, entry_ids)
         game_log = in_seat_order(game.adjudicator, game_log, [(e, names.get(e, "")) for e in entry_ids])
-        adjudication = adjudicate(game_log, len(entry_ids), f"{event.seed}:{match.id}")
+        adjudication = adjudicate(game_log, len(entry_ids), match_seed(event, match))
         verdict = adjudication.details
         name = adjudicator_name(adjudicate)
         given = {s.entry_id: s for s in reported}
@@ -410,6 +410,12 @@ async def _after_confirm(
         await ratings.enqueue_recompute(session, await ratings.match_pools(session, match.id))
     else:
         await ratings.enqueue_rating_update(session, match.id)
+
+
+def match_seed(event: Event, match: Match) -> str:
+    """The seed an adjudicator draws a match's game from (a Rite of Command deal): the event's seed
+    and the match."""
+    return f"{event.seed}:{match.id}"
 
 
 async def report(

@@ -1,7 +1,8 @@
 """The embeds: an event's standings, current round and brackets, and a rating pool's leaderboard, as
 small pages for other sites to frame (docs/web.md "Embeds"). An event's read it as its public page
 does (``views.event_page``) and follow its live stream as every page does; the leaderboard reads
-``ratings.leaderboard``, as ``GET /v1/ratings/{pool}`` does. All may be framed by the origins of
+``ratings.leaderboard``, as ``GET /v1/ratings/{pool}`` does, and a season's table
+``seasons.table``, as ``GET /v1/seasons/{id}/standings`` and the season's page do. All may be framed by the origins of
 ``ARBITER_EMBED_ORIGINS`` (the ``frame-ancestors`` the request middleware sends for ``/embed/``)."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from fastapi.responses import HTMLResponse
 from app.api.deps import SessionDep
 from app.core.errors import NotFound
 from app.services import ratings as rating_svc
+from app.services import seasons as season_svc
 from app.web.render import PageRoute, page
 from app.web.views import LIVE_TYPES, event_page
 
@@ -48,6 +50,14 @@ async def leaderboard(
 ) -> HTMLResponse:
     rows, _ = await rating_svc.leaderboard(session, pool, min(limit or BOARD_ROWS, 500), None, None)
     return page(request, "embed_leaderboard.html", pool=pool, rows=rows, theme=theme)
+
+
+@router.get("/embed/seasons/{season_id}", response_class=HTMLResponse)
+async def season(
+    request: Request, season_id: str, session: SessionDep, theme: Theme = "light", limit: Limit = None
+) -> HTMLResponse:
+    table = await season_svc.table(session, season_id)
+    return page(request, "embed_season.html", table=table, theme=theme, limit=limit or BOARD_ROWS)
 
 
 def frame(src: str, title: str) -> str:

@@ -147,7 +147,7 @@ def named(text: str, names: dict[str, str]) -> str:
 RESULT_FIELDS = ("score", "body_points", "differential")
 
 
-def _number(raw: str) -> float | int:
+def number(raw: str) -> float | int:
     value = float(raw.replace(",", "."))
     return int(value) if value.is_integer() else value
 
@@ -166,10 +166,12 @@ def places_body(match: Match, form: dict[str, Any]) -> dict[str, Any]:
             if not raw:
                 continue
             try:
-                row[key] = int(raw) if key == "place" else _number(raw)
+                row[key] = int(raw) if key == "place" else number(raw)
             except ValueError:
                 what = key.replace("_", " ")
                 problems.append(Problem(("seats", i, key), f"{seat.entry_id}'s {what} must be a number"))
+        if form.get(f"violation:{i}") == "yes":
+            row["violation"] = True
         rows.append(row)
     placed = [r for r in rows if "place" in r]
     scored = [r for r in rows if "score" in r]

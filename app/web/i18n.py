@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 
 from app.services.formats.base import StageFormat
 from app.services.formats.registry import FORMATS
+from app.web import i18n_formats as format_words
 from app.web import i18n_league as league_words
 from app.web import i18n_players as player_words
 
@@ -708,7 +709,7 @@ JA: dict[str, str] = {
     "declare_hero": "{name} のヒーローを宣言",
 }
 
-for _words in (league_words, player_words):
+for _words in (league_words, format_words, player_words):
     _taken = (set(EN) | set(JA)) & (set(_words.EN) | set(_words.JA))
     if _taken:
         raise ImportError(f"page words defined twice: {', '.join(sorted(_taken))}")
@@ -760,6 +761,8 @@ def knob_label(lang: str, path: str) -> str:
         words.append(t(group) if group in EN else parts[i])
         i += 1
     key = f"knob_{parts[-1]}"
+    if len(parts) > 1 and f"knob_{parts[-2]}_{parts[-1]}" in EN:  # a word its group gives its own sense
+        key = f"knob_{parts[-2]}_{parts[-1]}"
     if key not in EN:
         return path
     return " · ".join([*words, t(key)])

@@ -85,4 +85,6 @@ async def player(request: Request, player_id: str, session: SessionDep) -> HTMLR
 @router.get("/seasons/{season_id}", response_class=HTMLResponse)
 async def season(request: Request, season_id: str, session: SessionDep) -> HTMLResponse:
     table = await season_svc.table(session, season_id)
-    return page(request, "season.html", table=table)
+    base = str(request.base_url).rstrip("/")
+    embed = frame(f"{base}/embed/seasons/{quote(season_id, safe='')}?theme=light", table.view.season.name)
+    return page(request, "season.html", table=table, embed=embed)

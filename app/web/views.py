@@ -65,6 +65,7 @@ def tables_of(view: RoundView) -> list[Table]:
                 "score": s.score,
                 "body_points": s.body_points,
                 "differential": s.differential,
+                "violation": s.violation,
             }
             for s in sorted(m.seats, key=lambda s: s.seat)
         ]
@@ -130,8 +131,10 @@ class EventPage:
     titan: TitanPage | None = None
     bga: BgaPage | None = None
     adjudicated: bool = False  # the game's results can be its game log, judged by its adjudicator
+    adjudicator: str | None = None  # the console: that adjudicator's name (a Rite of Command deal)
     can_pair: bool = False  # "Pair the next round" has something to do (the active stage's format)
     concurrent: bool = False  # the active stage's tables are opened while others play (heats)
+    released: bool = False  # every game of the active stage is out at once (``release: all``)
     rating_pool: str | None = None  # the event page: the overall pool it rates into, once it exists
 
     @property
@@ -187,6 +190,12 @@ class EventPage:
         return result_fields(self.event.settings or {}, table.stage.settings or {})
 
     @property
+    def violations(self) -> bool:
+        """Whether a result records a seat's violation (``violation_points`` in the settings:
+        bga-round-robin.md "Violations")."""
+        return "violation_points" in (self.event.settings or {})
+
+    @property
     def disputes(self) -> int:
         return sum(1 for t in self.current if t.match.status == MatchStatus.DISPUTED)
 
@@ -227,17 +236,19 @@ async def event_page(
     page = EventPage(view, stages, rounds, standings, crosstable, formats)
     active = next((s for s in stages if s.status == StageStatus.ACTIVE), None)
     if fresh:  # the console: whether a table's result can be its game log, whether to pair
-        page.adjudicated = bool((await game_of(session, view.event)).adjudicator)
+        page.adjudicator = (await game_of(session, view.event)).adjudicator or None
+        page.adjudicated = page.adjudicator is not None
         page.can_pair = (
             active is not None
             and view.event.preset != titan_svc.PRESET  # its heats are opened by choosing players
             and registry_of(session).format_of(active).nothing_to_pair(active) is None
         )
         page.concurrent = active is not None and registry_of(session).format_of(active).concurrent_tables
+        page.released = active is not None and stage_settings(active).releases_all
     if rounds:
         page.current = tables_of(rounds[-1])
         page.past = [(r, tables_of(r)) for r in reversed(rounds[:-1])]
-    if page.concurrent and active is not None:  # every table of the stage: several play at once
+    if (page.concurrent or page.released) and active is not None:  # every table of the stage at once
         page.current = [t for r in rounds if r.stage.id == active.id for t in tables_of(r)]
     if not preset_views:
         return page

@@ -28,25 +28,39 @@ async def test_bulk_json_list_registers_every_row(api: Api) -> None:
 
 
 async def test_csv_registration_and_a_bad_file_changes_nothing(api: Api) -> None:
+    """A CSV is a form upload of its own operation (the file, or its text as a plain field), and the
+    registration route still takes it as a ``text/csv`` body (docs/api.md "Entries")."""
     event, token = await make_event(api)
     url = f"/v1/events/{event['id']}/entries"
-    headers = {**bearer(token), "Content-Type": "text/csv"}
     bad = "name,rating,seed,team\nAda,1850,1,Hackers\nGrace,lots,2,\n,1700,,\nAlan,1600,0,\n"
-    body = assert_problem(await api.client.post(url, content=bad, headers=headers), 422)
+    sent = await api.client.post(
+        f"{url}/csv", files={"file": ("players.csv", bad, "text/csv")}, headers=bearer(token)
+    )
+    body = assert_problem(sent, 422)
     locs = {tuple(e["loc"][:2]) for e in body["errors"]}
     assert locs == {("csv", 3), ("csv", 4), ("csv", 5)}, body["errors"]
     assert "3 bad row(s)" in body["detail"]
     assert (await api.client.get(url)).json()["items"] == []  # all or nothing
+    empty = assert_problem(
+        await api.client.post(f"{url}/csv", data={"other": "x"}, headers=bearer(token)), 422
+    )
+    assert empty["errors"][0]["loc"] == ["body", "file"]
 
     good = (
         "name,external_id,rating,seed,club,characters\nAda,FIDE-1,1850,1,Hackers,Red|Blue\nGrace,,1700,2,,\n"
     )
-    r = await api.client.post(url, content=good, headers=headers)
+    r = await api.client.post(url, content=good, headers={**bearer(token), "Content-Type": "text/csv"})
     assert r.status_code == 201, r.text
     ada = r.json()[0]
     assert ada["club"] == "Hackers" and ada["characters"] == ["Red", "Blue"] and ada["seed"] == 1
     player = (await api.client.get(f"/v1/players/{ada['player_id']}")).json()
     assert player["external_id"] == "FIDE-1"
+    plain = await api.client.post(
+        f"{url}/csv", data={"file": "name,club\nAlan,Bletchley\n"}, headers=bearer(token)
+    )
+    assert plain.status_code == 201 and [(e["name"], e["club"]) for e in plain.json()] == [
+        ("Alan", "Bletchley")
+    ]
 
 
 async def test_bulk_names_duplicates_and_players_already_entered(api: Api) -> None:

@@ -93,6 +93,14 @@ async def test_adjudicate_by_full_record(api: Api) -> None:
     assert (await api.client.post(ADJUDICATE, json={"rings": rings})).json() == verdict
     redealt = {**record, "deal": {"deck_size": 6, "seed": "record"}}
     assert (await api.client.post(ADJUDICATE, json=redealt)).json() == verdict
+    # the orders with no seed to deal again from stand as given, a deck_size beside them or not
+    unseeded = {**record, "deal": {**deal, "seed": None}}
+    assert (await api.client.post(ADJUDICATE, json=unseeded)).json() == verdict
+    # given both, the orders must be the ones that seed deals
+    other = (await api.client.post(DEAL, json={"deck_size": 6, "seed": "another"})).json()
+    mixed = {**record, "deal": {**deal, "seed": "another"}}
+    assert other["orders"] != deal["orders"]
+    assert_problem(await api.client.post(ADJUDICATE, json=mixed), 422)
 
 
 async def test_bad_input_names_the_problem(api: Api) -> None:

@@ -98,3 +98,24 @@ async def test_a_played_two_two_is_not_a_draw(api: Api) -> None:
     r = await api.client.post(url, json={"seats": drawn}, headers=bearer(token))
     assert r.status_code == 200, r.text
     assert [s["place"] for s in r.json()["result"]["seats"]] == [1, 1]
+
+
+@pytest.mark.parametrize("since", ["0.5", "1700000000", "-3", "yesterday", "2026-05-01T10:00:00"])
+async def test_a_time_is_iso_text_with_its_offset_never_a_number(api: Api, since: str) -> None:
+    # the parser would read seconds since 1970 from a number: the contract's time is ISO 8601 text
+    player = await api.client.post("/v1/players", json={"name": "Ann"}, headers=api.admin())
+    assert player.status_code == 201, player.text
+    url = f"/v1/players/{player.json()['id']}/ratings"
+    body = assert_problem(await api.client.get(url, params={"since": since}), 422)
+    assert any(e["loc"][-1] == "since" for e in body["errors"]), body
+    ok = await api.client.get(url, params={"since": "2026-05-01T10:00:00+09:00"})
+    assert ok.status_code == 200, ok.text
+
+
+@pytest.mark.parametrize("rounds", [0, 1, "yes", "true"])
+async def test_a_schedule_searchs_rounds_flag_is_a_boolean(api: Api, rounds: Any) -> None:
+    body = {"players": 4, "table_size": 2, "rounds": rounds}
+    refused = assert_problem(await api.client.post("/v1/schedules/round-robin", json=body), 422)
+    assert any(e["loc"][-1] == "rounds" for e in refused["errors"]), refused
+    r = await api.client.post("/v1/schedules/round-robin", json={**body, "rounds": True})
+    assert r.status_code == 202, r.text

@@ -3,7 +3,7 @@ committed openapi/openapi.json, and the README's own request bodies compile agai
 `tsc --strict` — the bad-input example must not (tests/contract/readme_bodies.py).
 
 Runs where node and npm are available and skips, saying so, where they are not. The two npm packages
-(pinned in tests/contract/typescript/package-lock.json) are installed once into .venv/contract-ts;
+(pinned in tests/contract/typescript/package-lock.json) are installed once into .cache/contract-ts;
 later runs reuse them and touch no network."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tests.contract.readme_bodies import readme_typescript
 from tests.support.processes import ROOT
 
 SOURCE = ROOT / "tests" / "contract" / "typescript"
-CACHE = ROOT / ".venv" / "contract-ts"
+CACHE = ROOT / ".cache" / "contract-ts"
 
 
 def _installed() -> Path:

@@ -129,18 +129,17 @@ def integral_floats(value: Any, at: tuple[str, ...] = ()) -> set[tuple[str, ...]
     return set()
 
 
-def excused_by(
-    operation: str, status: int, problem: dict[str, Any], floats: frozenset[tuple[str, ...]] = frozenset()
-) -> list[str]:
-    """Why the refusal of a schema-valid request is right (the rules that account for it, each of its
-    errors by one of them at least, or by a float with no fraction at or under its place,
-    ``floats``); empty when nothing does: a finding."""
+def _explain(
+    operation: str, status: int, problem: dict[str, Any], floats: frozenset[tuple[str, ...]]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """(the rules that account for the refusal, its errors none accounts for)."""
     rules = [rule for rule in UNEXPRESSIBLE if rule.applies(operation, status, problem)]
     whole = [rule.why for rule in rules if rule.loc is None and rule.msg is None]
     if whole:
-        return whole[:1]
+        return whole[:1], []
     errors = [e for e in problem.get("errors") or [] if isinstance(e, dict)]
     why: list[str] = []
+    left: list[dict[str, Any]] = []
     for error in errors:
         loc = tuple(str(part) for part in error.get("loc", ()))
         naming = [rule.why for rule in rules if rule.names(error)]
@@ -148,10 +147,29 @@ def excused_by(
         if status == 422 and any(f[: len(bare)] == bare for f in floats):
             naming.append(INTEGRAL_FLOAT)
         if not naming:
-            return []
-        if naming[0] not in why:
+            left.append(error)
+        elif naming[0] not in why:
             why.append(naming[0])
-    return why
+    return (why, left) if errors else ([], [])
+
+
+def excused_by(
+    operation: str, status: int, problem: dict[str, Any], floats: frozenset[tuple[str, ...]] = frozenset()
+) -> list[str]:
+    """Why the refusal of a schema-valid request is right (the rules that account for it, each of its
+    errors by one of them at least, or by a float with no fraction at or under its place,
+    ``floats``); empty when nothing does: a finding."""
+    why, left = _explain(operation, status, problem, floats)
+    return [] if left else why
+
+
+def unexplained(
+    operation: str, status: int, problem: dict[str, Any], floats: frozenset[tuple[str, ...]] = frozenset()
+) -> list[dict[str, Any]]:
+    """A finding's errors that no rule (nor a float with no fraction) accounts for: what to fix."""
+    return _explain(operation, status, problem, floats)[1] or [
+        e for e in problem.get("errors") or [] if isinstance(e, dict)
+    ]
 
 
 # The refusals positive_data_acceptance counts as expected: the server is right to refuse them, and
@@ -230,15 +248,21 @@ UNEXPRESSIBLE: tuple[Unexpressible, ...] = (
         loc=("game",),
         msg="^unknown game",
     ),
-    # a CSV body is one text: its header and rows are checked as the JSON rows are, which no
-    # string's schema can say
+    # a CSV file is one text: its header and rows are checked as the JSON rows are, which no
+    # file's schema can say, and it must be UTF-8
     Unexpressible(
-        "a CSV registration's header and rows", 422, ("POST /v1/events/{event_id}/entries",), loc=("csv",)
+        "a CSV registration's header and rows",
+        422,
+        ("POST /v1/events/{event_id}/entries", "POST /v1/events/{event_id}/entries/csv"),
+        loc=("csv",),
+    ),
+    Unexpressible(
+        "a CSV file is UTF-8 text", 422, ("POST /v1/events/{event_id}/entries/csv",), loc=("file",)
     ),
     Unexpressible(
         "a player is entered once in an event",
         422,
-        ("POST /v1/events/{event_id}/entries",),
+        ("POST /v1/events/{event_id}/entries", "POST /v1/events/{event_id}/entries/csv"),
         msg="is already entered|^the same player as row",
     ),
     Unexpressible(
@@ -249,16 +273,22 @@ UNEXPRESSIBLE: tuple[Unexpressible, ...] = (
         msg="^this pair is listed twice$",
     ),
     Unexpressible(
+        "a name registers one player: when several players of the database bear it, the row says which",
+        422,
+        ("POST /v1/events/{event_id}/entries", "POST /v1/events/{event_id}/entries/csv"),
+        msg="^several players are named .*; register by player_id or external_id$",
+    ),
+    Unexpressible(
         "a player_id names a player of the database",
         422,
-        ("POST /v1/events/{event_id}/entries",),
+        ("POST /v1/events/{event_id}/entries", "POST /v1/events/{event_id}/entries/csv"),
         msg=r"^player .* not found$",
     ),
     Unexpressible(
         "a seed number is given once in an event",
         422,
-        ("POST /v1/events/{event_id}/entries",),
-        msg=r"^seed \d+ is given twice",
+        ("POST /v1/events/{event_id}/entries", "POST /v1/events/{event_id}/entries/csv"),
+        msg=r"^seed \d+ is given twice|^seed \d+ is already given to another entry$",
     ),
     Unexpressible(
         "a clock starts from the event's game_minutes unless told its seconds",
@@ -327,11 +357,11 @@ UNEXPRESSIBLE: tuple[Unexpressible, ...] = (
         for key in ("deaths", "bets", "scores", "last_play", "creatures")
     ),
     Unexpressible(
-        "a Strategic Titan record begins with its start event",
+        "a Strategic Titan record begins with its start event, and holds no other",
         422,
         ("POST /v1/adjudicate/strategic-titan",),
         loc=("events",),
-        msg="^the record begins with a start event$",
+        msg="^the record begins with a start event$|^start is the first event, and only once$",
     ),
     Unexpressible(
         "a Rite of Command catalog names each card once, and a hand a weapon type it has",
@@ -442,7 +472,12 @@ class _Findings:
                     seen = self.rejected[operation].setdefault(reason, {"cases": 0})
                     seen["cases"] += 1
                     if "message" not in seen:
-                        errors = [e for e in problem.get("errors") or [] if isinstance(e, dict)]
+                        case = recorder.cases.get(case_id)
+                        body = getattr(getattr(case, "value", None), "body", None)
+                        floats = (
+                            frozenset(integral_floats(body)) if isinstance(body, dict | list) else frozenset()
+                        )
+                        errors = unexplained(operation, status, problem, floats)
                         said = "; ".join(f"{e.get('loc')}: {e.get('msg')}" for e in errors[:5])
                         seen["message"] = (
                             f"{problem.get('detail', '')} — {said}" if said else problem.get("detail", "")
@@ -521,6 +556,7 @@ def fuzz(
     phases: str = "examples,coverage,fuzzing,stateful",
     seed: int = 1,
     workdir: Path | None = None,
+    only: str | None = None,
 ) -> FuzzRun:
     """One run against a fresh database of ``backend``; the server's log counts what it answered."""
     work = workdir or Path(tempfile.mkdtemp(prefix=f"arbiter-fuzz-{backend}-"))
@@ -584,6 +620,8 @@ def fuzz(
             ]
             if max_time is not None:
                 args += ["--max-time", str(max_time)]
+            if only is not None:
+                args += ["--include-path-regex", only]
             done = subprocess.run(
                 args, cwd=work, env={**os.environ, "NO_COLOR": "1"}, capture_output=True, text=True
             )
@@ -625,6 +663,7 @@ def main() -> int:
     parser.add_argument("--phases", default="examples,coverage,fuzzing,stateful")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path("fuzz-report"))
+    parser.add_argument("--only", metavar="REGEX", help="the paths to fuzz (all by default)")
     opts = parser.parse_args()
     runs = []
     for backend in BACKENDS if opts.backend == "both" else (opts.backend,):
@@ -636,6 +675,7 @@ def main() -> int:
             phases=opts.phases,
             seed=opts.seed,
             workdir=opts.out / backend,
+            only=opts.only,
         )
         (opts.out / backend / "schemathesis.txt").write_text(run.output)
         runs.append(run)

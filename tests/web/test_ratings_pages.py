@@ -1,7 +1,8 @@
 """A league's pages in Chromium (docs/web.md "Rating pages"): a rated Swiss played through the API,
 then the pools, the leaderboard row by row against ``GET /v1/ratings/{pool}`` (its search and its
 pages), a player's rating chart against their history (a point per game, in order, higher ratings
-drawn higher) with no CSP violation, and a season's table against ``GET /v1/seasons/{id}/standings``."""
+drawn higher) with no CSP violation, and a season's table against ``GET /v1/seasons/{id}/standings``,
+with its embed framed by a site on another origin."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ def league(server: str) -> dict[str, Any]:
 
 
 def _cells(page: Any, rows: str) -> list[list[str]]:
+    """The cells' text of each row (of a page, or of a frame in it)."""
     return [
         [c.strip() for c in r]
         for r in page.locator(rows).evaluate_all("rs => rs.map(r => [...r.cells].map(c => c.textContent))")
@@ -147,6 +149,7 @@ def test_a_season_page_is_its_standings(server: str, browser: Any, league: dict[
     client = league["client"]
     standings = client.get(f"/v1/seasons/{league['season']}/standings").json()
     assert standings["events"] == [league["event"]] and len(standings["items"]) == len(NAMES)
+    club = OtherOrigin()
     context = browser.new_context(locale="ja-JP")
     page = context.new_page()
     try:
@@ -163,8 +166,25 @@ def test_a_season_page_is_its_standings(server: str, browser: Any, league: dict[
         listed = page.locator("#season-events li").evaluate_all("ls => ls.map(l => l.dataset.event)")
         assert listed == [league["event"]]
         assert items(client.get(f"/v1/seasons/{league['season']}").json()["events"])[0]["counted"] is True
+
+        # its embed, framed by a league's site on another origin: the first rows, dark, in Japanese
+        page.locator("details.embeds summary").click()
+        code = page.locator("#embed-season").input_value()
+        assert (
+            code.startswith("<iframe ") and f"{server}/embed/seasons/{league['season']}?theme=light" in code
+        )
+        club.html = "<!doctype html><title>League</title>" + code.replace(
+            "theme=light", "theme=dark&amp;limit=3&amp;lang=ja"
+        )
+        page.goto(club.url)
+        frame = page.frame_locator("iframe")
+        frame.locator("table.season tbody tr").first.wait_for()
+        assert _cells(frame, "table.season tbody tr") == [r[:4] for r in rows[:3]]
+        assert "theme-dark" in (frame.locator("body").get_attribute("class") or "")
+        assert frame.locator("h1").inner_text() == "シーズン順位"
     finally:
         context.close()
+        club.httpd.shutdown()
 
 
 def test_a_club_frames_the_leaderboard(server: str, browser: Any, league: dict[str, Any]) -> None:

@@ -1,7 +1,7 @@
 """The pydantic schemas of the HTTP contract (api.md), one module per router; field names are
 fixed: add, never rename. Every schema is importable from here too."""
 
-from app.api.schemas.common import Id, Label, Score, Strict, StrictTypes, invisible
+from app.api.schemas.common import Id, Instant, Label, Score, Strict, StrictTypes, invisible
 from app.api.schemas.events import (
     CheckInRead,
     EntryCreate,
@@ -67,6 +67,7 @@ from app.api.schemas.webhooks import (
 
 __all__ = [
     "Id",
+    "Instant",
     "Label",
     "Score",
     "Strict",

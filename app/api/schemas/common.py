@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import types
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import (
+    AwareDatetime,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationInfo,
@@ -52,6 +55,19 @@ def _texts(value: Any) -> list[str]:
 Id = Annotated[str, Field(max_length=ID_LENGTH)]
 Label = Annotated[str, Field(max_length=NAME_LENGTH)]
 Score = Annotated[float, Field(ge=-SCORE, le=SCORE)]
+
+
+def _iso_text(value: Any) -> Any:
+    """A time is a text in ISO 8601 (the schema's ``date-time``): the number of seconds since 1970
+    that the parser would also take, as a number or as digits, is no time of this contract."""
+    if not isinstance(value, str) or _NUMBER.fullmatch(value.strip()):
+        raise ValueError("must be a time in ISO 8601 with its offset, e.g. 2026-05-01T18:30:00Z")
+    return value
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# A moment of a request (a body's time, a query's ``since``): ISO 8601 text with its offset.
+Instant = Annotated[AwareDatetime, BeforeValidator(_iso_text)]
 
 
 class Strict(BaseModel):

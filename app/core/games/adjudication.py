@@ -33,4 +33,17 @@ def record_keys(shape: Any) -> frozenset[str]:
     return frozenset(shape.__required_keys__ | shape.__optional_keys__)
 
 
+class UniqueItems:
+    """An annotation on a record shape's list whose items differ (``Annotated[list[...], UNIQUE]``):
+    the generated schema says ``uniqueItems`` (through the schema generator's own hook, so that the
+    core needs no schema library), while the parser words the refusal of a repeated item itself."""
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Callable[[Any], Any]) -> Any:
+        schema = handler(core_schema)
+        schema["uniqueItems"] = True
+        return schema
+
+
+UNIQUE = UniqueItems()
+
 Adjudicator = Callable[[dict[str, Any], int, str], Adjudication]

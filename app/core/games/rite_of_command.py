@@ -31,7 +31,8 @@ Rulings taken here, where the spec is silent:
   player's deck; the ring is 1, 2 or 3; every card must be played (a short record is rejected, as is
   a play after all cards are played). The deal is either the deal endpoint's answer (`orders`, the
   two orders must hold the same cards, and `cards` when given) or `{deck_size, seed}`, dealt again
-  here (in a match, the seed defaults to the match's seed); if `first_player` is given in both the
+  here (in a match, the seed defaults to the match's seed; given both, the orders must be the ones
+  dealt; with orders and no seed, the orders stand); if `first_player` is given in both the
   deal and the record they must agree.
 - The adjudicate input gives either `rings` or a full record, never both. Bad input names the first
   problem (an unknown card, a ring out of 1-3, an owner or player not 1 or 2) as InvalidInput with its
@@ -222,8 +223,11 @@ def parse_deal(catalog: Catalog, raw: Any, seed: str | None = None) -> Deal:
             "deal: expected an object", [Problem(loc, "expected {cards, orders} or {deck_size, seed}")]
         )
     redealt: Deal | None = None
-    if "deck_size" in raw:
-        deal_seed = raw.get("seed", seed)
+    # dealt again from {deck_size, seed} (the match's seed when the record names none), and checked
+    # against the orders when they are given too; the orders alone when there is no seed to deal from
+    deal_seed = raw.get("seed") or seed
+    orders_given = raw.get("orders") is not None
+    if raw.get("deck_size") is not None and (deal_seed is not None or not orders_given):
         if not isinstance(deal_seed, str) or not deal_seed:
             raise InvalidInput(
                 "deal.seed: the seed to deal from is needed", [Problem((*loc, "seed"), "required")]
@@ -234,7 +238,7 @@ def parse_deal(catalog: Catalog, raw: Any, seed: str | None = None) -> Deal:
             raise InvalidInput(
                 f"deal.{exc.detail}", [Problem((*loc, *p.loc), p.msg) for p in exc.problems]
             ) from None
-        if "orders" not in raw:
+        if not orders_given:
             first = raw.get("first_player")
             if first is not None and _player(first, (*loc, "first_player")) != redealt.first_player:
                 raise InvalidInput(

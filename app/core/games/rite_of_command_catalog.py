@@ -19,10 +19,11 @@ from typing_extensions import TypedDict
 
 from app.core.errors import InvalidInput, Problem
 from app.core.games.adjudication import record_keys
+from app.core.limits import invisible
 
 ANY = "any"
 MAX_HANDS = 3
-_CONDITION = re.compile(r"^(vs|if wielder is)\s+(non-)?(.+)$", re.IGNORECASE)
+_CONDITION = re.compile(r"^(vs|if wielder is)\s+(non-)?(.+)$", re.IGNORECASE | re.DOTALL)
 
 Loc = tuple[str | int, ...]
 # Card names are checked against the catalog, a condition against its grammar ('vs TAG', ...).
@@ -145,8 +146,8 @@ def _check_keys(obj: Mapping[str, Any], allowed: frozenset[str], loc: Loc, probl
 
 
 def _tag(value: Any, loc: Loc, problems: list[Problem], what: str = "tag") -> str | None:
-    if not isinstance(value, str) or not value.strip():
-        problems.append(Problem(loc, f"a {what} must be a non-empty text"))
+    if not isinstance(value, str) or invisible(value):
+        problems.append(Problem(loc, f"a {what} must contain a visible character"))
         return None
     tag = value.strip().lower()
     if tag.startswith("non-"):
@@ -193,8 +194,8 @@ def _rating(card: Mapping[str, Any], loc: Loc, problems: list[Problem], weapon: 
 
 def _name(card: Mapping[str, Any], loc: Loc, problems: list[Problem], seen: dict[str, Loc]) -> str | None:
     name = card.get("name")
-    if not isinstance(name, str) or not name.strip():
-        problems.append(Problem((*loc, "name"), "a card needs a non-empty name"))
+    if not isinstance(name, str) or invisible(name):
+        problems.append(Problem((*loc, "name"), "a card's name must contain a visible character"))
         return None
     if name in seen:
         problems.append(Problem((*loc, "name"), f"card name {name!r} is already used at {_fmt(seen[name])}"))

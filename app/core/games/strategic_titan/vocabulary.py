@@ -18,6 +18,8 @@ from annotated_types import Ge, Le, Len, MinLen
 from typing_extensions import TypedDict
 
 from app.core.errors import InvalidInput, Problem
+from app.core.games.adjudication import UNIQUE
+from app.core.limits import invisible
 
 TOWERS = (100, 200, 300, 400, 500, 600)
 START_MULLIGANS = 6
@@ -183,8 +185,9 @@ def _kind_types() -> dict[str, Any]:
         "creature": Annotated[str, MinLen(1)],  # one of CREATURES, in any case
         "player_legions": _dict[str, _bounded_type("legions")],
         "player_points": _dict[str, _bounded_type("points")],
-        "towers": Annotated[_list[tower], Len(MIN_PLAYERS, MAX_PLAYERS)],
-        "order": Annotated[list[PlayerRef], Len(MIN_PLAYERS, MAX_PLAYERS)],
+        # one distinct Tower per player (5.3); every player once
+        "towers": Annotated[_list[tower], Len(MIN_PLAYERS, MAX_PLAYERS), UNIQUE],
+        "order": Annotated[list[PlayerRef], Len(MIN_PLAYERS, MAX_PLAYERS), UNIQUE],
         "options": _options_type(),
     }
 
@@ -351,10 +354,15 @@ def option_problems(options: Any) -> list[str]:
 def parse_players(players: Any) -> list[str]:
     if not isinstance(players, list) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise InvalidInput("players: list 2-6 player names", [Problem(("players",), "list 2-6 names")])
-    if not all(isinstance(p, str) and p.strip() for p in players) or len(set(players)) != len(players):
+    for i, name in enumerate(players):
+        if not isinstance(name, str) or not name or invisible(name):
+            raise InvalidInput(
+                f"players[{i}]: a name must contain a visible character",
+                [Problem(("players", i), "must contain a visible character")],
+            )
+    if len(set(players)) != len(players):
         raise InvalidInput(
-            "players: names must be distinct non-empty strings",
-            [Problem(("players",), "names must be distinct non-empty strings")],
+            "players: names must be distinct", [Problem(("players",), "names must be distinct")]
         )
     return list(players)
 
