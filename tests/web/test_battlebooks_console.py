@@ -483,8 +483,9 @@ def test_a_roll_call_runs_from_the_console_by_clicks_and_keys(server: str, brows
 # --------------------------------------------------------------------------- Last Man Standing
 def test_last_man_standing_runs_from_the_console_and_the_players_pages(server: str, browser: Any) -> None:
     """Four players, two games: a draw is refused in words (an elimination game needs a winner),
-    then the players of the other table report their game with body points from their own pages
-    (their agreeing reports confirm it), seen by the console by itself; the final by one click."""
+    then the players of the other table report their game with body points, one from their own
+    page and one from the slip's (their agreeing reports confirm it), seen by the console by
+    itself; the final by one click."""
     client = api(server)
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = context.new_page()
@@ -499,8 +500,10 @@ def test_last_man_standing_runs_from_the_console_and_the_players_pages(server: s
     assert "winner" in error and not UUID.search(error), error
     assert client.get(f"/v1/matches/{one['id']}").json()["status"] == "pending"
     players = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
-    for s in _seats(two):
-        me = _player(players, links[s["name"]])
+    for k, s in enumerate(_seats(two)):  # one from the player's page, one from the slip's page
+        link = links[s["name"]]
+        slip = f"{server}/e/{event_id}/m/{two['id']}#{link.split('#', 1)[1]}"
+        me = _player(players, slip if k else link)
         card = me.locator(f"#m-{two['id']}")
         card.get_by_text("Report with body points").click()
         for i, (t, bp) in enumerate(zip(_seats(two), (18, 9), strict=True)):
