@@ -99,9 +99,11 @@ class LiveEventType(StrEnum):
     MATCH_REPORTED = "match.reported"  # a player's claim filed; the match waits for the others
     MATCH_DISPUTED = "match.disputed"
     MATCH_CONFIRMED = "match.confirmed"
+    HERO_DECLARED = "match.hero_declared"  # a BATTLEBOOKS seat's hero declared before the game
     RESULT_CORRECTED = "result.corrected"
     STANDINGS_CHANGED = "standings.changed"
     STAGE_ADVANCED = "stage.advanced"
+    FINAL_RULES_CHOSEN = "final_rules.chosen"  # a WBC finalist's Colossal Arena answer
     CLOCK_STARTED = "clock.started"
     CLOCK_PAUSED = "clock.paused"
     CLOCK_RESUMED = "clock.resumed"

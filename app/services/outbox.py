@@ -336,6 +336,27 @@ async def claim_filed(session: AsyncSession, event: Event, stage: Stage, match: 
     await emit(session, event.id, kind, _match(match, await _round_of(session, match), stage))
 
 
+async def hero_declared(
+    session: AsyncSession, event: Event, stage: Stage, match: Match, entry_id: str, character: str | None
+) -> None:
+    """A seat's hero declared before a BATTLEBOOKS game: the pairing shows it."""
+    data = {
+        **_match(match, await _round_of(session, match), stage),
+        "entry_id": entry_id,
+        "character": character,
+    }
+    await emit(session, event.id, LiveEventType.HERO_DECLARED, data)
+
+
+async def final_rules_chosen(
+    session: AsyncSession, event_id: str, entry_id: str, colossal: bool, version: str
+) -> None:
+    """A finalist's answer on the Colossal Arena rules (WBC Titan: The Arena), and the final's
+    rules version it leaves."""
+    data = {"entry_id": entry_id, "colossal": colossal, "version": version}
+    await emit(session, event_id, LiveEventType.FINAL_RULES_CHOSEN, data)
+
+
 async def round_paired(
     session: AsyncSession, event: Event, stage: Stage, rnd: Round, matches: Sequence[Match]
 ) -> None:

@@ -27,6 +27,7 @@ class Knob:
     path: str
     value: Any
     optional: bool = False  # a blank leaves the setting to the engine (a Swiss stage's rounds)
+    hint: str = "swiss_rounds_hint"  # the words under an optional knob: what a blank does
 
     @property
     def kind(self) -> str:
@@ -61,6 +62,11 @@ def knobs(settings: dict[str, Any] | list[Any], prefix: str = "") -> list[Knob]:
         elif isinstance(v, bool | int | float | str):
             swiss_rounds = k == "rounds" and isinstance(settings, dict) and settings.get("format") == "swiss"
             out.append(Knob(path, v, optional=swiss_rounds))
+    if isinstance(settings, dict) and settings.get("format") == "swiss" and "rounds" not in settings:
+        # a Swiss stage whose rounds follow the field (the BATTLEBOOKS presets' chart at the start,
+        # else ceil(log2 n)): offered blank, a number sets them
+        hint = "block_rounds_hint" if "block" in settings else "swiss_rounds_hint"
+        out.append(Knob(f"{prefix}rounds", 0, optional=True, hint=hint))
     return out
 
 
@@ -183,9 +189,23 @@ def places_body(match: Match, form: dict[str, Any]) -> dict[str, Any]:
 
 
 def body_of(match: Match, form: dict[str, Any]) -> dict[str, Any]:
-    """The result a console form sends: one click (``choice``), or the places-and-scores form."""
+    """The result a console form sends: one click (``choice``), or the places-and-scores form, with
+    the hero each seat played where the form asks (``character:N``, BATTLEBOOKS)."""
     choice = str(form.get("choice", ""))
-    return places_body(match, form) if choice == "places" else result_body(match, choice)
+    body = places_body(match, form) if choice == "places" else result_body(match, choice)
+    return with_heroes(match, body, form)
+
+
+def with_heroes(match: Match, body: dict[str, Any], form: dict[str, Any]) -> dict[str, Any]:
+    """Each seat's hero chosen with a result (``character:N``, N the seat's index in seat order;
+    a blank leaves it to the declaration, or to the hero rule's one choice): the seat's
+    ``character`` in the API's result body, checked by the hero rule there."""
+    seats = sorted(match.seats, key=lambda s: s.seat)
+    chosen = {s.entry_id: str(form.get(f"character:{i}", "")).strip() for i, s in enumerate(seats)}
+    for row in body.get("seats", []):
+        if chosen.get(row["entry_id"]):
+            row["character"] = chosen[row["entry_id"]]
+    return body
 
 
 def heat_tables(form: dict[str, Any], entry_ids: list[str]) -> list[list[str]]:

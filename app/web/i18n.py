@@ -8,6 +8,7 @@ from app.services.formats.base import StageFormat
 from app.services.formats.registry import FORMATS
 from app.web import i18n_formats as format_words
 from app.web import i18n_league as league_words
+from app.web import i18n_players as player_words
 
 LANGUAGES = ("en", "ja")
 
@@ -708,13 +709,12 @@ JA: dict[str, str] = {
     "declare_hero": "{name} のヒーローを宣言",
 }
 
-_taken = (set(EN) | set(JA)) & (set(league_words.EN) | set(league_words.JA))
-if _taken:
-    raise ImportError(f"page words defined twice: {', '.join(sorted(_taken))}")
-EN.update(league_words.EN)
-JA.update(league_words.JA)
-EN.update(format_words.EN)
-JA.update(format_words.JA)
+for _words in (league_words, format_words, player_words):
+    _taken = (set(EN) | set(JA)) & (set(_words.EN) | set(_words.JA))
+    if _taken:
+        raise ImportError(f"page words defined twice: {', '.join(sorted(_taken))}")
+    EN.update(_words.EN)
+    JA.update(_words.JA)
 STRINGS = {"en": EN, "ja": JA}
 
 

@@ -16,6 +16,7 @@ from app.core.errors import NotFound, Unauthorized
 from app.core.vocabulary import EventStatus, Role
 from app.services import events as event_svc
 from app.services import results as result_svc
+from app.services.presets import titan_arena as titan_svc
 from app.services.reads import load_match
 from app.web import forms
 from app.web.embeds import snippets
@@ -130,6 +131,10 @@ async def player_view(
     p = await event_page(session, event_id)
     entry = await event_svc.get_entry_view(session, event_id, principal.entry_id, principal)
     open_tables, played = seated(p, principal.entry_id)
+    final_rules = None
+    if p.event.preset == titan_svc.PRESET and p.event.status == EventStatus.RUNNING and p.stages:
+        rules = await titan_svc.final_rules(session, event_id)  # a finalist answers on their own page
+        final_rules = rules if principal.entry_id in rules["finalists"] else None
     return page(
         request,
         "_player.html",
@@ -137,6 +142,8 @@ async def player_view(
         me=entry.entry,
         open_tables=open_tables,
         played=played,
+        final_rules=final_rules,
+        mine=entry,
         body=lambda tb, choice: json.dumps(forms.result_body(tb.match, choice)),
         names=lambda tb: json.dumps({s["entry_id"]: s["name"] for s in tb.seats}),
     )

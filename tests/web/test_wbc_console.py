@@ -114,6 +114,13 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
 
     page.fill("#names", "\n".join(NAMES))
     _submit(page, page.get_by_role("button", name="Register"))
+    shown = page.locator("#links tbody tr")
+    links = {
+        shown.nth(i).locator("td").nth(0).inner_text(): shown.nth(i)
+        .locator("a.personal")
+        .get_attribute("href")
+        for i in range(shown.count())
+    }
     _reloaded(page, client, event_id)
     assert client.get(f"/v1/events/{event_id}").json()["entries"] == 9
     _submit(page, page.get_by_role("button", name="Start the event"))
@@ -223,9 +230,30 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
     rules = client.get(f"/v1/events/{event_id}/titan-arena/final-rules").json()
     assert rules["version"] == "titan-the-arena" and len(rules["finalists"]) == 3
     names = {s["entry_id"]: s["name"] for s in final["seats"]}
-    for f in rules["finalists"]:
+    # the first finalist answers on their own page (a no, then a yes); the organizer for the others
+    first, *others = rules["finalists"]
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    me = phone.new_page()
+    me.goto(str(links[names[first]]))
+    part = me.locator("#my-final-rules")
+    for answer, said in (
+        ("No, the original rules", "You said: No."),
+        ("Yes, Colossal Arena", "You said: Yes."),
+    ):
+        part.get_by_role("button", name=answer).click()
+        me.wait_for_function(
+            "said => document.querySelector('#my-final-rules').textContent.includes(said)", arg=said
+        )
+    assert client.get(f"/v1/events/{event_id}/titan-arena/final-rules").json()["choices"] == {first: True}
+    _reloaded(page, client, event_id)  # the console shows the finalist's own answer
+    assert "Yes" in page.inner_text(f"#final-rules [data-entry='{first}']")
+    for f in others:
         _submit(page, page.get_by_role("button", name=f"{names[f]}: yes, Colossal Arena"))
         _reloaded(page, client, event_id)
+    me.reload()
+    me.wait_for_selector("#my-final-rules")
+    assert "Colossal Arena" in me.inner_text("#my-final-rules")
+    phone.close()
     rules = client.get(f"/v1/events/{event_id}/titan-arena/final-rules").json()
     assert rules["version"] == "colossal-arena" and all(rules["choices"].values())
     assert "Colossal Arena" in page.inner_text("#h-final-rules")

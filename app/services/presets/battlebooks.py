@@ -38,6 +38,7 @@ from app.core.results import Report
 from app.core.scoring import score_game
 from app.core.vocabulary import EventStatus, MatchStatus, Outcome, StageFormatName, StageStatus
 from app.db.models import Entry, Event, Match, ResultHistory, Seat, Stage
+from app.services import outbox
 from app.services.reads import (
     details_of,
     entries_by_id,
@@ -240,6 +241,7 @@ async def declare_hero(
     seat.character = heroes[entry_id]
     match.details = {**(match.details or {}), "revision": int((match.details or {}).get("revision", 0)) + 1}
     await record(session, match, "hero", who.actor, {"entry_id": entry_id, "character": seat.character})
+    await outbox.hero_declared(session, event, stage, match, entry_id, seat.character)
     return match
 
 

@@ -39,6 +39,7 @@ from app.core.results import Report
 from app.core.standings import StandingRow
 from app.core.vocabulary import EntryStatus, EventStatus, MatchStatus, Outcome, StageStatus
 from app.db.models import Event, Match, Round, Stage
+from app.services import outbox
 from app.services.reads import (
     details_of,
     entries_by_id,
@@ -333,7 +334,9 @@ async def choose_final_rules(
     choices = {**details.extra.get("rules_choices", {}), entry_id: colossal}
     set_details(final, details.with_extra(rules_choices=choices))
     await session.flush()
-    return await final_rules(session, event_id)
+    chosen = await final_rules(session, event_id)
+    await outbox.final_rules_chosen(session, event_id, entry_id, colossal, chosen["version"])
+    return chosen
 
 
 async def places(session: AsyncSession, event_id: str) -> dict[str, Any]:

@@ -11,6 +11,27 @@
     return region.hasAttribute("data-keep-focus") && a && region.contains(a) &&
       (/INPUT|TEXTAREA|SELECT/.test(a.tagName) || a.hasAttribute("data-typed"));
   }
+  // what is typed or chosen and not yet sent — and what a refused form kept ([data-kept]) —
+  // survives a redraw: each field by its id, the details around it left open
+  function changed(el) {
+    if (el.type === "checkbox" || el.type === "radio") return el.checked !== el.defaultChecked;
+    if (el.tagName === "SELECT") return [].some.call(el.options, function (o) { return o.selected !== o.defaultSelected; });
+    return el.value !== el.defaultValue;
+  }
+  function pending() {
+    return [].filter.call(region.querySelectorAll("input[id], select[id], textarea[id]"), function (el) {
+      return el.type !== "hidden" && el.type !== "file" && (changed(el) || el.closest("[data-kept]"));
+    }).map(function (el) {
+      return { id: el.id, value: el.value, checked: el.checked, open: !!(el.closest("details") && el.closest("details").open) };
+    });
+  }
+  function restore(was) {
+    var el = document.getElementById(was.id);
+    if (!el) return;  // the table was recorded meanwhile: nothing left to fill in
+    if (el.type === "checkbox" || el.type === "radio") el.checked = was.checked; else el.value = was.value;
+    var around = el.closest("details");
+    if (around && was.open) around.open = true;
+  }
   function redraw() {
     timer = null;
     if (busy()) { timer = setTimeout(redraw, 1000); return; }
@@ -21,7 +42,9 @@
         var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("live");
         if (!fresh) return;
         var focused = document.activeElement && document.activeElement.id;
+        var typed = pending();
         region.innerHTML = fresh.innerHTML;
+        typed.forEach(restore);
         if (focused) { var el = document.getElementById(focused); if (el) el.focus(); }
         document.dispatchEvent(new CustomEvent("arbiter:redrawn"));
       });

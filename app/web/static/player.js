@@ -185,11 +185,26 @@
     var names = {};
     try { names = JSON.parse((document.getElementById("m-" + f.getAttribute("data-match")) || f).getAttribute("data-names") || "{}"); } catch (e) {}
     var heads = f.querySelectorAll("thead th");
+    var bad = null;
     var rows = [].map.call(f.querySelectorAll("tbody tr[data-entry]"), function (tr) {
       var on = tr.querySelector("input[type=radio]:checked"), id = tr.getAttribute("data-entry");
-      return { entry_id: id, name: names[id] || id, place: on ? parseInt(on.value, 10) : null };
+      var row = { entry_id: id, name: names[id] || id, place: on ? parseInt(on.value, 10) : null, fields: {} };
+      // the scores, body points and differentials typed (a blank is left out, as the console's form)
+      [].forEach.call(tr.querySelectorAll("input[data-field]"), function (el) {
+        var raw = el.value.trim().replace(",", ".");
+        if (!raw) return;
+        var value = Number(raw);
+        if (!isFinite(value)) { bad = bad || fill(f.getAttribute("data-number"), { name: row.name, field: el.closest("table").querySelectorAll("thead th")[el.closest("td").cellIndex].textContent }); return; }
+        row.fields[el.getAttribute("data-field")] = value;
+      });
+      return row;
     });
+    if (bad) return { error: bad };
     var missing = rows.filter(function (r) { return r.place === null; });
+    var scored = rows.filter(function (r) { return r.fields.score !== undefined; });
+    if (missing.length === rows.length && scored.length === rows.length) {  // ranked by the scores alone
+      return { body: JSON.stringify({ seats: rows.map(seatOf) }), said: rows.map(function (r) { return r.name + " " + r.fields.score; }).join(", ") };
+    }
     if (missing.length) {
       return { error: fill(f.getAttribute("data-missing"), { names: missing.map(function (r) { return r.name; }).join(", ") }) };
     }
@@ -205,8 +220,53 @@
       var head = heads[r.place];
       return (head ? head.textContent : r.place + ".") + " " + r.name;
     }).join(", ");
-    return { body: JSON.stringify({ seats: rows.map(function (r) { return { entry_id: r.entry_id, place: r.place }; }) }), said: said };
+    return { body: JSON.stringify({ seats: rows.map(seatOf) }), said: said };
   }
+  function seatOf(r) {
+    var seat = { entry_id: r.entry_id };
+    if (r.place !== null) seat.place = r.place;
+    Object.keys(r.fields).forEach(function (k) { seat[k] = r.fields[k]; });
+    return seat;
+  }
+  // a finalist's own answer on the final's rules (WBC Titan: The Arena): sent at once, then the
+  // page shows the answer recorded (or the refusal, in words)
+  box.addEventListener("click", function (ev) {
+    var b = ev.target.closest("button.final-rules");
+    if (!b) return;
+    var part = document.getElementById("my-final-rules");
+    b.disabled = true;
+    fetch("/v1/events/" + eventId + "/titan-arena/final-rules", {
+      method: "POST",
+      headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json" },
+      body: JSON.stringify({ colossal: b.getAttribute("data-colossal") === "true" })
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (j) {
+        say(r.ok ? part.getAttribute("data-saved") : box.getAttribute("data-msg-failed") + " " + (j.detail || r.status));
+        load();
+      });
+    }, function () { b.disabled = false; say(box.getAttribute("data-msg-failed")); });
+  });
+  // a BATTLEBOOKS seat's own hero, declared before the game (POST /v1/matches/{id}/heroes): the
+  // hero rule's refusal is shown in words, the book chosen stays chosen
+  box.addEventListener("submit", function (ev) {
+    var f = ev.target.closest("form[data-hero-form]");
+    if (!f) return;
+    ev.preventDefault();
+    var id = f.getAttribute("data-match"), b = f.querySelector("button[type=submit]");
+    b.disabled = true;
+    fetch("/v1/matches/" + id + "/heroes", {
+      method: "POST",
+      headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json" },
+      body: JSON.stringify({ entry_id: f.getAttribute("data-entry"), character: f.querySelector("select").value })
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (j) {
+        b.disabled = false;
+        if (!r.ok) { say(box.getAttribute("data-msg-failed") + " " + named(j.detail || String(r.status), id)); return; }
+        say(box.getAttribute("data-msg-hero"));
+        load();
+      });
+    }, function () { b.disabled = false; say(box.getAttribute("data-msg-failed")); });
+  });
   box.addEventListener("submit", function (ev) {
     var f = ev.target.closest("form[data-player-places]");
     if (!f) return;
@@ -230,7 +290,7 @@
     // places being chosen are not redrawn away: the refresh waits while the form has the focus
     var later = function () {
       var a = document.activeElement;
-      if (a && box.contains(a) && a.tagName === "INPUT") { timer = setTimeout(later, 1000); return; }
+      if (a && box.contains(a) && (a.tagName === "INPUT" || a.tagName === "SELECT")) { timer = setTimeout(later, 1000); return; }
       timer = null; load();
     };
     (box.getAttribute("data-types") || "").split(",").forEach(function (type) {
