@@ -37,7 +37,7 @@ from app.services.outbox import HUB_KEY
 from app.services.registry import Registry
 from app.settings import Settings, get_settings
 from app.version import __version__
-from app.web import assets, checkin, console, embeds, league, public
+from app.web import assets, checkin, console, console_formats, embeds, league, public
 from app.wiring import build_registry
 
 log = logging.getLogger("arbiter")
@@ -187,7 +187,15 @@ def create_app(settings: Settings | None = None, registry: Registry | None = Non
     app.add_middleware(RequestLogMiddleware)  # outermost: every answer gets its id and its line
     problems.install(app)
     contract.install(app)
-    for router in (*ROUTERS, public.router, league.router, embeds.router, checkin.router, console.router):
+    for router in (
+        *ROUTERS,
+        public.router,
+        league.router,
+        embeds.router,
+        checkin.router,
+        console.router,
+        console_formats.router,
+    ):
         app.include_router(router)
     assets.install(app)
     return app

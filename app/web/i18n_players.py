@@ -1,5 +1,5 @@
-"""The words of the results pages' BATTLEBOOKS and Titan parts (docs/web.md "Results of every
-kind"): the hero each seat played, chosen with a result, the player's own scores and body points,
+"""The words of the results pages' BATTLEBOOKS and Titan parts (docs/web.md "BATTLEBOOKS from the
+console"): the hero each seat played, chosen with a result, the player's own scores and body points,
 and a finalist's Colossal Arena answer on their own page, in English and Japanese; app/web/i18n.py
 takes them into its tables."""
 

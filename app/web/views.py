@@ -247,6 +247,9 @@ async def event_page(
             active is not None
             and view.event.preset != titan_svc.PRESET  # its heats are opened by choosing players
             and registry_of(session).format_of(active).nothing_to_pair(active) is None
+            and not registry_of(session)
+            .format_of(active)
+            .all_paired(active, sum(1 for r in rounds if r.stage.id == active.id))
         )
     # every table of the active stage at once, on every page and sheet (the console, the
     # projector, the printed pairings and slips, the round embed), when its tables are opened

@@ -127,6 +127,11 @@ class StageFormat:
         (every game was released at once); None when rounds are paired one by one."""
         return None
 
+    def all_paired(self, stage: Stage, paired: int) -> bool:
+        """Whether the stage's rounds are all paired once ``paired`` are (the pages offer no next
+        round then); False where the stage pairs until it is decided."""
+        return False
+
     async def moot(self, session: AsyncSession, event: Event, stage: Stage) -> list[Match]:
         """Open games of the stage that no longer decide anything (voided as the stage closes)."""
         return []

@@ -54,6 +54,9 @@ class Swiss(StageFormat):
     def cannot_undo(self, stage: Stage, rounds: list[Round]) -> str | None:
         return None  # every Swiss round, the first too, is paired again from the standings
 
+    def all_paired(self, stage: Stage, paired: int) -> bool:
+        return paired >= _limit(stage)
+
     async def next_tables(
         self, session: AsyncSession, event: Event, stage: Stage, rounds: list[Round]
     ) -> Drawn:
