@@ -49,11 +49,10 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy app
 
-# the suite on every core, one worker more than cores (pytest-xdist, TEST_WORKERS processes): each worker has its own databases and
+# the suite on every core (pytest-xdist, TEST_WORKERS processes): each worker has its own databases and
 # names its own queues; the slowest files start first (tests/conftest.py SLOWEST_FIRST), and the 20
 # slowest tests are printed at the end
-# one more worker than cores: the browser, server and database waits leave a core idle otherwise
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+TEST_WORKERS ?= auto
 test: venv
 	bash tests/services.sh .test-env
 	$(MAKE) --no-print-directory lint typecheck
