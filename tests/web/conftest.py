@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import threading
 import time
@@ -202,3 +203,33 @@ class OtherOrigin:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+
+# --------------------------------------------------------------------------- a console walk's steps
+# an id shown to an organizer or a player where a name belongs
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def submit(page: Any, locator: Any) -> None:
+    """A click that posts a form: the page is the answer's redirect."""
+    with page.expect_navigation():
+        locator.click()
+
+
+def event_tables(client: httpx.Client, event_id: str) -> list[tuple[str, str, int]]:
+    """Every table of the event with its status and version: a result, a hero or a round sent again shows."""
+    rounds = items(client.get(f"/v1/events/{event_id}/rounds", params={"limit": 500}).json())
+    return [(m["id"], m["status"], m["version"]) for r in rounds for m in r["matches"]]
+
+
+def reloaded(page: Any, client: httpx.Client, event_id: str, live: bool = True) -> None:
+    """A reload after an action: the page as it is (the console, live, unless ``live`` is False),
+    no refusal, and nothing sent again."""
+    before = client.get(f"/v1/events/{event_id}").json()["version"]
+    played = event_tables(client, event_id)
+    page.reload()
+    if live:
+        page.wait_for_selector("#live")
+    assert page.locator(".error").count() == 0
+    assert client.get(f"/v1/events/{event_id}").json()["version"] == before
+    assert event_tables(client, event_id) == played

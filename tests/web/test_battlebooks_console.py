@@ -8,38 +8,13 @@ standings are then checked row by row against the API's."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.web.conftest import ADMIN, api, items, shot
-
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+from tests.web.conftest import ADMIN, UUID, api, items, reloaded, shot, submit
 
 
 # --------------------------------------------------------------------------- the walk's steps
-def _submit(page: Any, locator: Any) -> None:
-    with page.expect_navigation():
-        locator.click()
-
-
-def _reloaded(page: Any, client: Any, event_id: str) -> None:
-    """A reload after an action: the console as it is, no refusal, and nothing sent again."""
-    before = client.get(f"/v1/events/{event_id}").json()["version"]
-    tables = _history(client, event_id)
-    page.reload()
-    page.wait_for_selector("#live")
-    assert page.locator(".error").count() == 0
-    assert client.get(f"/v1/events/{event_id}").json()["version"] == before
-    assert _history(client, event_id) == tables
-
-
-def _history(client: Any, event_id: str) -> list[Any]:
-    """Every table of the event with its version: a result, a hero or a round sent again shows."""
-    rounds = items(client.get(f"/v1/events/{event_id}/rounds", params={"limit": 500}).json())
-    return [(m["id"], m["status"], m["version"]) for r in rounds for m in r["matches"]]
-
-
 def _tables(client: Any, event_id: str) -> list[dict[str, Any]]:
     """The tables still to record, each as ``GET /v1/matches/{id}``."""
     rounds = items(client.get(f"/v1/events/{event_id}/rounds", params={"limit": 500}).json())
@@ -67,8 +42,8 @@ def _create(
         page.fill("[name='knob:stages.0.rounds']", rounds)
     page.fill("#admin-token", ADMIN)
     page.fill("#ev-name", name)
-    _submit(page, page.get_by_role("button", name="Create the event"))
-    _submit(page, page.get_by_role("link", name="Open the console"))
+    submit(page, page.get_by_role("button", name="Create the event"))
+    submit(page, page.get_by_role("link", name="Open the console"))
     event_id = str(urlsplit(page.url).path.rsplit("/", 1)[1])
     assert client.get(f"/v1/events/{event_id}").json()["preset"] == preset
     return event_id
@@ -90,7 +65,7 @@ def _register_names(page: Any, names: list[str]) -> dict[str, str]:
 
 
 def _links_after(page: Any) -> dict[str, str]:
-    _submit(page, page.get_by_role("button", name="Register"))
+    submit(page, page.get_by_role("button", name="Register"))
     assert page.locator(".error").count() == 0, page.inner_text(".error")
     rows = page.locator("#links tbody tr")
     return {
@@ -117,7 +92,7 @@ def _body_points(page: Any, row: Any, m: dict[str, Any], points: tuple[int, int]
         row.get_by_label(f"{s['name']}: Body points", exact=True).fill(str(bp))
     if heroes is not None:
         heroes(row)
-    _submit(page, row.get_by_role("button", name="Record the places"))
+    submit(page, row.get_by_role("button", name="Record the places"))
 
 
 def _key(page: Any, match_id: str, key: str) -> None:
@@ -175,10 +150,10 @@ def test_a_clash_runs_from_the_console_to_its_playoff(server: str, browser: Any)
     event_id = _create(page, server, client, "battlebooks-clash", "Clash night", ("sanctioned", "rated"), "4")
     links = _register_csv(page, CLASH)
     assert sorted(links) == sorted(r[0] for r in CLASH)
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id)
     books = {e["id"]: e["characters"] for e in items(client.get(f"/v1/events/{event_id}/entries").json())}
-    _submit(page, page.get_by_role("button", name="Start the event"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Start the event"))
+    reloaded(page, client, event_id)
     assert client.get(f"/v1/events/{event_id}/rounds/1").json()["matches"]
 
     # game 1, table 1: each seat's hero declared before the game (a reload sends nothing again)
@@ -186,8 +161,8 @@ def test_a_clash_runs_from_the_console_to_its_playoff(server: str, browser: Any)
     row = page.locator(f"#m-{one['id']}")
     for s in _seats(one):
         row.get_by_label(f"{s['name']}'s hero", exact=True).select_option(books[s["entry_id"]][1])
-        _submit(page, row.get_by_role("button", name=f"Declare {s['name']}'s hero"))
-    _reloaded(page, client, event_id)
+        submit(page, row.get_by_role("button", name=f"Declare {s['name']}'s hero"))
+    reloaded(page, client, event_id)
     declared = client.get(f"/v1/matches/{one['id']}").json()
     assert {s["entry_id"]: s["character"] for s in declared["seats"]} == {
         s["entry_id"]: books[s["entry_id"]][1] for s in one["seats"]
@@ -199,7 +174,7 @@ def test_a_clash_runs_from_the_console_to_its_playoff(server: str, browser: Any)
     a, b = _seats(two)
     row = page.locator(f"#m-{two['id']}")
     row.locator(f"#ph-w-{two['id']}-0").select_option(books[a["entry_id"]][0])
-    _submit(page, row.get_by_role("button", name="Draw"))
+    submit(page, row.get_by_role("button", name="Draw"))
     error = page.inner_text(".error")
     assert b["name"] in error and not UUID.search(error), error
     assert page.locator(f"#ph-w-{two['id']}-0").input_value() == books[a["entry_id"]][0]
@@ -213,7 +188,7 @@ def test_a_clash_runs_from_the_console_to_its_playoff(server: str, browser: Any)
     )
     row = page.locator(f"#m-{two['id']}")
     _body_points(page, row, two, (21, 29), lambda r: _heroes(r, two, books, 0, "pl"))
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id)
     for m in (one, two):
         got = client.get(f"/v1/matches/{m['id']}").json()
         assert [s["differential"] for s in sorted(got["result"]["seats"], key=lambda s: s["place"])] == [
@@ -224,7 +199,7 @@ def test_a_clash_runs_from_the_console_to_its_playoff(server: str, browser: Any)
     # game 2: one table reported by its two players from their own pages (a draw), waiting for
     # the organizer, seen live and confirmed; the other drawn by one key (the hero rule leaves
     # each seat its other book, filled in)
-    _submit(page, page.get_by_role("button", name="Pair the next round"))
+    submit(page, page.get_by_role("button", name="Pair the next round"))
     one, two = _tables(client, event_id)
     players = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
     for s in _seats(one):
@@ -236,37 +211,37 @@ def test_a_clash_runs_from_the_console_to_its_playoff(server: str, browser: Any)
     page.wait_for_function(
         "id => document.querySelector('#m-' + id).textContent.includes('Reported')", arg=one["id"]
     )
-    _submit(page, page.locator(f"#m-{one['id']}").get_by_role("button", name="Confirm"))
+    submit(page, page.locator(f"#m-{one['id']}").get_by_role("button", name="Confirm"))
     _key(page, two["id"], "d")  # one keystroke for the result
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id)
     for m in (one, two):
         got = client.get(f"/v1/matches/{m['id']}").json()
         assert got["status"] == "confirmed" and got["result"]["outcome"] == "draw", got
 
     # game 3 and the Final Battle drawn, each seat's hero chosen (either of the two books)
     for _game in (3, 4):
-        _submit(page, page.get_by_role("button", name="Pair the next round"))
+        submit(page, page.get_by_role("button", name="Pair the next round"))
         for m in _tables(client, event_id):
             row = page.locator(f"#m-{m['id']}")
             _heroes(row, m, books)
-            _submit(page, row.get_by_role("button", name="Draw"))
+            submit(page, row.get_by_role("button", name="Draw"))
             assert page.locator(".error").count() == 0, page.inner_text(".error")
-        _reloaded(page, client, event_id)
+        reloaded(page, client, event_id)
     standings = client.get(f"/v1/events/{event_id}/standings").json()["rows"]
     assert [(r["points"], r["differential"]) for r in standings[:2]] == [(11, 8), (11, 8)]
 
     # the two leaders' playoff: one game, either book; then the event is over
-    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    reloaded(page, client, event_id)
     (final,) = _tables(client, event_id)
     assert sorted(s["entry_id"] for s in final["seats"]) == sorted(r["entry_id"] for r in standings[:2])
     row = page.locator(f"#m-{final['id']}")
     _heroes(row, final, books, 1)
     winner = _seats(final)[1]
-    _submit(page, row.get_by_role("button", name=f"{winner['name']} won"))
-    _reloaded(page, client, event_id)
-    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
-    _reloaded(page, client, event_id)
+    submit(page, row.get_by_role("button", name=f"{winner['name']} won"))
+    reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    reloaded(page, client, event_id)
     assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
     card = client.get(f"/v1/events/{event_id}/entries/{winner['entry_id']}/scorecard").json()
     assert len(card["games"]) == 4 and len(card["playoff"]) == 1
@@ -283,18 +258,18 @@ def _play_out(page: Any, client: Any, event_id: str, books: dict[str, list[str]]
     while client.get(f"/v1/events/{event_id}").json()["status"] == "running":
         tables = _tables(client, event_id)
         if not tables:
-            _submit(page, page.get_by_role("button", name="Close the stage and advance"))
-            _reloaded(page, client, event_id)
+            submit(page, page.get_by_role("button", name="Close the stage and advance"))
+            reloaded(page, client, event_id)
             continue
         for m in tables:
             row = page.locator(f"#m-{m['id']}")
             _heroes(row, m, books)
-            _submit(page, row.get_by_role("button", name=f"{_seats(m)[0]['name']} won"))
+            submit(page, row.get_by_role("button", name=f"{_seats(m)[0]['name']} won"))
             assert page.locator(".error").count() == 0, page.inner_text(".error")
         if client.get(f"/v1/events/{event_id}").json()["status"] == "running" and not _tables(
             client, event_id
         ):
-            _submit(page, page.get_by_role("button", name="Close the stage and advance"))
+            submit(page, page.get_by_role("button", name="Close the stage and advance"))
 
 
 def test_secret_wars_packs_are_sealed_then_played_from_the_console_and_the_players_pages(
@@ -309,15 +284,15 @@ def test_secret_wars_packs_are_sealed_then_played_from_the_console_and_the_playe
         page, server, client, "battlebooks-secret-wars", "Secret Wars", ("sanctioned", "rated"), "4"
     )
     links = _register_names(page, ["Ada", "Ben", "Cleo", "Dev"])
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id)
     packs = {e["id"]: e for e in items(client.get(f"/v1/events/{event_id}/entries").json())}
     assert all(e["sealed"] and e["characters"] == [] for e in packs.values())  # not the organizer
     org_view = page.inner_text("#entries")
     players = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
     me = _player(players, links["Ada"])
     assert "Your pack is sealed" in me.inner_text("#my-books")
-    _submit(page, page.get_by_role("button", name="Start the event"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Start the event"))
+    reloaded(page, client, event_id)
     entries = items(client.get(f"/v1/events/{event_id}/entries").json())
     books = {e["id"]: e["characters"] for e in entries}
     assert all(len(set(b)) == 2 for b in books.values()) and len({frozenset(b) for b in books.values()}) == 4
@@ -343,11 +318,11 @@ def test_secret_wars_packs_are_sealed_then_played_from_the_console_and_the_playe
         "([id, hero]) => document.querySelector('#m-' + id).textContent.includes('(' + hero + ')')",
         arg=[one["id"], books[_seats(one)[1]["entry_id"]][0]],
     )
-    _submit(page, page.locator(f"#m-{one['id']}").get_by_role("button", name=f"{_seats(one)[0]['name']} won"))
+    submit(page, page.locator(f"#m-{one['id']}").get_by_role("button", name=f"{_seats(one)[0]['name']} won"))
     _body_points(
         page, page.locator(f"#m-{two['id']}"), two, (25, 20), lambda r: _heroes(r, two, books, 0, "pl")
     )
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id)
     got = [client.get(f"/v1/matches/{m['id']}").json() for m in (one, two)]
     assert all(g["status"] == "confirmed" for g in got)
     assert {s["character"] for s in got[0]["seats"]} == {books[s["entry_id"]][0] for s in one["seats"]}
@@ -355,7 +330,7 @@ def test_secret_wars_packs_are_sealed_then_played_from_the_console_and_the_playe
     # game 2: the organizer names game 1's book again — refused by the hero rule, in words and
     # names, the book chosen kept; the other table's players then report from their pages, and
     # the console shows it by itself
-    _submit(page, page.get_by_role("button", name="Pair the next round"))
+    submit(page, page.get_by_role("button", name="Pair the next round"))
     one, two = _tables(client, event_id)
     first = _seats(one)[0]
     again = next(
@@ -366,7 +341,7 @@ def test_secret_wars_packs_are_sealed_then_played_from_the_console_and_the_playe
     )
     row = page.locator(f"#m-{one['id']}")
     row.locator(f"#ph-w-{one['id']}-0").select_option(again)
-    _submit(page, row.get_by_role("button", name=f"{first['name']} won"))
+    submit(page, row.get_by_role("button", name=f"{first['name']} won"))
     error = page.inner_text(".error")
     assert first["name"] in error and again in error and not UUID.search(error), error
     assert page.locator(f"#ph-w-{one['id']}-0").input_value() == again
@@ -378,21 +353,21 @@ def test_secret_wars_packs_are_sealed_then_played_from_the_console_and_the_playe
     page.wait_for_function(
         "id => document.querySelector('#m-' + id).textContent.includes('Reported')", arg=two["id"]
     )
-    _submit(page, page.locator(f"#m-{two['id']}").get_by_role("button", name="Confirm"))
+    submit(page, page.locator(f"#m-{two['id']}").get_by_role("button", name="Confirm"))
     row = page.locator(f"#m-{one['id']}")
     row.locator(f"#ph-w-{one['id']}-0").select_option("")  # the other book, as the rule leaves it
-    _submit(page, row.get_by_role("button", name=f"{first['name']} won"))
-    _reloaded(page, client, event_id)
+    submit(page, row.get_by_role("button", name=f"{first['name']} won"))
+    reloaded(page, client, event_id)
 
     # game 3 and the Final Battle, then whatever playoff first place needs
-    _submit(page, page.get_by_role("button", name="Pair the next round"))
+    submit(page, page.get_by_role("button", name="Pair the next round"))
     for m in _tables(client, event_id):
         _heroes(page.locator(f"#m-{m['id']}"), m, books, 1)
         _key(page, m["id"], "d")
-    _reloaded(page, client, event_id)
-    _submit(page, page.get_by_role("button", name="Pair the next round"))
+    reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Pair the next round"))
     _play_out(page, client, event_id, books)
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id)
     assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
     _standings_checked(context, server, client, event_id, differential=True)
     players.close()
@@ -425,8 +400,8 @@ def test_a_roll_call_runs_from_the_console_by_clicks_and_keys(server: str, brows
         page, server, client, "battlebooks-roll-call", "Roll Call", ("sanctioned", "rated"), "4"
     )
     _register_csv(page, ROLL_CALL)
-    _submit(page, page.get_by_role("button", name="Start the event"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Start the event"))
+    reloaded(page, client, event_id)
 
     # game 1: a body-point count that is no number, refused by the player's name with the counts
     # typed kept; a second tab records the other table meanwhile, and this page shows it
@@ -438,7 +413,7 @@ def test_a_roll_call_runs_from_the_console_by_clicks_and_keys(server: str, brows
     row.locator(f"#pl-{one['id']}-1-2").check()
     row.get_by_label(f"{a['name']}: Body points", exact=True).fill("27")
     row.get_by_label(f"{b['name']}: Body points", exact=True).fill("twelve")
-    _submit(page, row.get_by_role("button", name="Record the places"))
+    submit(page, row.get_by_role("button", name="Record the places"))
     error = page.inner_text(".error")
     assert f"{b['name']}'s body points must be a number" in error and not UUID.search(error), error
     row = page.locator(f"#m-{one['id']}")
@@ -452,8 +427,8 @@ def test_a_roll_call_runs_from_the_console_by_clicks_and_keys(server: str, brows
         "id => document.querySelector('#m-' + id).textContent.includes('Confirmed')", arg=two["id"]
     )
     row.get_by_label(f"{b['name']}: Body points", exact=True).fill("12")
-    _submit(page, row.get_by_role("button", name="Record the places"))
-    _reloaded(page, client, event_id)
+    submit(page, row.get_by_role("button", name="Record the places"))
+    reloaded(page, client, event_id)
     got = client.get(f"/v1/matches/{one['id']}").json()
     assert {s["entry_id"]: s["differential"] for s in got["result"]["seats"]} == {
         a["entry_id"]: 15,
@@ -466,15 +441,15 @@ def test_a_roll_call_runs_from_the_console_by_clicks_and_keys(server: str, brows
     # games 2, 3 and the Final Battle: a round is a click on "Pair the next round" and one key a
     # table (the focus moves on to the next table by itself): 1 + 2 per round of two tables
     for _game in range(2, 5):
-        _submit(page, page.get_by_role("button", name="Pair the next round"))
+        submit(page, page.get_by_role("button", name="Pair the next round"))
         keys = 0
         for m in _tables(client, event_id):
             _key(page, m["id"], "1")
             keys += 1
         assert keys == 2
-        _reloaded(page, client, event_id)
-    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
-    _reloaded(page, client, event_id)
+        reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    reloaded(page, client, event_id)
     assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
     _standings_checked(context, server, client, event_id, differential=True)
     context.close()
@@ -491,8 +466,8 @@ def test_last_man_standing_runs_from_the_console_and_the_players_pages(server: s
     page = context.new_page()
     event_id = _create(page, server, client, "battlebooks-last-man-standing", "Last Man Standing")
     links = _register_names(page, ["Ada", "Ben", "Cleo", "Dev"])
-    _submit(page, page.get_by_role("button", name="Start the event"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Start the event"))
+    reloaded(page, client, event_id)
     one, two = _tables(client, event_id)
 
     _key(page, one["id"], "d")
@@ -519,16 +494,16 @@ def test_last_man_standing_runs_from_the_console_and_the_players_pages(server: s
     assert sorted(s["differential"] for s in got["result"]["seats"]) == [-9, 9]
     page.reload()
     _key(page, one["id"], "2")
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id)
 
-    _submit(page, page.get_by_role("button", name="Pair the next round"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Pair the next round"))
+    reloaded(page, client, event_id)
     (final,) = _tables(client, event_id)
     winner = _seats(final)[0]
-    _submit(page, page.locator(f"#m-{final['id']}").get_by_role("button", name=f"{winner['name']} won"))
-    _reloaded(page, client, event_id)
-    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
-    _reloaded(page, client, event_id)
+    submit(page, page.locator(f"#m-{final['id']}").get_by_role("button", name=f"{winner['name']} won"))
+    reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    reloaded(page, client, event_id)
     event = client.get(f"/v1/events/{event_id}").json()
     assert event["status"] == "finished"
     _standings_checked(context, server, client, event_id, differential=True)
@@ -551,8 +526,8 @@ def test_a_battle_royal_table_of_eight_is_placed_with_ties_from_the_console(
     page = context.new_page()
     event_id = _create(page, server, client, "battlebooks-battle-royal", "Battle Royal")
     links = _register_names(page, ROYAL)
-    _submit(page, page.get_by_role("button", name="Start the event"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Start the event"))
+    reloaded(page, client, event_id)
     (table,) = _tables(client, event_id)
     seats = _seats(table)
     assert len(seats) == 8
@@ -561,7 +536,7 @@ def test_a_battle_royal_table_of_eight_is_placed_with_ties_from_the_console(
     row = page.locator(f"#m-{table['id']}")
     for i, place in enumerate((1, 1, 2)):
         row.locator(f"#pl-{table['id']}-{i}-{place}").check()
-    _submit(page, row.get_by_role("button", name="Record the places"))
+    submit(page, row.get_by_role("button", name="Record the places"))
     error = page.inner_text(".error")
     assert not UUID.search(error) and any(s["name"] in error for s in seats), error
     assert (
@@ -594,9 +569,9 @@ def test_a_battle_royal_table_of_eight_is_placed_with_ties_from_the_console(
     assert got["status"] == "confirmed", got
     by_entry = {s["entry_id"]: s["place"] for s in got["result"]["seats"]}
     assert [by_entry[s["entry_id"]] for s in seats] == places
-    _reloaded(page, client, event_id)
-    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    reloaded(page, client, event_id)
     assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
     standings = client.get(f"/v1/events/{event_id}/standings").json()["rows"]
     shared = [r["points"] for r in standings if r["rank"] == 3]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.web.conftest import ADMIN, api, bearer, items, shot
+from tests.web.conftest import ADMIN, api, bearer, items, shot, submit
 
 NAMES = ["Ada", "Grace", "Alan", "Barbara", "Claude", "Edsger", "Frances", "Ken"]
 
@@ -31,11 +31,6 @@ def _claim(client: Any, token: str, match_id: str, winner: str, loser: str) -> N
     assert r.status_code == 200, r.text
 
 
-def _submit(page: Any, locator: Any) -> None:
-    with page.expect_navigation():
-        locator.click()
-
-
 def test_a_swiss_runs_from_the_console(server: str, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="en-US")
     client = api(server)
@@ -47,16 +42,16 @@ def test_a_swiss_runs_from_the_console(server: str, browser: Any) -> None:
     page.fill("#admin-token", ADMIN)
     page.fill("#ev-name", "Thursday Swiss")
     page.fill("[name='knob:stages.0.rounds']", "3")
-    _submit(page, page.get_by_role("button", name="Create the event"))
+    submit(page, page.get_by_role("button", name="Create the event"))
     organizer = page.inner_text("#organizer-token").strip()
-    _submit(page, page.get_by_role("link", name="Open the console"))
+    submit(page, page.get_by_role("link", name="Open the console"))
     event_id = urlsplit(page.url).path.rsplit("/", 1)[1]
     event = client.get(f"/v1/events/{event_id}").json()
     assert event["preset"] == "generic" and event["settings"]["stages"][0]["rounds"] == 3
 
     # paste the names: each player's personal link (its token in the fragment) is shown once
     page.fill("#names", "\n".join(NAMES))
-    _submit(page, page.get_by_role("button", name="Register"))
+    submit(page, page.get_by_role("button", name="Register"))
     links = page.locator("a.personal")
     assert links.count() == 8
     token_by_name = {}
@@ -69,7 +64,7 @@ def test_a_swiss_runs_from_the_console(server: str, browser: Any) -> None:
     assert sorted(e["name"] for e in entries) == sorted(NAMES) == sorted(token_by_name)
     token_of = {e["id"]: token_by_name[e["name"]] for e in entries}
 
-    _submit(page, page.get_by_role("button", name="Start the event"))
+    submit(page, page.get_by_role("button", name="Start the event"))
     ruled = None
     for number in (1, 2, 3):
         rnd = client.get(f"/v1/events/{event_id}/rounds/{number}").json()
@@ -86,7 +81,7 @@ def test_a_swiss_runs_from_the_console(server: str, browser: Any) -> None:
             assert "Disputed" in row.inner_text()
             assert "1 disputed" in page.inner_text("#h-round")
             shot(page, "console-dispute")
-            _submit(page, row.get_by_role("button", name=f"{m['seats'][1]['name']} won"))
+            submit(page, row.get_by_role("button", name=f"{m['seats'][1]['name']} won"))
             ruled = m["id"]
         for i, m in enumerate(matches):
             if m["id"] == ruled:
@@ -97,13 +92,13 @@ def test_a_swiss_runs_from_the_console(server: str, browser: Any) -> None:
                 with page.expect_navigation():
                     page.keyboard.press("2")
             else:
-                _submit(page, row.get_by_role("button", name=f"{m['seats'][0]['name']} won"))
+                submit(page, row.get_by_role("button", name=f"{m['seats'][0]['name']} won"))
         statuses = [
             m["status"] for m in client.get(f"/v1/events/{event_id}/rounds/{number}").json()["matches"]
         ]
         assert all(s in ("confirmed", "bye") for s in statuses), statuses
         if number < 3:
-            _submit(page, page.get_by_role("button", name="Pair the next round"))
+            submit(page, page.get_by_role("button", name="Pair the next round"))
     # every planned round is paired: only closing the stage is offered, not a round the API refuses
     assert page.get_by_role("button", name="Pair the next round").count() == 0
 
@@ -114,7 +109,7 @@ def test_a_swiss_runs_from_the_console(server: str, browser: Any) -> None:
     assert first["result"]["seats"][1]["place"] == 1  # the key "2"
     shot(page, "console")
 
-    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    submit(page, page.get_by_role("button", name="Close the stage and advance"))
     event = client.get(f"/v1/events/{event_id}", headers=bearer(organizer)).json()
     assert event["status"] == "finished"
     standings = client.get(f"/v1/events/{event_id}/standings").json()

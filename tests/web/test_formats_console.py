@@ -11,36 +11,14 @@ the API's standings."""
 from __future__ import annotations
 
 import json
-import re
 import time
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 from app.web.i18n import knob_label
-from tests.web.conftest import ADMIN, api, items, shot
+from tests.web.conftest import ADMIN, UUID, api, items, reloaded, shot, submit
 from tests.web.test_accessibility import _axe
-
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def _submit(page: Any, locator: Any) -> None:
-    with page.expect_navigation():
-        locator.click()
-
-
-def _reloaded(page: Any, client: Any, event_id: str) -> None:
-    """A reload after an action: the page as it is, no refusal, and nothing sent again."""
-    before = client.get(f"/v1/events/{event_id}").json()["version"]
-    results = _results(client, event_id)
-    page.reload()
-    assert page.locator(".error").count() == 0
-    assert client.get(f"/v1/events/{event_id}").json()["version"] == before
-    assert _results(client, event_id) == results
-
-
-def _results(client: Any, event_id: str) -> list[tuple[str, str, int]]:
-    return [(m["id"], m["status"], m["version"]) for m in _matches(client, event_id)]
 
 
 def _matches(client: Any, event_id: str, stage: int | None = None) -> list[dict[str, Any]]:
@@ -67,15 +45,15 @@ def _create(page: Any, server: str, preset: str, game: str, name: str, knobs: di
         page.fill(f"[name='{field}']", value)
     page.fill("#admin-token", ADMIN)
     page.fill("#ev-name", name)
-    _submit(page, page.get_by_role("button", name="Create the event"))
-    _submit(page, page.get_by_role("link", name="Open the console"))
+    submit(page, page.get_by_role("button", name="Create the event"))
+    submit(page, page.get_by_role("link", name="Open the console"))
     return urlsplit(page.url).path.rsplit("/", 1)[1]
 
 
 def _register(page: Any, client: Any, event_id: str, names: list[str]) -> None:
     page.fill("#names", "\n".join(names))
-    _submit(page, page.get_by_role("button", name="Register"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Register"))
+    reloaded(page, client, event_id, live=False)
 
 
 def _public_standings(context: Any, server: str, client: Any, event_id: str) -> None:
@@ -152,9 +130,9 @@ def test_a_bga_3p_round_robin_runs_from_the_console(server: str, browser: Any) -
     event = client.get(f"/v1/events/{event_id}").json()
     assert (event["preset"], event["game"]) == ("bga-round-robin-3p", "puerto-rico")
     _register(page, client, event_id, PR)
-    _submit(page, page.get_by_role("button", name="Start the event"))
+    submit(page, page.get_by_role("button", name="Start the event"))
     _until(lambda: _matches(client, event_id))  # the schedule's job has designed it
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id, live=False)
     tables = _matches(client, event_id)
     assert len(tables) == 7 and all(len(m["seats"]) == 3 for m in tables)
     assert page.locator("#bga-settings [data-setting='speed']").inner_text() == "turn-based, 2 moves a day"
@@ -168,8 +146,8 @@ def test_a_bga_3p_round_robin_runs_from_the_console(server: str, browser: Any) -
     row.locator("summary", has_text="Record a BGA table").click()
     row.get_by_label("BGA table number").fill("500101")
     row.get_by_label("Speed").fill("real-time")
-    _submit(page, row.get_by_role("button", name=f"Record the BGA table of table {first['table']}"))
-    _reloaded(page, client, event_id)
+    submit(page, row.get_by_role("button", name=f"Record the BGA table of table {first['table']}"))
+    reloaded(page, client, event_id, live=False)
     judged = page.inner_text(f"#m-{first['id']} .bga-tables")
     assert "does not count" in judged and "real-time" in judged, judged
     _accessible(browser, context, page.url)  # the BGA tables, the join deadline's boxes, violations
@@ -188,7 +166,7 @@ def test_a_bga_3p_round_robin_runs_from_the_console(server: str, browser: Any) -
     for i, place in enumerate([2, 1, 3]):  # by clicks: a place a seat, then the button
         other.locator(f"#pl-{second['id']}-{i}-{place}").click()
         clicks += 1
-    _submit(other, other.locator(f"#m-{second['id']}").get_by_role("button", name="Record the places"))
+    submit(other, other.locator(f"#m-{second['id']}").get_by_role("button", name="Record the places"))
     clicks += 1
     assert clicks == 4
     page.wait_for_function(
@@ -202,7 +180,7 @@ def test_a_bga_3p_round_robin_runs_from_the_console(server: str, browser: Any) -
     row.locator("summary", has_text="Record a BGA table").click()
     row.get_by_label("BGA table number").fill("500101")
     row.get_by_label("Speed").fill("Turn-based, 2 moves a day")
-    _submit(page, row.get_by_role("button", name=f"Record the BGA table of table {first['table']}"))
+    submit(page, row.get_by_role("button", name=f"Record the BGA table of table {first['table']}"))
     _refused(page, "table 500101 is already recorded")
     row = page.locator(f"#m-{first['id']}")
     assert row.get_by_label("BGA table number").input_value() == "500101"
@@ -211,8 +189,8 @@ def test_a_bga_3p_round_robin_runs_from_the_console(server: str, browser: Any) -
     # the right table recorded (the site's capitals are its own): it counts, and the places go through
     row.get_by_label("BGA table number").fill("500102")
     row.get_by_label("Created at").fill(datetime.now(UTC).isoformat(timespec="seconds"))
-    _submit(page, row.get_by_role("button", name=f"Record the BGA table of table {first['table']}"))
-    _reloaded(page, client, event_id)
+    submit(page, row.get_by_role("button", name=f"Record the BGA table of table {first['table']}"))
+    reloaded(page, client, event_id, live=False)
     assert "BGA table 500102: counts" in page.inner_text(f"#m-{first['id']} .bga-tables")
     keys = _typed(page, first, [1, 2, 3])
     assert keys == 4
@@ -220,7 +198,7 @@ def test_a_bga_3p_round_robin_runs_from_the_console(server: str, browser: Any) -
     assert got["status"] == "confirmed", got
     placed = {s["entry_id"]: s["place"] for s in got["result"]["seats"]}
     assert placed == dict(zip(seat_ids, [1, 2, 3], strict=True))
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id, live=False)
 
     # a violation at the third table (its seat 2 resigned): places and a tick
     third = tables[2]
@@ -228,8 +206,8 @@ def test_a_bga_3p_round_robin_runs_from_the_console(server: str, browser: Any) -
     for i, place in enumerate([1, 1, 3]):
         page.locator(f"#pl-{third['id']}-{i}-{place}").click()
     page.locator(f"#vi-{third['id']}-2").click()
-    _submit(page, row.get_by_role("button", name="Record the places"))
-    _reloaded(page, client, event_id)
+    submit(page, row.get_by_role("button", name="Record the places"))
+    reloaded(page, client, event_id, live=False)
     got = client.get(f"/v1/matches/{third['id']}").json()
     violated = {s["entry_id"]: s["violation"] for s in got["result"]["seats"]}
     assert [violated[s["entry_id"]] for s in _by_seat(third)] == [False, False, True], got
@@ -238,8 +216,8 @@ def test_a_bga_3p_round_robin_runs_from_the_console(server: str, browser: Any) -
     still = _open(client, event_id)
     dropped = _by_seat(still[0])[0]
     theirs = [m["id"] for m in still if any(s["entry_id"] == dropped["entry_id"] for s in m["seats"])]
-    _submit(page, page.get_by_role("button", name=f"Drop {dropped['name']}"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name=f"Drop {dropped['name']}"))
+    reloaded(page, client, event_id, live=False)
     for match_id in theirs:
         got = client.get(f"/v1/matches/{match_id}").json()
         assert (got["status"], got["result"]["outcome"]) == ("confirmed", "forfeit"), got
@@ -256,17 +234,17 @@ def test_a_bga_3p_round_robin_runs_from_the_console(server: str, browser: Any) -
         typed += _typed(page, m, [3, 1, 2])
         assert client.get(f"/v1/matches/{m['id']}").json()["status"] == "confirmed"
     assert typed == 4 * len(played)  # three digits and Enter a table
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id, live=False)
     absent = _by_seat(last)[1]
     page.locator(f"#ab-{last['id']}-1").click()
-    _submit(page, page.get_by_role("button", name="Close the join deadline"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the join deadline"))
+    reloaded(page, client, event_id, live=False)
     got = client.get(f"/v1/matches/{last['id']}").json()
     assert [s["entry_id"] for s in got["result"]["seats"] if s["violation"]] == [absent["entry_id"]], got
     shot(page, "bga-3p-console")
 
-    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    reloaded(page, client, event_id, live=False)
     assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
     winners = client.get(f"/v1/events/{event_id}/bga").json()["winners"]
     assert winners and all(
@@ -315,15 +293,15 @@ def test_a_bga_2p_round_robin_and_its_final_run_from_the_console(server: str, br
 
     # one name too many for the capacity: refused in words, the pasted names kept
     page.fill("#names", "\n".join([*SEASONS, "Lee"]))
-    _submit(page, page.get_by_role("button", name="Register"))
+    submit(page, page.get_by_role("button", name="Register"))
     _refused(page, "11")
     assert page.input_value("#names").splitlines() == [*SEASONS, "Lee"]
     assert client.get(f"/v1/events/{event_id}").json()["entries"] == 0
     page.reload()
     assert page.locator(".error").count() == 0
     _register(page, client, event_id, SEASONS)
-    _submit(page, page.get_by_role("button", name="Start the event"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Start the event"))
+    reloaded(page, client, event_id, live=False)
 
     # two groups, every game of both released at once
     games = [m for m in _matches(client, event_id, 0) if m["status"] != "bye"]
@@ -344,8 +322,8 @@ def test_a_bga_2p_round_robin_and_its_final_run_from_the_console(server: str, br
     # a player of the larger group drops: each of their games is resigned, won by the opponent
     big = max(groups, key=len)
     quitter = max(big, key=SEASONS.index)
-    _submit(page, page.get_by_role("button", name=f"Drop {quitter}"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name=f"Drop {quitter}"))
+    reloaded(page, client, event_id, live=False)
     for m in games:
         if quitter in {s["name"] for s in m["seats"]}:
             got = client.get(f"/v1/matches/{m['id']}").json()
@@ -365,39 +343,39 @@ def test_a_bga_2p_round_robin_and_its_final_run_from_the_console(server: str, br
     assert keys == len(left) and not _open(client, event_id, 0)
     drawn = next(m for m in left if sorted(s["name"] for s in m["seats"]) == sorted(last_two))
     assert client.get(f"/v1/matches/{drawn['id']}").json()["result"]["outcome"] == "draw"
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id, live=False)
 
     # one who would not play the final says so ahead (the next in line would take their place)
     ahead = max(small, key=SEASONS.index)
     page.select_option("#bga-withdraw", label=ahead)
-    _submit(page, page.get_by_role("button", name="Withdraw from the final"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Withdraw from the final"))
+    reloaded(page, client, event_id, live=False)
     assert client.get(f"/v1/events/{event_id}/bga").json()["final"]["withdrawn"] == [
         next(e for e, n in client.get(f"/v1/events/{event_id}/bga").json()["names"].items() if n == ahead)
     ]
     assert f"Withdrawn: {ahead}" in page.inner_text("#bga-final")
 
     # the final: the group winners; one withdraws and the next of that group takes the seat
-    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    reloaded(page, client, event_id, live=False)
     winners = sorted(min(g - {quitter}, key=SEASONS.index) for g in groups)
     final = client.get(f"/v1/events/{event_id}/bga").json()["final"]
     assert (final["format"], final["best_of"], final["rated"]) == ("series", 3, False)
     names = client.get(f"/v1/events/{event_id}/bga").json()["names"]
     assert sorted(names[e] for e in final["finalists"]) == winners
     out = winners[1]
-    _submit(page, page.get_by_role("button", name=f"{out} withdraws from the final"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name=f"{out} withdraws from the final"))
+    reloaded(page, client, event_id, live=False)
     group_of_out = next(g for g in groups if out in g)
     finalists = [names[e] for e in client.get(f"/v1/events/{event_id}/bga").json()["final"]["finalists"]]
     (replacement,) = [f for f in finalists if f != winners[0]]
     assert replacement in group_of_out and replacement not in (out, quitter)
     for f in finalists:
-        _submit(page, page.get_by_role("button", name=f"Register {f} for the final"))
-        _reloaded(page, client, event_id)
+        submit(page, page.get_by_role("button", name=f"Register {f} for the final"))
+        reloaded(page, client, event_id, live=False)
     assert "registered" in page.inner_text("#bga-final")
-    _submit(page, page.get_by_role("button", name="Close the final's registration"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the final's registration"))
+    reloaded(page, client, event_id, live=False)
     final = client.get(f"/v1/events/{event_id}/bga").json()["final"]
     assert final["deadline_closed"] and final["forfeits"] == []  # both registered: nobody forfeits
     assert "Registration for the final: closed" in page.inner_text("#bga-final")
@@ -408,7 +386,7 @@ def test_a_bga_2p_round_robin_and_its_final_run_from_the_console(server: str, br
     champion = winners[0]
     for m in series[:2]:
         _key(page, m, champion)
-        _reloaded(page, client, event_id)
+        reloaded(page, client, event_id, live=False)
     other = context.new_page()
     other.goto(f"{server}/console/e/{event_id}")
     _key(page, series[2], replacement)
@@ -416,11 +394,11 @@ def test_a_bga_2p_round_robin_and_its_final_run_from_the_console(server: str, br
     assert client.get(f"/v1/matches/{series[2]['id']}").json()["status"] == "pending"
 
     # closed from a second tab: the first sees the winner by itself
-    _submit(other, other.get_by_role("button", name="Close the stage and advance"))
+    submit(other, other.get_by_role("button", name="Close the stage and advance"))
     page.wait_for_selector("#bga-winners")
     assert champion in page.inner_text("#bga-winners")
     other.close()
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id, live=False)
     assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
     voided = client.get(f"/v1/matches/{series[2]['id']}").json()
     assert voided["result"]["outcome"] == "void", voided
@@ -451,9 +429,9 @@ def _commit_verdict(page: Any, client: Any, event_id: str, match_id: str) -> Non
     assert "Nothing is recorded yet" in page.inner_text("#h-verdict + p")
     shown = _verdict_places(page)
     assert client.get(f"/v1/matches/{match_id}").json()["status"] == "pending"
-    _submit(page, page.get_by_role("button", name="Record this result"))
+    submit(page, page.get_by_role("button", name="Record this result"))
     assert _placed(client, match_id) == shown
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id, live=False)
 
 
 ROC = ["Ramses", "Nefert", "Khufu", "Tiye"]
@@ -461,11 +439,11 @@ ROC = ["Ramses", "Nefert", "Khufu", "Tiye"]
 
 def _dealt(page: Any, m: dict[str, Any], rings: str, wagers: tuple[str, str] = ("", "")) -> None:
     """A table's deal opened from the console (six cards a player), the rings typed, the verdict asked."""
-    _submit(page, page.get_by_role("button", name=f"Deal table {m['table']}"))
+    submit(page, page.get_by_role("button", name=f"Deal table {m['table']}"))
     page.fill("#rings", rings)
     page.fill("#wager-1", wagers[0])
     page.fill("#wager-2", wagers[1])
-    _submit(page, page.get_by_role("button", name="Show the verdict"))
+    submit(page, page.get_by_role("button", name="Show the verdict"))
 
 
 def test_a_rite_of_command_event_runs_from_the_console(server: str, browser: Any) -> None:
@@ -476,14 +454,14 @@ def test_a_rite_of_command_event_runs_from_the_console(server: str, browser: Any
         page, server, "generic", "rite-of-command", "Arena duels", {"knob:stages.0.rounds": "2"}
     )
     _register(page, client, event_id, ROC)
-    _submit(page, page.get_by_role("button", name="Start the event"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Start the event"))
+    reloaded(page, client, event_id, live=False)
     first, second = _open(client, event_id)
 
     # table 1's deal, for its players: the same six cards each, in two orders, and who starts
     desk = context.new_page()
     desk.goto(f"{server}/console/e/{event_id}")
-    _submit(desk, desk.get_by_role("button", name=f"Deal table {first['table']}"))
+    submit(desk, desk.get_by_role("button", name=f"Deal table {first['table']}"))
     seats = [s["name"] for s in _by_seat(first)]
     starts = desk.inner_text("#roc-first")
     assert any(starts == f"{n} plays first." for n in seats), starts
@@ -499,12 +477,12 @@ def test_a_rite_of_command_event_runs_from_the_console(server: str, browser: Any
     # a turn left out: refused in words, the rings typed kept; then the record judged and recorded
     desk.fill("#rings", "12312312312")
     desk.fill("#wager-1", "10")
-    _submit(desk, desk.get_by_role("button", name="Show the verdict"))
+    submit(desk, desk.get_by_role("button", name="Show the verdict"))
     _refused(desk, "12 turns, not 11")
     assert desk.input_value("#rings") == "12312312312" and desk.input_value("#wager-1") == "10"
     desk.fill("#rings", "123123123123")
     desk.fill("#wager-2", "20 linen")
-    _submit(desk, desk.get_by_role("button", name="Show the verdict"))
+    submit(desk, desk.get_by_role("button", name="Show the verdict"))
     assert "20 linen" in (desk.text_content("pre.verdict-json") or "")
     _commit_verdict(desk, client, event_id, first["id"])
     # the console open all along sees it by itself
@@ -515,13 +493,13 @@ def test_a_rite_of_command_event_runs_from_the_console(server: str, browser: Any
 
     _dealt(page, second, "111222333111")
     _commit_verdict(page, client, event_id, second["id"])
-    _submit(page, page.get_by_role("button", name="Pair the next round"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Pair the next round"))
+    reloaded(page, client, event_id, live=False)
     for m, rings in zip(_open(client, event_id), ("332211332211", "213213213213"), strict=True):
         _dealt(page, m, rings)
         _commit_verdict(page, client, event_id, m["id"])
-    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    reloaded(page, client, event_id, live=False)
     assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
     shot(page, "roc-console")
     _public_standings(context, server, client, event_id)
@@ -557,8 +535,8 @@ def test_a_strategic_titan_event_runs_from_the_console(server: str, browser: Any
         page, server, "generic", "strategic-titan", "Strategic Titan night", {"knob:stages.0.rounds": "1"}
     )
     _register(page, client, event_id, TITANS)
-    _submit(page, page.get_by_role("button", name="Start the event"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Start the event"))
+    reloaded(page, client, event_id, live=False)
     first, second = _open(client, event_id)
 
     # a record that breaks rule 4.2 (a number of the player's last two turns): refused by rule and
@@ -571,7 +549,7 @@ def test_a_strategic_titan_event_runs_from_the_console(server: str, browser: Any
     )
     row.locator("summary", has_text="Game log").click()
     row.get_by_label("Paste the game log (JSON)").fill(broken)
-    _submit(page, row.get_by_role("button", name="Show the verdict"))
+    submit(page, row.get_by_role("button", name="Show the verdict"))
     _refused(page, "4.2", players[1])
     assert page.locator(f"#log-{first['id']}").input_value() == broken
     assert client.get(f"/v1/matches/{first['id']}").json()["status"] == "pending"
@@ -585,7 +563,7 @@ def test_a_strategic_titan_event_runs_from_the_console(server: str, browser: Any
     other_row.get_by_label("or choose its file").set_input_files(
         {"name": "game.json", "mimeType": "application/json", "buffer": upload}
     )
-    _submit(other, other_row.get_by_role("button", name="Show the verdict"))
+    submit(other, other_row.get_by_role("button", name="Show the verdict"))
     assert _verdict_places(other) == {s["name"]: k + 1 for k, s in enumerate(_by_seat(second))}
     _commit_verdict(other, client, event_id, second["id"])
     page.wait_for_function(
@@ -598,12 +576,12 @@ def test_a_strategic_titan_event_runs_from_the_console(server: str, browser: Any
     row = page.locator(f"#m-{first['id']}")
     row.locator("summary", has_text="Game log").click()
     row.get_by_label("Paste the game log (JSON)").fill(json.dumps(_st_record(players, 6)))
-    _submit(page, row.get_by_role("button", name="Show the verdict"))
+    submit(page, row.get_by_role("button", name="Show the verdict"))
     assert _verdict_places(page) == {players[0]: 1, players[1]: 2}
     _commit_verdict(page, client, event_id, first["id"])
 
-    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    reloaded(page, client, event_id, live=False)
     assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
     shot(page, "strategic-titan-console")
     _public_standings(context, server, client, event_id)

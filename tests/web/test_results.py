@@ -5,15 +5,13 @@ refresh and a second console tab after it; a reload that never resubmits."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import pytest
 
 from tests.support.rite_of_command import RINGS
-from tests.web.conftest import ADMIN, api, bearer, items, shot
+from tests.web.conftest import ADMIN, UUID, api, bearer, items, shot
 
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 

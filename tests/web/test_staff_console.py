@@ -15,7 +15,7 @@ import pytest
 import zxingcpp
 from PIL import Image
 
-from tests.web.conftest import ADMIN, api, bearer, items, shot
+from tests.web.conftest import ADMIN, api, bearer, items, shot, submit
 
 NAMES = ["Aiko", "Bram", "Chen", "Dara", "Emil", "Fumi"]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "locale": "en-US"}
@@ -52,16 +52,11 @@ def event(hall_server: str) -> dict[str, Any]:
     return {"id": made["id"], "token": made["organizer_token"], "base": hall_server}
 
 
-def _submit(page: Any, locator: Any) -> None:
-    with page.expect_navigation():
-        locator.click()
-
-
 def _issue(page: Any, name: str, role: str) -> str:
     """Name a member from the console's staff panel: its link, shown once, with a QR code of it."""
     page.fill("#staff-name", name)
     page.select_option("#staff-role", role)
-    _submit(page, page.get_by_role("button", name="Give a sign-in link"))
+    submit(page, page.get_by_role("button", name="Give a sign-in link"))
     link = page.locator("a.staff-link").get_attribute("href") or ""
     qr = page.locator("#staff-link .qr svg")
     decoded = [r.text for r in zxingcpp.read_barcodes(Image.open(io.BytesIO(qr.screenshot())))]
@@ -88,7 +83,7 @@ def test_staff_sign_in_with_their_links_and_act_within_their_roles(
     page = desk.new_page()
     page.goto(f"{base}/console")
     page.fill("#org-token", event["token"])
-    _submit(page, page.get_by_role("button", name="Sign in"))
+    submit(page, page.get_by_role("button", name="Sign in"))
 
     keeper_link = _issue(page, "Sam Keeper", "scorekeeper")
     shot(page, "staff-link-shown-once")
@@ -120,7 +115,7 @@ def test_staff_sign_in_with_their_links_and_act_within_their_roles(
     m = next(x for x in rnd["matches"] if x["status"] == "pending")
     row = keeper.locator(f"#m-{m['id']}")
     winner = row.locator("button[value='seat:0']")
-    _submit(keeper, winner)
+    submit(keeper, winner)
     recorded = client.get(f"/v1/matches/{m['id']}").json()
     assert recorded["status"] == "confirmed"
     actors = {h["actor"] for h in recorded["history"] or []}
@@ -160,11 +155,11 @@ def test_staff_sign_in_with_their_links_and_act_within_their_roles(
     judge.locator("#round summary", has_text="Swap two entries").click()
     judge.select_option("#swap-a", a)
     judge.select_option("#swap-b", b)
-    _submit(judge, judge.locator("#round form[action$='/swap'] button"))
+    submit(judge, judge.locator("#round form[action$='/swap'] button"))
     swapped = client.get(f"/v1/matches/{pending[0]['id']}").json()
     assert b in {s["entry_id"] for s in swapped["seats"]}
     dropped = names[pending[1]["seats"][1]["entry_id"]]
-    _submit(judge, judge.get_by_role("button", name=f"Drop {dropped}"))
+    submit(judge, judge.get_by_role("button", name=f"Drop {dropped}"))
     entry = next(e for e in items(client.get(f"/v1/events/{eid}/entries").json()) if e["name"] == dropped)
     assert entry["status"] == "dropped"
     assert judge_ctx.request.post(f"{base}/console/e/{eid}/advance", form={"csrf": csrf or ""}).status == 403

@@ -8,29 +8,13 @@ refresh goes on after it. The public page is then checked row by row against the
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import urlsplit
 
 from app.web.i18n import EN
-from tests.web.conftest import ADMIN, api, items, shot
+from tests.web.conftest import ADMIN, UUID, api, items, reloaded, shot, submit
 
 NAMES = ["Anne", "Pippin", "Louis", "Hatshepsut", "Kaori", "Hana", "Ben", "Cleo", "Dmitri"]
-UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def _submit(page: Any, locator: Any) -> None:
-    with page.expect_navigation():
-        locator.click()
-
-
-def _reloaded(page: Any, client: Any, event_id: str) -> None:
-    """A reload after an action: the console as it is, no refusal, and nothing sent again."""
-    before = client.get(f"/v1/events/{event_id}").json()["version"]
-    page.reload()
-    page.wait_for_selector("#live")
-    assert page.locator(".error").count() == 0
-    assert client.get(f"/v1/events/{event_id}").json()["version"] == before
 
 
 def _open_tables(client: Any, event_id: str, stage: int) -> list[dict[str, Any]]:
@@ -49,7 +33,7 @@ def _record(page: Any, m: dict[str, Any], order: list[str]) -> None:
     by_seat = sorted(m["seats"], key=lambda s: s["seat"])
     for s, score in zip(by_seat, _scores(m, order), strict=True):
         row.get_by_label(f"{s['name']}: Score", exact=True).fill(score)
-    _submit(page, row.get_by_role("button", name="Record the places"))
+    submit(page, row.get_by_role("button", name="Record the places"))
 
 
 def _placed(page: Any, m: dict[str, Any], order: list[str]) -> None:
@@ -97,7 +81,7 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
     page.fill("#admin-token", "not-the-admin")
     page.fill("#ev-name", "WBC Titan: The Arena")
     page.select_option("#game", "titan-the-arena")
-    _submit(page, page.get_by_role("button", name="Create the event"))
+    submit(page, page.get_by_role("button", name="Create the event"))
     assert page.url == f"{server}/console?preset=wbc-hmwp#create"
     assert page.locator("[role=alert]").count() == 1
     assert page.input_value("#ev-name") == "WBC Titan: The Arena" and page.input_value("#admin-token") == ""
@@ -106,14 +90,14 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
     assert page.locator("[role=alert]").count() == 0
     page.fill("#admin-token", ADMIN)
     page.fill("#ev-name", "WBC Titan: The Arena")
-    _submit(page, page.get_by_role("button", name="Create the event"))
-    _submit(page, page.get_by_role("link", name="Open the console"))
+    submit(page, page.get_by_role("button", name="Create the event"))
+    submit(page, page.get_by_role("link", name="Open the console"))
     event_id = urlsplit(page.url).path.rsplit("/", 1)[1]
     event = client.get(f"/v1/events/{event_id}").json()
     assert (event["preset"], event["game"]) == ("wbc-hmwp", "titan-the-arena")
 
     page.fill("#names", "\n".join(NAMES))
-    _submit(page, page.get_by_role("button", name="Register"))
+    submit(page, page.get_by_role("button", name="Register"))
     shown = page.locator("#links tbody tr")
     links = {
         shown.nth(i).locator("td").nth(0).inner_text(): shown.nth(i)
@@ -121,17 +105,17 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
         .get_attribute("href")
         for i in range(shown.count())
     }
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id)
     assert client.get(f"/v1/events/{event_id}").json()["entries"] == 9
-    _submit(page, page.get_by_role("button", name="Start the event"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Start the event"))
+    reloaded(page, client, event_id)
     assert page.get_by_role("button", name="Pair the next round").count() == 0
     tables = page.locator("#open-tables")
 
     # a refused table (two players): in words, and what was chosen stays chosen
     for name in NAMES[:2]:
         tables.get_by_label(f"New table for {name}", exact=True).select_option("1")
-    _submit(page, tables.get_by_role("button", name="Open these tables"))
+    submit(page, tables.get_by_role("button", name="Open these tables"))
     error = page.inner_text(".error")
     assert "a table of 2 is outside the 3–5 seats" in error and not UUID.search(error), error
     assert tables.get_by_label("New table for Pippin", exact=True).input_value() == "1"
@@ -144,8 +128,8 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
     for k, heat in enumerate(heats):
         for name in heat:
             tables.get_by_label(f"New table for {name}", exact=True).select_option(str(k + 1))
-    _submit(page, tables.get_by_role("button", name="Open these tables"))
-    _reloaded(page, client, event_id)
+    submit(page, tables.get_by_role("button", name="Open these tables"))
+    reloaded(page, client, event_id)
     opened = _open_tables(client, event_id, 0)
     assert sorted(sorted(s["name"] for s in m["seats"]) for m in opened) == sorted(sorted(h) for h in heats)
     heat_of = {m["id"]: next(h for h in heats if m["seats"][0]["name"] in h) for m in opened}
@@ -161,7 +145,7 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
     seats = sorted(first["seats"], key=lambda s: s["seat"])
     row = page.locator(f"#m-{first['id']}")
     row.get_by_label(f"{seats[0]['name']}: Score", exact=True).fill("20")
-    _submit(page, row.get_by_role("button", name="Record the places"))
+    submit(page, row.get_by_role("button", name="Record the places"))
     error = page.inner_text(".error")
     assert seats[1]["name"] in error and not UUID.search(error), error
     assert (
@@ -197,9 +181,9 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
     assert got["status"] == "confirmed", got
     scored = {s["entry_id"]: f"{s['score']:g}" for s in got["result"]["seats"]}
     assert [scored[s["entry_id"]] for s in by_seat] == typed
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id)
     _record(page, third, heat_of[third["id"]])
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id)
 
     # the seeding, as the API's semifinal read gives it
     make_up = client.get(f"/v1/events/{event_id}/titan-arena/semifinal").json()
@@ -211,21 +195,21 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
     shot(page, "wbc-console-heats")
 
     # the semifinal seated (two tables of three) and played
-    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    reloaded(page, client, event_id)
     semis = _open_tables(client, event_id, 1)
     assert len(semis) == 2 and page.locator("#open-tables").count() == 0
     for m in semis:
         assert page.locator(f"#semifinal [data-match='{m['id']}']").count() == 1
     _placed(page, semis[0], sorted(s["name"] for s in semis[0]["seats"]))
-    _reloaded(page, client, event_id)  # the address names the table recorded: the focus moves on
+    reloaded(page, client, event_id)  # the address names the table recorded: the focus moves on
     page.wait_for_function("id => document.activeElement.id === 'm-' + id", arg=semis[1]["id"])
     _placed(page, semis[1], sorted(s["name"] for s in semis[1]["seats"]))
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id)
 
     # the final drawn; every finalist says yes to Colossal Arena (the organizer for them)
-    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
-    _reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    reloaded(page, client, event_id)
     (final,) = _open_tables(client, event_id, 2)
     rules = client.get(f"/v1/events/{event_id}/titan-arena/final-rules").json()
     assert rules["version"] == "titan-the-arena" and len(rules["finalists"]) == 3
@@ -245,11 +229,11 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
             "said => document.querySelector('#my-final-rules').textContent.includes(said)", arg=said
         )
     assert client.get(f"/v1/events/{event_id}/titan-arena/final-rules").json()["choices"] == {first: True}
-    _reloaded(page, client, event_id)  # the console shows the finalist's own answer
+    reloaded(page, client, event_id)  # the console shows the finalist's own answer
     assert "Yes" in page.inner_text(f"#final-rules [data-entry='{first}']")
     for f in others:
-        _submit(page, page.get_by_role("button", name=f"{names[f]}: yes, Colossal Arena"))
-        _reloaded(page, client, event_id)
+        submit(page, page.get_by_role("button", name=f"{names[f]}: yes, Colossal Arena"))
+        reloaded(page, client, event_id)
     me.reload()
     me.wait_for_selector("#my-final-rules")
     assert "Colossal Arena" in me.inner_text("#my-final-rules")
@@ -259,9 +243,9 @@ def test_a_wbc_event_runs_from_the_console(server: str, browser: Any) -> None:
     assert "Colossal Arena" in page.inner_text("#h-final-rules")
     assert ", ".join(rules["creatures"]) in page.inner_text("#final-rules")
     _placed(page, final, sorted(names.values()))
-    _reloaded(page, client, event_id)
-    _submit(page, page.get_by_role("button", name="Close the stage and advance"))
-    _reloaded(page, client, event_id)
+    reloaded(page, client, event_id)
+    submit(page, page.get_by_role("button", name="Close the stage and advance"))
+    reloaded(page, client, event_id)
     assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
     shot(page, "wbc-console-final")
 
