@@ -104,28 +104,19 @@ def anneal_base(g: int, c: int, e: int, k: int, rand: random.Random, seconds: fl
         p, q = B1[s1], B2[s2]
         delta = 0
         touched = []
-        for r in B1:
-            if r != p:
-                o = orb[p][r]
-                cov[o] -= 1
-                if cov[o] == 0:
-                    delta += size[o]
-                o = orb[q][r]
-                if cov[o] == 0:
-                    delta -= size[o]
-                cov[o] += 1
-                touched.append((p, q, r))
-        for r in B2:
-            if r != q:
-                o = orb[q][r]
-                cov[o] -= 1
-                if cov[o] == 0:
-                    delta += size[o]
-                o = orb[p][r]
-                if cov[o] == 0:
-                    delta -= size[o]
-                cov[o] += 1
-                touched.append((q, p, r))
+        # p leaves B1 for B2 and q the other way: each table's other players lose the one and meet the other
+        for block, out, inn in ((B1, p, q), (B2, q, p)):
+            for r in block:
+                if r != out:
+                    o = orb[out][r]
+                    cov[o] -= 1
+                    if cov[o] == 0:
+                        delta += size[o]
+                    o = orb[inn][r]
+                    if cov[o] == 0:
+                        delta -= size[o]
+                    cov[o] += 1
+                    touched.append((out, inn, r))
         if delta <= 0 or rand.random() < math.exp(-delta / temp):
             B1[s1], B2[s2] = q, p
             where[p], where[q] = b2, b1
