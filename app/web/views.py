@@ -240,28 +240,29 @@ async def event_page(
             crosstable = None
     page = EventPage(view, stages, rounds, standings, crosstable, formats)
     active = next((s for s in stages if s.status == StageStatus.ACTIVE), None)
+    fmt = registry_of(session).format_of(active) if active is not None else None
+    in_active = [r for r in rounds if active is not None and r.stage.id == active.id]
     if fresh:  # the console: whether a table's result can be its game log, whether to pair
         page.adjudicator = (await game_of(session, view.event)).adjudicator or None
         page.adjudicated = page.adjudicator is not None
         page.can_pair = (
             active is not None
+            and fmt is not None
             and view.event.preset != titan_svc.PRESET  # its heats are opened by choosing players
-            and registry_of(session).format_of(active).nothing_to_pair(active) is None
-            and not registry_of(session)
-            .format_of(active)
-            .all_paired(active, sum(1 for r in rounds if r.stage.id == active.id))
+            and fmt.nothing_to_pair(active) is None
+            and not fmt.all_paired(active, len(in_active))
         )
     # every table of the active stage at once, on every page and sheet (the console, the
     # projector, the printed pairings and slips, the round embed), when its tables are opened
     # while others play (heats) or all its games are released together (``release: all``)
-    page.concurrent = active is not None and registry_of(session).format_of(active).concurrent_tables
+    page.concurrent = fmt is not None and fmt.concurrent_tables
     page.released = active is not None and stage_settings(active).releases_all
-    if rounds:
+    if page.whole_stage and active is not None:
+        page.current = [t for r in in_active for t in tables_of(r)]
+        page.past = [(r, tables_of(r)) for r in reversed(rounds) if r.stage.id != active.id]
+    elif rounds:
         page.current = tables_of(rounds[-1])
         page.past = [(r, tables_of(r)) for r in reversed(rounds[:-1])]
-    if page.whole_stage and active is not None:
-        page.current = [t for r in rounds if r.stage.id == active.id for t in tables_of(r)]
-        page.past = [(r, tables_of(r)) for r in reversed(rounds) if r.stage.id != active.id]
     if not preset_views:
         return page
     plan = rating_core.pool_plan(view.event.game_key, view.event.preset, view.event.settings)
