@@ -56,15 +56,21 @@ BACKEND_OF = {"en": "sqlite", "ja": "postgres"}
 
 
 @pytest.fixture(scope="module")
-def backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
+def halls() -> dict[str, tuple[str, dict[str, Any]]]:
+    """The hall of each backend, built the first time a test asks for it."""
+    return {}
 
 
-@pytest.fixture(scope="module")
-def site(backend: str, request: pytest.FixtureRequest) -> tuple[str, dict[str, Any]]:
-    """The shared server of ``backend`` and the hall built on it."""
-    base = str(request.getfixturevalue("server" if backend == "sqlite" else "pg_server"))
-    return base, _hall(base)
+@pytest.fixture
+def site(
+    backend: str, halls: dict[str, tuple[str, dict[str, Any]]], request: pytest.FixtureRequest
+) -> tuple[str, dict[str, Any]]:
+    """The shared server of ``backend`` and the hall built on it, once per backend in this module
+    (a module-scoped fixture under a parameter of a test is set up again for every test)."""
+    if backend not in halls:
+        base = str(request.getfixturevalue("server" if backend == "sqlite" else "pg_server"))
+        halls[backend] = (base, _hall(base))
+    return halls[backend]
 
 
 def _hall(server: str) -> dict[str, Any]:
@@ -400,7 +406,7 @@ PAGES = [
 ]
 
 
-@pytest.mark.parametrize(("lang", "backend"), list(BACKEND_OF.items()), indirect=["backend"])
+@pytest.mark.parametrize(("lang", "backend"), list(BACKEND_OF.items()))
 @pytest.mark.parametrize("name", PAGES)
 def test_every_page_passes_axe(
     browser: Any, site: tuple[str, dict[str, Any]], name: str, lang: str, backend: str
@@ -519,7 +525,7 @@ def test_the_console_runs_from_the_keyboard(server: str, browser: Any) -> None:
     page.close()
 
 
-@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("backend", ["sqlite"])
 def test_the_projector_says_in_words_what_colour_shows(
     browser: Any, site: tuple[str, dict[str, Any]]
 ) -> None:
