@@ -4,6 +4,8 @@ takes them into its tables."""
 from __future__ import annotations
 
 EN: dict[str, str] = {
+    "winners_bracket": "Winners' bracket",
+    "losers_bracket": "Losers' bracket",
     "ratings": "Ratings",
     "pool": "Pool",
     "pool_players": "Players",
@@ -64,6 +66,8 @@ EN: dict[str, str] = {
 }
 
 JA: dict[str, str] = {
+    "winners_bracket": "勝者側",
+    "losers_bracket": "敗者側",
     "ratings": "レーティング",
     "pool": "プール",
     "pool_players": "プレイヤー数",

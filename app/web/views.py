@@ -184,9 +184,23 @@ class EventPage:
 
     def bracket(self, stage: Stage, t: Callable[..., str]) -> Markup:
         """The stage's bracket as SVG (``app/web/brackets.py``), in the page's words."""
-        rounds = [(r.round.number, tables) for r, tables in self.stage_rounds(stage)]
+        drawn = self.stage_rounds(stage)
+        rounds = [(r.round.number, tables) for r, tables in drawn]
         label = t("bracket_of", stage=t(self.label(stage)))
-        return Markup(bracket_svg(rounds, label, lambda n: t("round_n", n=n), t("placed_first")))  # noqa: S704 - every text in it is escaped
+        bands = band_labels = None
+        if stage.format == StageFormatName.DOUBLE_ELIMINATION:
+            bands = {
+                str(table.match.id): "losers" if str(key).startswith("L") else "winners"
+                for r, tables in drawn
+                for key, table in zip(
+                    ((r.round.details or {}).get("pairing") or {}).get("matches", []),
+                    sorted(tables, key=lambda tb: tb.match.table),
+                    strict=False,
+                )
+            }
+            band_labels = {"winners": t("winners_bracket"), "losers": t("losers_bracket")}
+        svg = bracket_svg(rounds, label, lambda n: t("round_n", n=n), t("placed_first"), bands, band_labels)
+        return Markup(svg)  # noqa: S704 - every text in it is escaped
 
     def fields(self, table: Table) -> tuple[str, ...]:
         """What a result at this table records besides places, where the preset scores it: a

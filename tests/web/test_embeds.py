@@ -12,7 +12,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.web.conftest import ADMIN, OtherOrigin, api, bearer, items
+from tests.web.conftest import ADMIN, OtherOrigin, api, bearer, items, shot
 
 NAMES = ["Ada", "Grace", "Alan", "Barbara"]
 
@@ -133,3 +133,60 @@ def test_who_may_frame_an_embed_and_what_else_stays_unframed(server: str) -> Non
     theme = client.get(f"/embed/e/{event_id}/round?theme=pink")
     assert theme.status_code == 422 and "theme" in theme.text
     assert items(client.get(f"/v1/events/{event_id}/entries").json())  # the event itself is untouched
+
+
+def test_a_double_elimination_bracket_draws_both_paths_on_the_event_page(server: str, browser: Any) -> None:
+    """Played to its end through the API (the first seat wins every table), a double elimination's
+    page draws each path as its own band under its heading, the winners' (with the grand final)
+    above the losers', every table in the band of its bracket key with its players and its winner."""
+    client = api(server)
+    event_id, org, _ = _event(client, [{"format": "double_elimination"}])
+    played: list[tuple[str, dict[str, Any]]] = []  # (the bracket's key, the match)
+    for number in range(1, 20):
+        rnd = client.get(f"/v1/events/{event_id}/rounds/{number}").json()
+        keys = rnd["pairing"]["matches"]
+        tables = sorted(rnd["matches"], key=lambda m: m["table"])
+        assert len(keys) == len(tables)
+        for key, m in zip(keys, tables, strict=True):
+            _win(client, org, m)
+            played.append((key, m))
+        nxt = client.post(f"/v1/events/{event_id}/rounds", headers=org)
+        if nxt.status_code == 409:
+            break
+        assert nxt.status_code == 201, nxt.text
+    names = {e["id"]: e["name"] for e in items(client.get(f"/v1/events/{event_id}/entries").json())}
+    assert {k[0] for k, _ in played} == {"W", "L", "G"}  # both paths and the grand final were played
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page.goto(f"{server}/e/{event_id}")
+    svg = page.locator("svg.bracket-svg")
+    svg.wait_for()
+    shot(page, "bracket-double-elimination")
+    heads = {b: svg.locator(f"text.br-band[data-band={b}]") for b in ("winners", "losers")}
+    assert heads["winners"].text_content() == "Winners' bracket"
+    assert heads["losers"].text_content() == "Losers' bracket"
+    split = float(heads["losers"].get_attribute("y") or 0)
+    drawn = []
+    for box in svg.locator("g.br-match").all():
+        band = box.get_attribute("data-band")
+        y = float(box.locator("rect").get_attribute("y") or 0)
+        assert (y > split) == (band == "losers"), (band, y, split)
+        seats = box.locator("text.br-seat")
+        # a seat's text is its name, and the winner's a ✓ whose title says so
+        text = [t.split(" ✓")[0] for t in seats.all_text_contents()]
+        won = [text[i] for i in range(seats.count()) if "won" in (seats.nth(i).get_attribute("class") or "")]
+        assert box.locator("text.won .br-mark").text_content() == "✓"
+        drawn.append((band, sorted(text), won))
+    wanted = [
+        (
+            "losers" if key.startswith("L") else "winners",
+            sorted(names[s["entry_id"]] for s in m["seats"]),
+            [names[m["seats"][0]["entry_id"]]],
+        )
+        for key, m in played
+    ]
+    assert sorted(drawn) == sorted(wanted)
+    assert svg.locator("path.br-line").count() >= len(played) - 2  # a path into every later table
+    page.goto(f"{server}/e/{event_id}?lang=ja")
+    assert page.locator("svg.bracket-svg text.br-band[data-band=losers]").text_content() == "敗者側"
+    page.close()
