@@ -49,7 +49,10 @@ def _message(model: type[BaseModel]) -> dict[str, Any]:
                 "pattern": "^[0-9]+$",
                 "description": "the outbox id (send it back as Last-Event-ID)",
             },
-            "event": {"type": "string", "description": f"the {name}'s type (or stream.reset)"},
+            "event": {
+                "type": "string",
+                "description": f"the {name}'s type (a LiveEventType, or stream.reset)",
+            },
             "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": data},
             "retry": {
                 "type": "integer",
