@@ -83,7 +83,8 @@ class JobKindName(StrEnum):
 
 class LiveEventType(StrEnum):
     """What an event's live stream and its webhooks announce (api.md "Live updates"): one row of the
-    outbox each, written in the transaction of the change it announces."""
+    outbox each, written in the transaction of the change it announces. A season's stream has its
+    own (``SEASON_TYPES``)."""
 
     EVENT_UPDATED = "event.updated"  # renamed, or its settings replaced
     EVENT_STARTED = "event.started"
@@ -111,6 +112,24 @@ class LiveEventType(StrEnum):
     CLOCK_STOPPED = "clock.stopped"  # the organizer ended the round
     CLOCK_ENDED = "clock.ended"  # time is up
     ANNOUNCEMENT_POSTED = "announcement.posted"
+    SEASON_UPDATED = "season.updated"  # a season's events or table changed (its rows keyed by the season)
+
+
+# The types of a season's stream: their outbox rows are keyed by the season, and their envelope names
+# ``season_id`` where an event's names ``event_id``.
+SEASON_TYPES = frozenset({LiveEventType.SEASON_UPDATED})
+
+
+class SeasonChange(StrEnum):
+    """Why a ``season.updated`` was sent (api.md "Live updates"): an event attached or detached, an
+    attached event finished, the final standings of an attached finished event changed (a
+    correction), or an attached event deleted."""
+
+    ATTACHED = "attached"
+    DETACHED = "detached"
+    EVENT_FINISHED = "event_finished"
+    STANDINGS_CHANGED = "standings_changed"
+    DELETED = "deleted"
 
 
 class WebhookStatus(StrEnum):

@@ -13,6 +13,10 @@ changes a stream sends a heartbeat, an SSE comment, every ``heartbeat_seconds`` 
 an idle stream open. No stream holds a database connection while it waits; the pool serves the
 requests.
 
+A season's stream (``GET /v1/seasons/{id}/stream``, ``open_season``) is the same machinery under
+the season's id: its rows are keyed by it in the outbox (``outbox.season_updated``), so its feed,
+wake-ups and ``Last-Event-ID`` are an event's; only its envelope names ``season_id``.
+
 The hub bounds its streams: ``max_streams`` in the process (503 beyond) and ``max_per_client``
 from one client address (429 beyond), so a reconnecting loop cannot exhaust a process.
 """
@@ -38,6 +42,7 @@ from app.db.session import make_engine, read_only
 from app.observability.metrics import sse_subscriber
 from app.services import outbox
 from app.services.reads import get_event
+from app.services.seasons import get_season
 
 log = logging.getLogger("arbiter.live")
 
@@ -96,7 +101,7 @@ def _item(row: Any) -> Item:
 
 class _Subscriber:
     def __init__(self, event_id: str) -> None:
-        self.event_id = event_id
+        self.event_id = event_id  # the event's id, or the season's
         self.woken = asyncio.Event()
 
 
@@ -286,21 +291,21 @@ class Hub:
     ) -> AsyncIterator[Item]:
         """Check the request (the event exists, ``Last-Event-ID`` is a row id) and take a place, with
         the request's session; then the stream, which reads with sessions of its own."""
-        after: int | None = None
-        if last_event_id is not None and last_event_id.strip():
-            try:
-                after = int(last_event_id.strip())
-            except ValueError:
-                raise InvalidInput(
-                    "Last-Event-ID must be the id of an event this stream sent",
-                    [Problem(("header", "Last-Event-ID"), "must be a whole number")],
-                ) from None
-            if after < 0:
-                raise InvalidInput(
-                    "Last-Event-ID must be the id of an event this stream sent",
-                    [Problem(("header", "Last-Event-ID"), "must not be negative")],
-                )
+        after = _after(last_event_id)
         await get_event(session, event_id)
+        return await self._open(session, event_id, after, client, "event_id")
+
+    async def open_season(
+        self, session: AsyncSession, season_id: str, last_event_id: str | None, client: str
+    ) -> AsyncIterator[Item]:
+        """``open`` for a season's stream (the season exists)."""
+        after = _after(last_event_id)
+        await get_season(session, season_id)
+        return await self._open(session, season_id, after, client, "season_id")
+
+    async def _open(
+        self, session: AsyncSession, key: str, after: int | None, client: str, named: str
+    ) -> AsyncIterator[Item]:
         low, high = await outbox.bounds(session)
         reset: str | None = None
         if after is None:
@@ -312,7 +317,7 @@ class Hub:
             if low > after + 1:
                 reset = "some events after Last-Event-ID are no longer kept"
         self.check(client)
-        return self._stream(event_id, client, position, reset)
+        return self._stream(key, client, position, reset, named)
 
     async def _read(self, event_id: str, position: int) -> list[Any]:
         async with self.sessionmaker() as s:
@@ -328,7 +333,7 @@ class Hub:
         return [_item(row) for row in rows]
 
     async def _stream(
-        self, event_id: str, client: str, position: int, reset: str | None
+        self, event_id: str, client: str, position: int, reset: str | None, named: str
     ) -> AsyncIterator[Item]:
         loop = asyncio.get_running_loop()
         # taken as the stream starts, so a stream never sent holds none
@@ -336,7 +341,9 @@ class Hub:
         try:
             with sse_subscriber():
                 if reset is not None:
-                    yield Item(id=position, type=RESET, data=outbox.notice(position, RESET, event_id, reset))
+                    yield Item(
+                        id=position, type=RESET, data=outbox.notice(position, RESET, event_id, reset, named)
+                    )
                 quiet_since = loop.time()
                 while True:
                     sub.woken.clear()
@@ -373,3 +380,22 @@ class Hub:
                         quiet_since = loop.time()
         finally:
             self._release(sub, feed, client)
+
+
+def _after(last_event_id: str | None) -> int | None:
+    """The row id a stream resumes after (``Last-Event-ID``, or ``?since=``); None: from now."""
+    if last_event_id is None or not last_event_id.strip():
+        return None
+    try:
+        after = int(last_event_id.strip())
+    except ValueError:
+        raise InvalidInput(
+            "Last-Event-ID must be the id of an event this stream sent",
+            [Problem(("header", "Last-Event-ID"), "must be a whole number")],
+        ) from None
+    if after < 0:
+        raise InvalidInput(
+            "Last-Event-ID must be the id of an event this stream sent",
+            [Problem(("header", "Last-Event-ID"), "must not be negative")],
+        )
+    return after

@@ -20,6 +20,13 @@ as the change (api.md "Live updates"). The live stream (``app/services/live.py``
 - A result reads whether any webhook may want its event's rows in the statement that reads its
   match (``hooks_wanted``, ``no_hooks``); when none does, its wake-up goes with its rows at commit,
   and a reported result costs no statement here but that one.
+- A season's ``season.updated`` is keyed by the season (the outbox's ``event_id`` holds the season's
+  id: no foreign key) and written once per season per transaction: by an attach or a detach, and
+  for every season an event is counted in when it finishes, its final standings change or it is
+  deleted (``_seasons_follow``, called by ``finished``, ``standings_changed`` and ``deleted``: one
+  place). Its rows are written with the season row locked (``FOR NO KEY UPDATE``, which an
+  attach's foreign key does not wait for), after the event's own rows, so a season's rows too are
+  numbered in the order their transactions commit. Only the webhooks of every event receive them.
 """
 
 from __future__ import annotations
@@ -37,17 +44,30 @@ from sqlalchemy.orm import Session
 
 from app.core.lifecycle import standings_final
 from app.core.vocabulary import (
+    SEASON_TYPES,
     DeliveryStatus,
     EventStatus,
     JobKindName,
     LiveEventType,
     MatchStatus,
+    SeasonChange,
     StageStatus,
     WebhookStatus,
 )
 from app.core.webhooks import LEASE_SECONDS
 from app.db.base import new_id, utcnow
-from app.db.models import Entry, Event, Match, OutboxEvent, Round, Stage, Webhook, WebhookDelivery
+from app.db.models import (
+    Entry,
+    Event,
+    Match,
+    OutboxEvent,
+    Round,
+    Season,
+    SeasonEvent,
+    Stage,
+    Webhook,
+    WebhookDelivery,
+)
 from app.db.session import kept_in_transaction, transaction_state
 from app.jobs import create_job
 from app.services.reads import MARK, mark_changed, unmarked
@@ -69,9 +89,12 @@ class _Pending:
     closed: dict[str, list[int]] = field(default_factory=dict)
     rows: list[dict[str, Any]] = field(default_factory=list)  # emitted, written at commit (``_write``)
     unwoken: set[str] = field(default_factory=set)  # events whose wake-up goes with their rows (``no_hooks``)
+    seasons: set[str] = field(default_factory=set)  # the seasons whose rows this transaction emitted
+    held: set[str] = field(default_factory=set)  # the seasons whose row it has locked (``_hold_season``)
+    followed: set[str] = field(default_factory=set)  # events whose seasons it told (``_seasons_follow``)
 
 
-def _pending(session: AsyncSession) -> _Pending:
+def _pending(session: AsyncSession | Session) -> _Pending:
     return transaction_state(session, _PENDING_KEY, _Pending)
 
 
@@ -95,6 +118,10 @@ def _write(session: Session) -> None:
         by_event.setdefault(row["event_id"], []).append(row)
     postgres = session.get_bind().dialect.name == "postgresql"
     for event_id, its in by_event.items():
+        if event_id in pending.seasons:
+            _hold_season(session, event_id)
+            session.execute(insert(OutboxEvent), its)
+            continue
         mark = unmarked(session, event_id)
         wake = postgres and event_id in pending.unwoken
         pending.unwoken.discard(event_id)
@@ -109,6 +136,22 @@ def _write(session: Session) -> None:
         written = session.connection().execute(_marked_rows(len(its), wake), {**mark, **params})
         if written.rowcount != len(its):  # a result holds its event: it cannot have gone
             raise RuntimeError(f"event {event_id} vanished before its outbox rows were written")
+
+
+# A season's rows are written with its row locked until the transaction ends (``_hold_season``).
+_HOLD_SEASON = (
+    select(Season.id).where(Season.id == bindparam("season_id", type_=String)).with_for_update(key_share=True)
+)
+
+
+def _hold_season(session: Session, season_id: str) -> None:
+    """Lock the season's row (once per transaction; Postgres: ``FOR NO KEY UPDATE``, which neither
+    waits for nor holds up an attach's foreign key; SQLite's writer holds the whole database)."""
+    pending = _pending(session)
+    if season_id in pending.held or session.get_bind().dialect.name != "postgresql":
+        return
+    pending.held.add(season_id)
+    session.execute(_HOLD_SEASON, {"season_id": season_id})
 
 
 @functools.cache
@@ -151,6 +194,12 @@ async def emit(
         if key in pending.once:
             return
         pending.once.add(key)
+    await _emit(session, event_id, type, {"event_id": event_id, **data})
+
+
+async def _emit(session: AsyncSession, event_id: str, type: LiveEventType, data: dict[str, Any]) -> None:
+    """``emit``'s row under the key ``event_id`` (an event's id, or a season's: ``season_updated``)."""
+    pending = _pending(session)
     if event_id not in pending.events:
         pending.events.add(event_id)
         if event_id not in pending.hooks:
@@ -158,7 +207,7 @@ async def emit(
     row = {
         "event_id": event_id,
         "type": str(type),
-        "data": {"event_id": event_id, **data},
+        "data": data,
         "created_at": utcnow(),
     }
     wanting = [h for h in pending.hooks[event_id] if h.types is None or str(type) in h.types]
@@ -166,8 +215,12 @@ async def emit(
         pending.rows.append(row)  # written at commit (``_write``)
         return
     # the deliveries name the row: written now, after the rows emitted before it, the event marked
+    # (a season: its row locked)
     await session.run_sync(_write)
-    await mark_changed(session, event_id)
+    if event_id in pending.seasons:
+        await session.run_sync(_hold_season, event_id)
+    else:
+        await mark_changed(session, event_id)
     written = OutboxEvent(**row)
     session.add(written)
     await session.flush()
@@ -240,24 +293,26 @@ def _stamp(at: datetime) -> str:
 
 
 def envelope(row: OutboxEvent) -> dict[str, Any]:
-    """A row as streams and webhooks send it: ``{id, type, event_id, timestamp, data}``."""
+    """A row as streams and webhooks send it: ``{id, type, event_id, timestamp, data}`` — a season's
+    (``SEASON_TYPES``) with ``season_id`` in place of ``event_id``."""
     return {
         "id": row.id,
         "type": row.type,
-        "event_id": row.event_id,
+        "season_id" if row.type in SEASON_TYPES else "event_id": row.event_id,
         "timestamp": _stamp(row.created_at),
         "data": row.data,
     }
 
 
-def notice(position: int, type: str, event_id: str, reason: str) -> dict[str, Any]:
-    """A stream's own message in the same envelope (``stream.reset``), at the stream's position."""
+def notice(position: int, type: str, key: str, reason: str, named: str = "event_id") -> dict[str, Any]:
+    """A stream's own message in the same envelope (``stream.reset``), at the stream's position: an
+    event's stream names its event (``named``: ``event_id``), a season's its season (``season_id``)."""
     return {
         "id": position,
         "type": type,
-        "event_id": event_id,
+        named: key,
         "timestamp": _stamp(utcnow()),
-        "data": {"event_id": event_id, "reason": reason},
+        "data": {named: key, "reason": reason},
     }
 
 
@@ -306,11 +361,17 @@ async def _round_of(session: AsyncSession, match: Match) -> Round:
     return rnd
 
 
-async def standings_changed(session: AsyncSession, event: Event, stage: Stage) -> None:
+async def standings_changed(
+    session: AsyncSession, event: Event, stage: Stage, *, seasons: bool = True
+) -> None:
+    """The stage's standings moved; a finished event's seasons follow (not ``seasons``: the finish
+    that follows says it, ``stage_advanced``)."""
     final = standings_final(stage.status, event.status)
     await emit(
         session, event.id, LiveEventType.STANDINGS_CHANGED, {"stage": stage.index, "final": final}, once=True
     )
+    if seasons and event.status == EventStatus.FINISHED:
+        await _seasons_follow(session, event.id, SeasonChange.STANDINGS_CHANGED)
 
 
 async def result_confirmed(
@@ -405,7 +466,8 @@ async def stage_advanced(
     closed = _pending(session).closed.pop(event.id, [])
     for stage in stages:
         if stage.index in closed:
-            await standings_changed(session, event, stage)
+            # the event's seasons hear of its finish (``finished``), not of these standings
+            await standings_changed(session, event, stage, seasons=False)
     active = next((s.index for s in stages if s.status == StageStatus.ACTIVE), None)
     await emit(session, event.id, LiveEventType.STAGE_ADVANCED, {"closed": closed, "stage": active})
     if event.status == EventStatus.FINISHED:
@@ -416,6 +478,7 @@ async def finished(session: AsyncSession, event: Event, winner: Entry | None) ->
     """The event is finished, with its winner (again when a correction changed the winner)."""
     who = {"entry_id": winner.id, "name": winner.name} if winner is not None else None
     await emit(session, event.id, LiveEventType.EVENT_FINISHED, {"winner": who})
+    await _seasons_follow(session, event.id, SeasonChange.EVENT_FINISHED)
 
 
 async def cancelled(session: AsyncSession, event: Event) -> None:
@@ -423,7 +486,9 @@ async def cancelled(session: AsyncSession, event: Event) -> None:
 
 
 async def deleted(session: AsyncSession, event_id: str) -> None:
+    """The event is about to be deleted (its seasons are read before they let go of it)."""
     await emit(session, event_id, LiveEventType.EVENT_DELETED, {})
+    await _seasons_follow(session, event_id, SeasonChange.DELETED)
 
 
 async def updated(session: AsyncSession, event: Event) -> None:
@@ -454,3 +519,29 @@ async def checked_in(session: AsyncSession, event: Event, entry: Entry) -> None:
         LiveEventType.ENTRY_CHECKED_IN,
         {"entry_id": entry.id, "checked_in": entry.checked_in_at is not None},
     )
+
+
+# --------------------------------------------------------------------------- seasons
+async def season_updated(session: AsyncSession, season_id: str, reason: SeasonChange, event_id: str) -> None:
+    """``season.updated`` for the season, keyed by it: once per season per transaction (the first
+    change names ``reason``, and ``event_id`` the event that changed it)."""
+    pending = _pending(session)
+    if season_id in pending.seasons:
+        return
+    pending.seasons.add(season_id)
+    data = {"season_id": season_id, "reason": str(reason), "event_id": event_id}
+    await _emit(session, season_id, LiveEventType.SEASON_UPDATED, data)
+
+
+async def _seasons_follow(session: AsyncSession, event_id: str, reason: SeasonChange) -> None:
+    """``season.updated`` for every season the event is counted in (in the seasons' order, so that
+    two transactions lock them in the same order); read once per event and transaction."""
+    pending = _pending(session)
+    if event_id in pending.followed:
+        return
+    pending.followed.add(event_id)
+    seasons = await session.execute(
+        select(SeasonEvent.season_id).where(SeasonEvent.event_id == event_id).order_by(SeasonEvent.season_id)
+    )
+    for season_id in seasons.scalars():
+        await season_updated(session, season_id, reason, event_id)

@@ -1,7 +1,11 @@
 """A league's season (api.md "Seasons"; the table's rules are ``app/core/seasons.py``): created by
 the admin or any event's organizer with a points table, events attached by its own organizer, and
 its table read across them. Only finished events count: their final places are the event's places
-(``event_places``); an attached event still running is listed, not counted."""
+(``event_places``); an attached event still running is listed, not counted.
+
+Every change of a season is announced as ``season.updated`` (api.md "Live updates"): an attach or a
+detach here; an attached event's finish, final standings or deletion by the outbox, which reads the
+event's seasons (``outbox._seasons_follow``)."""
 
 from __future__ import annotations
 
@@ -13,8 +17,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core import seasons as core
 from app.core.access import Principal
 from app.core.errors import InvalidInput, NotFound, Problem
-from app.core.vocabulary import EventStatus
+from app.core.vocabulary import EventStatus, SeasonChange
 from app.db.models import Entry, Event, Season, SeasonEvent
+from app.services import outbox
 from app.services.reads import get_event, stage_standings, stages_of
 from app.services.tokens import hash_token, new_token
 
@@ -55,7 +60,7 @@ async def create(
     return season, token
 
 
-async def _season(session: AsyncSession, season_id: str) -> Season:
+async def get_season(session: AsyncSession, season_id: str) -> Season:
     season = await session.get(Season, season_id)
     if season is None:
         raise NotFound(f"season {season_id} not found")
@@ -63,7 +68,7 @@ async def _season(session: AsyncSession, season_id: str) -> Season:
 
 
 async def view(session: AsyncSession, season_id: str) -> SeasonView:
-    season = await _season(session, season_id)
+    season = await get_season(session, season_id)
     events = (
         await session.execute(
             select(Event)
@@ -76,22 +81,24 @@ async def view(session: AsyncSession, season_id: str) -> SeasonView:
 
 
 async def attach(session: AsyncSession, season_id: str, event_id: str) -> SeasonView:
-    """Count an event in the season (attaching it twice changes nothing)."""
-    await _season(session, season_id)
+    """Count an event in the season (attaching it twice changes nothing, and is not announced)."""
+    await get_season(session, season_id)
     await get_event(session, event_id)
     if await session.get(SeasonEvent, (season_id, event_id)) is None:
         session.add(SeasonEvent(season_id=season_id, event_id=event_id))
         await session.flush()
+        await outbox.season_updated(session, season_id, SeasonChange.ATTACHED, event_id)
     return await view(session, season_id)
 
 
 async def detach(session: AsyncSession, season_id: str, event_id: str) -> SeasonView:
-    await _season(session, season_id)
+    await get_season(session, season_id)
     gone = await session.execute(
         delete(SeasonEvent).where(SeasonEvent.season_id == season_id, SeasonEvent.event_id == event_id)
     )
     if gone.rowcount == 0:  # type: ignore[attr-defined]
         raise NotFound(f"event {event_id} is not in season {season_id}")
+    await outbox.season_updated(session, season_id, SeasonChange.DETACHED, event_id)
     return await view(session, season_id)
 
 

@@ -2,7 +2,8 @@
 small pages for other sites to frame (docs/web.md "Embeds"). An event's read it as its public page
 does (``views.event_page``) and follow its live stream as every page does; the leaderboard reads
 ``ratings.leaderboard``, as ``GET /v1/ratings/{pool}`` does, and a season's table
-``seasons.table``, as ``GET /v1/seasons/{id}/standings`` and the season's page do. All may be framed by the origins of
+``seasons.table``, as ``GET /v1/seasons/{id}/standings`` and the season's page do, and follows the
+season's stream as its page does. All may be framed by the origins of
 ``ARBITER_EMBED_ORIGINS`` (the ``frame-ancestors`` the request middleware sends for ``/embed/``)."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from app.core.errors import NotFound
 from app.services import ratings as rating_svc
 from app.services import seasons as season_svc
 from app.web.render import PageRoute, page
-from app.web.views import LIVE_TYPES, event_page
+from app.web.views import LIVE_TYPES, SEASON_LIVE_TYPES, event_page
 
 router = APIRouter(include_in_schema=False, route_class=PageRoute)
 
@@ -57,7 +58,14 @@ async def season(
     request: Request, season_id: str, session: SessionDep, theme: Theme = "light", limit: Limit = None
 ) -> HTMLResponse:
     table = await season_svc.table(session, season_id)
-    return page(request, "embed_season.html", table=table, theme=theme, limit=limit or BOARD_ROWS)
+    return page(
+        request,
+        "embed_season.html",
+        table=table,
+        theme=theme,
+        limit=limit or BOARD_ROWS,
+        live_types=SEASON_LIVE_TYPES,
+    )
 
 
 def frame(src: str, title: str) -> str:

@@ -1,7 +1,8 @@
 """A league's public pages (docs/web.md "Rating pages"): the rating pools, a pool's leaderboard, a
-player's page with their events and rating charts, and a season's table. Each reads the service the
-API's route reads (``GET /v1/ratings``, ``GET /v1/ratings/{pool}``, ``GET /v1/players/{id}/ratings``,
-``GET /v1/seasons/{id}/standings``)."""
+player's page with their events and rating charts, and a season's table (live: it follows the
+season's stream, ``GET /v1/seasons/{id}/stream``, as an event's page follows the event's). Each
+reads the service the API's route reads (``GET /v1/ratings``, ``GET /v1/ratings/{pool}``, ``GET
+/v1/players/{id}/ratings``, ``GET /v1/seasons/{id}/standings``)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from app.web.charts import rating_chart
 from app.web.embeds import frame
 from app.web.i18n import translator
 from app.web.render import PageRoute, language, page
+from app.web.views import SEASON_LIVE_TYPES
 
 router = APIRouter(include_in_schema=False, route_class=PageRoute)
 
@@ -87,4 +89,4 @@ async def season(request: Request, season_id: str, session: SessionDep) -> HTMLR
     table = await season_svc.table(session, season_id)
     base = str(request.base_url).rstrip("/")
     embed = frame(f"{base}/embed/seasons/{quote(season_id, safe='')}?theme=light", table.view.season.name)
-    return page(request, "season.html", table=table, embed=embed)
+    return page(request, "season.html", table=table, embed=embed, live_types=SEASON_LIVE_TYPES)

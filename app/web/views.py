@@ -14,7 +14,14 @@ from app.core.access import Principal
 from app.core.errors import DomainError
 from app.core.games import battlebooks as bb_games
 from app.core.games import battlebooks_royal as bb_royal
-from app.core.vocabulary import EventStatus, LiveEventType, MatchStatus, StageFormatName, StageStatus
+from app.core.vocabulary import (
+    SEASON_TYPES,
+    EventStatus,
+    LiveEventType,
+    MatchStatus,
+    StageFormatName,
+    StageStatus,
+)
 from app.db.models import Match, RatingPool, Stage
 from app.services import events as event_svc
 from app.services import exports as export_svc
@@ -31,7 +38,9 @@ from app.services.rounds import RoundView
 from app.services.standings import StandingsView
 from app.web.brackets import bracket_svg
 
-LIVE_TYPES = ",".join(t.value for t in LiveEventType)
+LIVE_TYPES = ",".join(t.value for t in LiveEventType if t not in SEASON_TYPES)
+# a season's page and embed redraw on each of its changes, and when its stream says to read it again
+SEASON_LIVE_TYPES = ",".join([*sorted(SEASON_TYPES), "stream.reset"])
 OPEN = (MatchStatus.PENDING, MatchStatus.REPORTED, MatchStatus.DISPUTED)
 SCORE_CARD_PRESETS = frozenset(bb_games.PRESETS) | frozenset(bb_royal.PRESETS)
 HERO_PRESETS = frozenset(bb_games.PRESETS)  # heroes declared before each game (battlebooks.md)

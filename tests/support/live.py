@@ -1,7 +1,8 @@
 """The two clients of live updates, real ones: a webhook receiver (an HTTP server on the loopback,
 in a thread of its own, that can be told to fail) and an SSE client (a streamed GET over TCP, parsed
 as the SSE specification says: ``id``, ``event``, ``data`` lines, comments, a blank line ending a
-message)."""
+message); and ``serving``, an app already started served over TCP on the loopback (an in-memory
+transport answers a stream only once it ends)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
+import uvicorn
 
 
 @dataclass
@@ -149,11 +151,34 @@ async def _read(response: httpx.Response, stream: Stream, opened: asyncio.Event)
 
 
 @asynccontextmanager
+async def serving(app: Any) -> AsyncIterator[str]:
+    """``app`` (its lifespan already run: the API tests' shared one) served by uvicorn on a port of
+    the loopback, in the test's own event loop; its base URL."""
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="off", log_level="warning")
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()  # it could not start: say why
+        await asyncio.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+
+
+@asynccontextmanager
 async def sse(
-    base_url: str, event_id: str, last_event_id: str | None = None, ready: bool = True
+    base_url: str,
+    event_id: str,
+    last_event_id: str | None = None,
+    ready: bool = True,
+    path: str | None = None,
 ) -> AsyncIterator[Stream]:
-    """Subscribe to the event's stream; with ``ready``, once the server has answered and sent its
-    first lines (so that a change made afterwards is on it)."""
+    """Subscribe to the event's stream (or the stream at ``path``: a season's); with ``ready``, once
+    the server has answered and sent its first lines (so that a change made afterwards is on it)."""
     stream = Stream()
     headers = {"Accept": "text/event-stream"}
     if last_event_id is not None:
@@ -162,7 +187,8 @@ async def sse(
     async with httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(30, read=None)) as client:
 
         async def run() -> None:
-            async with client.stream("GET", f"/v1/events/{event_id}/stream", headers=headers) as r:
+            url = path or f"/v1/events/{event_id}/stream"
+            async with client.stream("GET", url, headers=headers) as r:
                 stream.status, stream.headers = r.status_code, dict(r.headers)
                 if r.status_code != 200:
                     stream.body = (await r.aread()).decode()

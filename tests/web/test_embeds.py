@@ -1,6 +1,7 @@
 """The embeds as a club's site uses them (docs/web.md "Embeds"): the snippet copied from the event's
 page, pasted into a page served from another origin, shows the standings, the round and the bracket
-inside their frames — themed, limited, and live when a result comes in."""
+inside their frames — themed, limited, and live when a result comes in; and a season's page and its
+embed, whole without JavaScript, draw the table by themselves when an attached event finishes."""
 
 from __future__ import annotations
 
@@ -190,3 +191,44 @@ def test_a_double_elimination_bracket_draws_both_paths_on_the_event_page(server:
     page.goto(f"{server}/e/{event_id}?lang=ja")
     assert page.locator("svg.bracket-svg text.br-band[data-band=losers]").text_content() == "敗者側"
     page.close()
+
+
+def test_a_season_s_page_and_embed_follow_its_events(server: str, browser: Any) -> None:
+    client = api(server)
+    made = client.post(
+        "/v1/seasons", json={"name": "Club league", "points": [4, 3, 2, 1]}, headers=bearer(ADMIN)
+    )
+    assert made.status_code == 201, made.text
+    season_id = made.json()["id"]
+    event_id, org, matches = _event(client, [{"format": "swiss", "rounds": 1}])
+    r = client.post(
+        f"/v1/seasons/{season_id}/events",
+        json={"event_id": event_id},
+        headers=bearer(made.json()["organizer_token"]),
+    )
+    assert r.status_code == 200, r.text
+
+    # without JavaScript the page is whole as served: its events, and a word that a reload shows changes
+    plain = client.get(f"/seasons/{season_id}", headers={"Accept-Language": "en"}).text
+    assert "reload to see changes" in plain and f'data-event="{event_id}"' in plain
+    assert 'class="season"' not in plain  # nothing finished yet: no table
+
+    # the page and its embed, open while the event is played and finished through the API
+    context = browser.new_context(locale="en-US")
+    page, embed = context.new_page(), context.new_page()
+    page.goto(f"{server}/seasons/{season_id}")
+    embed.goto(f"{server}/embed/seasons/{season_id}?limit=3")
+    for p in (page, embed):
+        expect(p.locator("[data-live-label]")).to_contain_text("updates itself")  # its stream is open
+        assert p.locator("table.season").count() == 0
+    for m in matches:
+        _win(client, org, m)
+    done = client.post(f"/v1/events/{event_id}/advance", headers=org)
+    assert done.status_code == 200 and done.json()["event"]["status"] == "finished", done.text
+
+    table = client.get(f"/v1/seasons/{season_id}/standings").json()["items"]
+    names = [row["name"] for row in table]
+    expect(page.locator("table.season tbody td.name")).to_have_text(names)  # no reload
+    expect(embed.locator("table.season tbody td.name")).to_have_text(names[:3])
+    expect(page.locator(f"#live li[data-event='{event_id}'] small")).to_have_text("counted")
+    context.close()

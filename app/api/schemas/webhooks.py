@@ -31,6 +31,24 @@ class LiveEvent(BaseModel):
     data: dict[str, Any] = Field(description='what changed (api.md "Live updates"); always has `event_id`')
 
 
+class SeasonLiveEvent(BaseModel):
+    """One change of a season, as its stream's `data:` and a webhook's body (of a webhook of every
+    event) carry it: `season_id` where an event's change names `event_id`."""
+
+    id: int = Field(description="the outbox id: the SSE `id`, the `webhook-id`; increases with every change")
+    type: Literal["season.updated", "stream.reset"] = Field(
+        description="what changed; a stream's `stream.reset` (`data: {season_id, reason}`) says: read the "
+        "season again"
+    )
+    season_id: str
+    timestamp: datetime
+    data: dict[str, Any] = Field(
+        description="`season.updated`: `{season_id, reason, event_id}`, `reason` one of `attached`, "
+        "`detached`, `event_finished`, `standings_changed`, `deleted` and `event_id` the event that "
+        'changed the season (api.md "Live updates")'
+    )
+
+
 class WebhookCreate(Strict):
     # the pattern is the document's; the service checks the URL itself, in its own words
     url: str = Field(
@@ -40,7 +58,11 @@ class WebhookCreate(Strict):
         json_schema_extra={"pattern": URL_PATTERN},
     )
     events: list[LiveEventType] | None = Field(
-        default=None, min_length=1, max_length=32, description="the event types to send; default every type"
+        default=None,
+        min_length=1,
+        max_length=32,
+        description="the event types to send; default every type (`season.updated`: the webhooks of every "
+        "event only)",
     )
 
 

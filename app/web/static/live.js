@@ -1,4 +1,5 @@
-// Live pages: follow the event's stream and redraw the #live region from the page itself.
+// Live pages: follow the page's stream (data-stream: an event's or a season's) and redraw the #live
+// region from the page itself on each type data-types names. Without JavaScript the page stays whole.
 (function () {
   "use strict";
   var region = document.getElementById("live");
