@@ -55,6 +55,7 @@ ETAGGED = frozenset(
         "list_rating_pools",
         "get_season_standings",
         "get_match",
+        "get_places",
         # every list, as JSON and as CSV (app/api/csv_io.py list_answer)
         *CSV_LISTS,
     }
