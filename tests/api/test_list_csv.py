@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from app.api import csv_io, events
+from app.api.caching import CSV_LISTS
 from app.cli import openapi_document
 from tests.support.api import Api, api_client, bearer, make_event, play_round, setup_event, start
 from tests.support.live import receiver
@@ -373,3 +374,19 @@ async def test_a_protected_list_refuses_its_csv_without_its_token(world: World, 
             assert r.status_code == as_json.status_code and r.status_code in (401, 403), (op, headers)
             assert r.headers["content-type"].startswith("application/problem+json")
             assert "text/csv" not in r.headers["content-type"] and "etag" not in r.headers
+
+
+def test_every_list_of_the_document_answers_csv() -> None:
+    """A GET whose answer is a page (`{items, next_cursor}`) declares its CSV and its Link, and this
+    module reads each: a new list cannot forget its CSV."""
+    pages = set()
+    for ops in SPEC["paths"].values():
+        get = ops.get("get")
+        ok = get and get["responses"]["200"]
+        ref = ok and ok["content"].get("application/json", {}).get("schema", {}).get("$ref", "")
+        if ref and {"items", "next_cursor"} <= set(SCHEMAS[ref.rsplit("/", 1)[1]].get("properties", {})):
+            pages.add(get["operationId"])
+            assert "text/csv" in ok["content"], get["operationId"]
+            # the rounds, the pools and a leaderboard have CSVs of their own (api.md "Exports", "Ratings")
+            assert ("Link" in ok["headers"]) == (get["operationId"] in CSV_LISTS), get["operationId"]
+    assert pages - {"list_rounds", "list_rating_pools", "get_leaderboard"} == set(LISTS) == CSV_LISTS
