@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,8 +25,25 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from app.api.csv_io import attachment, csv_text
-
+# The lists answered through app/api/csv_io.py ``list_answer``: JSON or CSV, each with its ETag; the
+# OpenAPI document declares their CSV and its ``Link`` to the rest.
+CSV_LISTS = frozenset(
+    {
+        "list_events",
+        "list_announcements",
+        "list_entries",
+        "get_event_history",
+        "list_staff",
+        "list_event_webhooks",
+        "list_event_webhook_deliveries",
+        "list_games",
+        "list_players",
+        "get_player_ratings",
+        "list_presets",
+        "list_webhooks",
+        "list_webhook_deliveries",
+    }
+)
 # The operations answered through cached(): the OpenAPI document declares If-None-Match, ETag,
 # Cache-Control and 304 on them.
 ETAGGED = frozenset(
@@ -35,11 +51,13 @@ ETAGGED = frozenset(
         "get_standings",
         "list_rounds",
         "get_round",
-        "list_entries",
         "get_leaderboard",
         "list_rating_pools",
         "get_season_standings",
         "get_match",
+        "get_places",
+        # every list, as JSON and as CSV (app/api/csv_io.py list_answer)
+        *CSV_LISTS,
     }
 )
 
@@ -147,15 +165,3 @@ def cached_json(
         headers["Content-Encoding"] = "gzip"
         return Response(kept.gzipped(), media_type=media_type, headers=headers)
     return Response(raw, media_type=media_type, headers=headers)
-
-
-def cached_csv(
-    request: Request, header: Sequence[str], rows: Iterable[Sequence[Any]], filename: str
-) -> Response:
-    """A read's CSV rendering (``?format=csv`` or ``Accept: text/csv``), with its own ETag."""
-    return cached_json(
-        request,
-        csv_text(header, rows).encode(),
-        media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": attachment(filename)},
-    )

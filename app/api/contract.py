@@ -50,7 +50,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute, iter_route_contexts
 from pydantic import TypeAdapter
 
-from app.api.caching import ETAGGED
+from app.api.caching import CSV_LISTS, ETAGGED
 from app.api.deps import get_principal
 from app.api.guard import HEAVY_PREFIXES
 from app.api.idempotency import IDEMPOTENT, MAX_KEY_LENGTH
@@ -126,6 +126,7 @@ HEADERS: dict[str, dict[str, Any]] = {
     },
     "WWW-Authenticate": {"description": "`Bearer`"},
     "Cache-Control": {"description": 'how long a cache may keep the answer (api.md "Caching")'},
+    "Link": {"description": 'a CSV with more rows to come: `<…&cursor=…>; rel="next"` (api.md "CSV")'},
 }
 
 
@@ -246,6 +247,8 @@ def _operation(route: APIRoute, path: str, method: str, op: dict[str, Any]) -> N
                 headers["ETag"] = _header("ETag")
             if route.operation_id in ETAGGED:
                 headers["Cache-Control"] = _header("Cache-Control")
+            if route.operation_id in CSV_LISTS and code == "200":
+                headers["Link"] = _header("Link")
             if not headers:
                 resp.pop("headers")
     for status in sorted(_statuses(route, path, method, op, protected)):

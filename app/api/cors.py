@@ -20,7 +20,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-EXPOSED = ["ETag", "Location", "X-Request-ID", "Retry-After", "Idempotent-Replayed"]
+EXPOSED = ["ETag", "Location", "X-Request-ID", "Retry-After", "Idempotent-Replayed", "Link"]
 PUBLIC_METHODS = ("GET", "HEAD")
 # what a public read may ask to send besides the CORS-safelisted headers: a cache's tag and a
 # stream's resumption point

@@ -1,17 +1,29 @@
 """CSV in and out of the API: registration rows read from ``text/csv``, and tables written as CSV
-(standings, pairings, the cross-table). Parsing and formatting only; the services own the rules."""
+(standings, pairings, the cross-table, and every list: api.md "CSV"). Parsing and formatting only;
+the services own the rules.
+
+A list's CSV is made from its item model (``list_answer``): one column per field, in the model's
+order, so that the header is the same for an empty list; a nested model's fields as dotted columns
+(``winner.name``), a list of plain values joined with ``; ``, any other nested value as compact JSON
+text, times as the JSON writes them (ISO 8601), true and false as JSON spells them.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
-from typing import Annotated, Any, Literal
-from urllib.parse import quote
+import json
+import types
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from urllib.parse import quote, urlencode
 
 from fastapi import Query, Request
 from fastapi.responses import Response
+from pydantic import BaseModel
 
+from app.api.caching import CSV_LISTS, cached, cached_json
+from app.api.paging import Fetch
 from app.core.errors import InvalidInput, Problem
 
 # Registration columns; ``team`` is read as ``club``. ``characters`` are separated by ``|``.
@@ -146,3 +158,165 @@ def wants_csv(request: Request, format: str) -> bool:
         return False
     json_at = accept.find("application/json")
     return json_at < 0 or at < json_at
+
+
+def cached_csv(
+    request: Request,
+    header: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    filename: str,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """A read's CSV rendering (``?format=csv`` or ``Accept: text/csv``), with its own ETag."""
+    return cached_json(
+        request,
+        csv_text(header, rows).encode(),
+        media_type="text/csv; charset=utf-8",
+        headers={**(headers or {}), "Content-Disposition": attachment(filename)},
+    )
+
+
+# --------------------------------------------------------------------------- a list as CSV
+CSV_MAX_ROWS = 10_000  # items in one CSV answer of a list; past them, a Link to the rest
+SERVICE_CHUNK = 200  # items asked of a service that pages in the database, per call
+
+
+def _bare(hint: Any) -> Any:
+    """A field's type without ``Annotated`` and without ``None`` (``X | None`` is ``X``)."""
+    while get_origin(hint) is Annotated:
+        hint = get_args(hint)[0]
+    if get_origin(hint) in (Union, types.UnionType):
+        rest = [a for a in get_args(hint) if a is not type(None)]
+        if len(rest) == 1:
+            return _bare(rest[0])
+    return hint
+
+
+def _model(hint: Any) -> type[BaseModel] | None:
+    bare = _bare(hint)
+    return bare if isinstance(bare, type) and issubclass(bare, BaseModel) else None
+
+
+def item_model(page_model: type[BaseModel]) -> type[BaseModel]:
+    """The model of a page's ``items`` (``list[X]``: ``X``)."""
+    (item,) = get_args(_bare(page_model.model_fields["items"].annotation))
+    found = _model(item)
+    if found is None:
+        raise TypeError(f"{page_model.__name__}.items is not a list of models")
+    return found
+
+
+def _paths(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The columns of ``model``: each field, a nested model's fields under its name."""
+    out: list[tuple[str, ...]] = []
+    for name, field in model.model_fields.items():
+        nested = _model(field.annotation)
+        out += _paths(nested, (*prefix, name)) if nested is not None else [(*prefix, name)]
+    return out
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def _text(value: Any) -> Any:
+    """One dumped value as a cell: a number as it is, true/false, a list of plain values joined
+    with ``; ``, anything else nested as compact JSON."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list) and all(_scalar(v) for v in value):
+        return "; ".join(str(_text(v)) for v in value if v is not None)
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return value
+
+
+def _at(dumped: dict[str, Any] | None, path: tuple[str, ...]) -> Any:
+    for part in path:
+        if dumped is None:
+            return None
+        dumped = dumped.get(part)
+    return _text(dumped)
+
+
+def csv_table(
+    model: type[BaseModel], items: Iterable[BaseModel], explode: str | None = None
+) -> tuple[list[str], Iterator[list[Any]]]:
+    """The header and lines of ``items`` (instances of ``model``). ``explode`` names a field that
+    holds a list of models: an item is then one line per element of it (its columns dotted under
+    the field's name), or one line with them empty when it has none."""
+    paths = _paths(model)
+    if explode is not None:
+        at = paths.index((explode,))
+        element = _model(get_args(_bare(model.model_fields[explode].annotation))[0])
+        if element is None:
+            raise TypeError(f"{model.__name__}.{explode} is not a list of models")
+        paths[at : at + 1] = [(explode, *p) for p in _paths(element)]
+    header = [".".join(p) for p in paths]
+
+    def lines() -> Iterator[list[Any]]:
+        for item in items:
+            dumped = item.model_dump(mode="json")
+            if explode is None:
+                yield [_at(dumped, p) for p in paths]
+                continue
+            for element in dumped[explode] or [None]:
+                row = {**dumped, explode: element}
+                yield [_at(row, p) for p in paths]
+
+    return header, lines()
+
+
+def csv_table_answer(
+    request: Request,
+    model: type[BaseModel],
+    items: Iterable[BaseModel],
+    filename: str,
+    explode: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    """``items`` as a CSV answer with its ETag (``cached_csv``)."""
+    header, lines = csv_table(model, items, explode)
+    return cached_csv(request, header, lines, filename, headers)
+
+
+def next_link(request: Request, cursor: str) -> str:
+    """The ``Link`` to the rest of a list's CSV: this request's query, from ``cursor`` on."""
+    kept = [(k, v) for k, v in request.query_params.multi_items() if k not in ("cursor", "format")]
+    query = urlencode([*kept, ("format", "csv"), ("cursor", cursor)])
+    return f'<{request.url.path}?{query}>; rel="next"'
+
+
+async def list_answer(
+    request: Request,
+    format: str,
+    page_model: type[BaseModel],
+    fetch: Fetch[BaseModel],
+    filename: str,
+    *,
+    limit: int | None = None,
+    cursor: str | None = None,
+    explode: str | None = None,
+    chunk: int = CSV_MAX_ROWS,
+) -> Response:
+    """A list's answer, with its ETag (api.md "Paging", "CSV"). As JSON, the page ``limit`` and
+    ``cursor`` ask for. As CSV, every item from the cursor on, up to ``CSV_MAX_ROWS``, or ``limit``
+    of them when the request names it; with a ``Link`` (``rel="next"``) to the rest when some
+    remain. ``fetch`` is read ``chunk`` items at a time (a list that pages in the database asks its
+    service for a page at a time). ``limit`` None: a list that does not page (it is read whole)."""
+    route = request.scope.get("route")
+    if getattr(route, "operation_id", None) not in CSV_LISTS:
+        raise RuntimeError(f"{getattr(route, 'operation_id', None)} is not declared in CSV_LISTS")
+    if not wants_csv(request, format):
+        items, nxt = await fetch(limit or CSV_MAX_ROWS, cursor)
+        return cached(request, page_model(items=items, next_cursor=nxt))
+    wanted = limit if limit is not None and "limit" in request.query_params else CSV_MAX_ROWS
+    rows: list[BaseModel] = []
+    after = cursor
+    while len(rows) < wanted:
+        items, after = await fetch(min(chunk, wanted - len(rows)), after)
+        rows += items
+        if after is None:
+            break
+    headers = {"Link": next_link(request, after)} if after is not None else None
+    return csv_table_answer(request, item_model(page_model), rows, filename, explode, headers)

@@ -13,12 +13,11 @@ from starlette.datastructures import UploadFile as StarletteUpload
 from starlette.formparsers import MultiPartException
 
 from app.api.auth import Admin, JudgeOrOwnEntry, Organizer, OrganizerOrOwnEntry
-from app.api.caching import cached
-from app.api.csv_io import MAX_ROWS, read_entry_rows
+from app.api.csv_io import CSV_CONTENT, MAX_ROWS, SERVICE_CHUNK, FormatQuery, list_answer, read_entry_rows
 from app.api.deps import MaybePrincipal, SessionDep
 from app.api.idempotency import run_idempotent
 from app.api.jobs import accepted
-from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
+from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, from_list, from_service
 from app.api.schemas import (
     CheckInRead,
     EntryCreate,
@@ -123,15 +122,19 @@ async def create_event(request: Request, body: EventCreate, session: SessionDep,
     return await run_idempotent(request, session, admin, body, handler)
 
 
-@router.get("", operation_id="list_events", response_model=EventPage)
+@router.get("", operation_id="list_events", response_model=EventPage, responses=CSV_CONTENT)
 async def list_events(
+    request: Request,
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: str | None = None,
-) -> EventPage:
-    """Events, newest first."""
-    views, nxt = await svc.list_events(session, limit, cursor)
-    return EventPage(items=[event_read(v) for v in views], next_cursor=nxt)
+    format: FormatQuery = "json",
+) -> Response:
+    """Events, newest first (`?format=csv`: one event a line, every one from the cursor on)."""
+    fetch = from_service(lambda n, after: svc.list_events(session, n, after), event_read)
+    return await list_answer(
+        request, format, EventPage, fetch, "events.csv", limit=limit, cursor=cursor, chunk=SERVICE_CHUNK
+    )
 
 
 @router.get("/{event_id}", operation_id="get_event", response_model=EventRead)
@@ -372,7 +375,9 @@ async def create_entries_csv(
     return await _register(request, event_id, session, who, "csv", rows)
 
 
-@router.get("/{event_id}/entries", operation_id="list_entries", response_model=EntryPage)
+@router.get(
+    "/{event_id}/entries", operation_id="list_entries", response_model=EntryPage, responses=CSV_CONTENT
+)
 async def list_entries(
     request: Request,
     event_id: str,
@@ -380,13 +385,15 @@ async def list_entries(
     principal: MaybePrincipal,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
+    format: FormatQuery = "json",
 ) -> Response:
     """The event's entries, in registration order (Secret Wars packs are sealed but to the organizer
-    until game 1)."""
-    views, nxt = page(
-        await svc.list_entries(session, event_id, principal), lambda v: v.entry.id, limit, cursor
+    until game 1; `?format=csv`: one entry a line)."""
+    views = await svc.list_entries(session, event_id, principal)
+    fetch = from_list(views, lambda v: v.entry.id, entry_read)
+    return await list_answer(
+        request, format, EntryPage, fetch, f"entries-{event_id}.csv", limit=limit, cursor=cursor
     )
-    return cached(request, EntryPage(items=[entry_read(v) for v in views], next_cursor=nxt))
 
 
 @router.get("/{event_id}/entries/{entry_id}", operation_id="get_entry", response_model=EntryRead)
@@ -511,17 +518,26 @@ async def put_forbidden_pairs(
     return ForbiddenPairs(pairs=await svc.put_forbidden_pairs(session, event_id, body.pairs, who))
 
 
-@router.get("/{event_id}/history", operation_id="get_event_history", response_model=HistoryPage)
+@router.get(
+    "/{event_id}/history", operation_id="get_event_history", response_model=HistoryPage, responses=CSV_CONTENT
+)
 async def get_history(
-    event_id: str, session: SessionDep, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
-) -> HistoryPage:
+    request: Request,
+    event_id: str,
+    session: SessionDep,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+    format: FormatQuery = "json",
+) -> Response:
     """The event's audit trail, oldest first: undone rounds, swaps, identity splits, check-in drops,
-    cancellation."""
-    rows, nxt = page(list(enumerate(await event_history(session, event_id))), lambda p: p[0], limit, cursor)
-    return HistoryPage(
-        items=[
-            HistoryEntryRead(action=h.action, actor=h.actor, payload=h.payload, at=h.created_at)
-            for _, h in rows
-        ],
-        next_cursor=nxt,
+    cancellation (`?format=csv`: one change a line, its payload as JSON text)."""
+    fetch = from_list(
+        list(enumerate(await event_history(session, event_id))),
+        lambda p: p[0],
+        lambda p: HistoryEntryRead(
+            action=p[1].action, actor=p[1].actor, payload=p[1].payload, at=p[1].created_at
+        ),
+    )
+    return await list_answer(
+        request, format, HistoryPage, fetch, f"history-{event_id}.csv", limit=limit, cursor=cursor
     )

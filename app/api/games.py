@@ -3,9 +3,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 
 from app.api.auth import Admin
+from app.api.csv_io import CSV_CONTENT, FormatQuery, list_answer
 from app.api.deps import SessionDep
 from app.api.idempotency import run_idempotent
-from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
+from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, from_list
 from app.api.schemas import GameCreate, GamePage, GameRead
 from app.db.models import Game
 from app.services import games as svc
@@ -19,11 +20,17 @@ def game_read(g: Game) -> GameRead:
     )
 
 
-@router.get("", operation_id="list_games", response_model=GamePage)
-async def list_games(session: SessionDep, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> GamePage:
-    """The catalog, by key."""
-    games, nxt = page(await svc.list_games(session), lambda g: g.key, limit, cursor)
-    return GamePage(items=[game_read(g) for g in games], next_cursor=nxt)
+@router.get("", operation_id="list_games", response_model=GamePage, responses=CSV_CONTENT)
+async def list_games(
+    request: Request,
+    session: SessionDep,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+    format: FormatQuery = "json",
+) -> Response:
+    """The catalog, by key (`?format=csv`: one game a line)."""
+    fetch = from_list(await svc.list_games(session), lambda g: g.key, game_read)
+    return await list_answer(request, format, GamePage, fetch, "games.csv", limit=limit, cursor=cursor)
 
 
 @router.post("", operation_id="create_game", status_code=201, response_model=GameRead)

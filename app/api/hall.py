@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
 from app.api.auth import Judge, Organizer
+from app.api.csv_io import CSV_CONTENT, FormatQuery, list_answer
 from app.api.deps import SessionDep
-from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
+from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, from_list
 from app.api.schemas import AnnouncementCreate, AnnouncementPage, AnnouncementRead, ClockIn, ClockRead
 from app.core.clock import ClockAction
 from app.db.models import Announcement
@@ -54,14 +55,24 @@ async def post_announcement(
 
 
 @router.get(
-    "/v1/events/{event_id}/announcements", operation_id="list_announcements", response_model=AnnouncementPage
+    "/v1/events/{event_id}/announcements",
+    operation_id="list_announcements",
+    response_model=AnnouncementPage,
+    responses=CSV_CONTENT,
 )
 async def list_announcements(
-    event_id: str, session: SessionDep, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
-) -> AnnouncementPage:
-    """The event's announcements, newest first."""
-    rows, nxt = page(await svc.announcements(session, event_id), lambda a: a.id, limit, cursor)
-    return AnnouncementPage(items=[announcement_read(a) for a in rows], next_cursor=nxt)
+    request: Request,
+    event_id: str,
+    session: SessionDep,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+    format: FormatQuery = "json",
+) -> Response:
+    """The event's announcements, newest first (`?format=csv`: one a line)."""
+    fetch = from_list(await svc.announcements(session, event_id), lambda a: a.id, announcement_read)
+    return await list_answer(
+        request, format, AnnouncementPage, fetch, f"announcements-{event_id}.csv", limit=limit, cursor=cursor
+    )
 
 
 @router.post("/v1/events/{event_id}/clock", operation_id="act_on_clock", response_model=ClockRead)

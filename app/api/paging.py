@@ -4,6 +4,9 @@ Lists read whole from the database (an event's entries and rounds, the games, a 
 histories, webhooks) page here by key: the cursor is the opaque key of the last item sent, and the
 next page starts after that item. A cursor that is not one (not base64 JSON) or names no item of
 this list is a 422 at ``query.cursor``; nothing is guessed.
+
+``from_list`` and ``from_service`` give a list's pages to app/api/csv_io.py ``list_answer``, which
+answers one page as JSON, or as CSV every page from the cursor on (api.md "CSV").
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Query
@@ -56,3 +59,33 @@ def page(
     chunk = list(items[start : start + limit])
     more = start + limit < len(items)
     return chunk, encode_cursor(key(chunk[-1])) if more and chunk else None
+
+
+R = TypeVar("R")
+# One page of a list as a CSV answer reads it (app/api/csv_io.py ``list_answer``): at most ``limit``
+# items after ``cursor`` (None: from the first), and the cursor of the next page (None: the last).
+Fetch = Callable[[int, str | None], Awaitable[tuple[Sequence[R], str | None]]]
+
+
+def from_list(items: Sequence[T], key: Callable[[T], Any], read: Callable[[T], R]) -> Fetch[R]:
+    """The pages of a list read whole (paged by ``key`` as ``page`` pages it), each item shaped by
+    ``read`` once it is on the page."""
+
+    async def fetch(limit: int, cursor: str | None) -> tuple[Sequence[R], str | None]:
+        chunk, nxt = page(items, key, limit, cursor)
+        return [read(i) for i in chunk], nxt
+
+    return fetch
+
+
+def from_service(
+    call: Callable[[int, str | None], Awaitable[tuple[Sequence[T], str | None]]], read: Callable[[T], R]
+) -> Fetch[R]:
+    """The pages of a list that pages in the database (its service takes a limit and a cursor),
+    each item shaped by ``read``."""
+
+    async def fetch(limit: int, cursor: str | None) -> tuple[Sequence[R], str | None]:
+        rows, nxt = await call(limit, cursor)
+        return [read(r) for r in rows], nxt
+
+    return fetch

@@ -5,8 +5,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response
 
 from app.api.auth import AnyOrganizer
+from app.api.csv_io import CSV_CONTENT, SERVICE_CHUNK, FormatQuery, list_answer
 from app.api.deps import SessionDep
 from app.api.idempotency import run_idempotent
+from app.api.paging import from_service
 from app.api.schemas import PlayerCreate, PlayerPage, PlayerRead
 from app.db.models import Player
 from app.services import players as svc
@@ -31,15 +33,20 @@ async def create_player(
     return await run_idempotent(request, session, who, body, handler)
 
 
-@router.get("", operation_id="list_players", response_model=PlayerPage)
+@router.get("", operation_id="list_players", response_model=PlayerPage, responses=CSV_CONTENT)
 async def list_players(
+    request: Request,
     session: SessionDep,
     q: Annotated[str | None, Query(max_length=200, description="name contains (case-insensitive)")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     cursor: str | None = None,
-) -> PlayerPage:
-    rows, nxt = await svc.search_players(session, q, limit, cursor)
-    return PlayerPage(items=[player_read(p) for p in rows], next_cursor=nxt)
+    format: FormatQuery = "json",
+) -> Response:
+    """Players by name (`?format=csv`: one player a line, every one from the cursor on)."""
+    fetch = from_service(lambda n, after: svc.search_players(session, q, n, after), player_read)
+    return await list_answer(
+        request, format, PlayerPage, fetch, "players.csv", limit=limit, cursor=cursor, chunk=SERVICE_CHUNK
+    )
 
 
 @router.get("/{player_id}", operation_id="get_player", response_model=PlayerRead)

@@ -19,11 +19,11 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, WithJsonSchema
 
 from app.api.auth import Admin
-from app.api.caching import cached, cached_csv
-from app.api.csv_io import CSV_CONTENT, FormatQuery, wants_csv
+from app.api.caching import cached
+from app.api.csv_io import CSV_CONTENT, FormatQuery, cached_csv, list_answer, wants_csv
 from app.api.deps import SessionDep
 from app.api.jobs import accepted
-from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, bad_cursor, decode_cursor, encode_cursor, page
+from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, bad_cursor, decode_cursor, encode_cursor, from_list
 from app.api.schemas import Instant, JobAccepted, Strict
 from app.core import limits
 from app.core import ratings as core
@@ -247,10 +247,28 @@ async def get_leaderboard(
     return cached(request, board)
 
 
+def player_rating(p: svc.PlayerPoolRating) -> PlayerRating:
+    return PlayerRating(
+        pool=p.pool,
+        rating=_r(p.rating),
+        games=p.games,
+        title=core.title(p.rating),
+        start_rating=p.start_rating,
+        history=[
+            HistoryItem(match_id=h.match_id, before=_r(h.before), after=_r(h.after), at=h.at)
+            for h in p.history
+        ],
+    )
+
+
 @router.get(
-    "/v1/players/{player_id}/ratings", operation_id="get_player_ratings", response_model=PlayerRatingPage
+    "/v1/players/{player_id}/ratings",
+    operation_id="get_player_ratings",
+    response_model=PlayerRatingPage,
+    responses=CSV_CONTENT,
 )
 async def get_player_ratings(
+    request: Request,
     player_id: str,
     session: SessionDep,
     limit: Limit = DEFAULT_LIMIT,
@@ -259,25 +277,22 @@ async def get_player_ratings(
         Instant | None,
         Query(description="only the games reported at or after this time (with its offset)"),
     ] = None,
-) -> PlayerRatingPage:
+    format: FormatQuery = "json",
+) -> Response:
     """A player's rating in every pool, by pool, with the history of changes in rating order
-    (`?since=`: the changes of the games reported since then)."""
-    ratings, nxt = page(await svc.player_ratings(session, player_id, since), lambda p: p.pool, limit, cursor)
-    items = [
-        PlayerRating(
-            pool=p.pool,
-            rating=_r(p.rating),
-            games=p.games,
-            title=core.title(p.rating),
-            start_rating=p.start_rating,
-            history=[
-                HistoryItem(match_id=h.match_id, before=_r(h.before), after=_r(h.after), at=h.at)
-                for h in p.history
-            ],
-        )
-        for p in ratings
-    ]
-    return PlayerRatingPage(items=items, next_cursor=nxt)
+    (`?since=`: the changes of the games reported since then; `?format=csv`: one change a line,
+    after its pool's columns, and a pool without changes on a line of its own)."""
+    fetch = from_list(await svc.player_ratings(session, player_id, since), lambda p: p.pool, player_rating)
+    return await list_answer(
+        request,
+        format,
+        PlayerRatingPage,
+        fetch,
+        f"ratings-{player_id}.csv",
+        limit=limit,
+        cursor=cursor,
+        explode="history",
+    )
 
 
 @router.post(

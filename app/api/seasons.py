@@ -6,8 +6,8 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
 from app.api.auth import AnyOrganizer, SeasonOrganizer
-from app.api.caching import cached, cached_csv
-from app.api.csv_io import CSV_CONTENT, FormatQuery, wants_csv
+from app.api.caching import cached
+from app.api.csv_io import CSV_CONTENT, FormatQuery, cached_csv, wants_csv
 from app.api.deps import SessionDep
 from app.api.schemas import (
     SeasonCreate,

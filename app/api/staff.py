@@ -4,12 +4,13 @@ and revokes them."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
 from app.api.auth import Organizer
+from app.api.csv_io import CSV_CONTENT, FormatQuery, list_answer
 from app.api.deps import SessionDep
-from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
+from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, from_list
 from app.api.schemas import StaffCreate, StaffCreated, StaffPage, StaffRead
 from app.core.access import Principal
 from app.core.vocabulary import Role, StaffRole
@@ -49,13 +50,24 @@ async def create_staff(event_id: str, body: StaffCreate, session: SessionDep, wh
     )
 
 
-@router.get("/v1/events/{event_id}/staff", operation_id="list_staff", response_model=StaffPage)
+@router.get(
+    "/v1/events/{event_id}/staff", operation_id="list_staff", response_model=StaffPage, responses=CSV_CONTENT
+)
 async def list_staff(
-    event_id: str, session: SessionDep, who: Organizer, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
-) -> StaffPage:
-    """The event's staff (organizer), in the order they were named, revoked members too."""
-    members, nxt = page(await svc.list_staff(session, event_id), lambda m: m.id, limit, cursor)
-    return StaffPage(items=[staff_read(m) for m in members], next_cursor=nxt)
+    request: Request,
+    event_id: str,
+    session: SessionDep,
+    who: Organizer,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+    format: FormatQuery = "json",
+) -> Response:
+    """The event's staff (organizer), in the order they were named, revoked members too
+    (`?format=csv`: one member a line)."""
+    fetch = from_list(await svc.list_staff(session, event_id), lambda m: m.id, staff_read)
+    return await list_answer(
+        request, format, StaffPage, fetch, f"staff-{event_id}.csv", limit=limit, cursor=cursor
+    )
 
 
 @router.delete("/v1/events/{event_id}/staff/{staff_id}", operation_id="revoke_staff", status_code=204)

@@ -4,7 +4,8 @@
   then last play, then a seeded die), with what broke each tie. No token, no state. Its body is
   declared here (``VERDICT_ROUTE``); app/api/verdicts.py makes the route.
 - ``GET /v1/events/{id}/places``: every place of a ``wbc-hmwp`` event (final table, then the other
-  semifinalists by semifinal place, then seeding); ``complete`` once the event is finished.
+  semifinalists by semifinal place, then seeding); ``complete`` once the event is finished; with
+  its ETag, and as CSV (``?format=csv``), one place a line.
 - ``GET /v1/events/{id}/titan-arena/statistics``: kills credited per entry and bets per creature
   over the event's confirmed game logs.
 - ``GET /v1/events/{id}/titan-arena/semifinal``: the semifinal's make-up — seeding, winners,
@@ -21,11 +22,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api import schemas
 from app.api.auth import EventMember
+from app.api.caching import cached
+from app.api.csv_io import CSV_CONTENT, FormatQuery, csv_table_answer, wants_csv
 from app.api.deps import SessionDep
 from app.api.verdicts import TitanVerdict, VerdictRoute
 from app.core import limits
@@ -167,10 +170,21 @@ class SemifinalRead(BaseModel):
     straight_to_final: bool = Field(description="too few for two tables: the seats play the final directly")
 
 
-@router.get("/v1/events/{event_id}/places", operation_id="get_places", response_model=PlacesRead)
-async def get_places(event_id: str, session: SessionDep) -> dict[str, Any]:
-    """Every place of a wbc-hmwp event, from what has been played so far."""
-    return await svc.places(session, event_id)
+@router.get(
+    "/v1/events/{event_id}/places",
+    operation_id="get_places",
+    response_model=PlacesRead,
+    responses=CSV_CONTENT,
+)
+async def get_places(
+    request: Request, event_id: str, session: SessionDep, format: FormatQuery = "json"
+) -> Response:
+    """Every place of a wbc-hmwp event, from what has been played so far (`?format=csv`: one place
+    a line)."""
+    places = PlacesRead.model_validate(await svc.places(session, event_id))
+    if wants_csv(request, format):
+        return csv_table_answer(request, PlaceRow, places.rows, f"places-{event_id}.csv")
+    return cached(request, places)
 
 
 @router.get(

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from app.api.auth import Admin, Organizer
+from app.api.csv_io import CSV_CONTENT, SERVICE_CHUNK, FormatQuery, list_answer
 from app.api.deps import SessionDep
-from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, page
+from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, from_list, from_service
 from app.api.schemas import (
     DeliveryPage,
     DeliveryRead,
@@ -80,17 +81,26 @@ async def create_event_webhook(
     return created(registered, f"/v1/events/{event_id}/webhooks/{registered.hook.id}")
 
 
-@router.get("/v1/events/{event_id}/webhooks", operation_id="list_event_webhooks", response_model=WebhookPage)
+@router.get(
+    "/v1/events/{event_id}/webhooks",
+    operation_id="list_event_webhooks",
+    response_model=WebhookPage,
+    responses=CSV_CONTENT,
+)
 async def list_event_webhooks(
+    request: Request,
     event_id: str,
     session: SessionDep,
     who: Organizer,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
-) -> WebhookPage:
-    """The event's endpoints (organizer), disabled ones with the reason."""
-    hooks, nxt = page(await svc.list_hooks(session, event_id), lambda h: h.id, limit, cursor)
-    return WebhookPage(items=[webhook_read(h) for h in hooks], next_cursor=nxt)
+    format: FormatQuery = "json",
+) -> Response:
+    """The event's endpoints (organizer), disabled ones with the reason (`?format=csv`: one a line)."""
+    fetch = from_list(await svc.list_hooks(session, event_id), lambda h: h.id, webhook_read)
+    return await list_answer(
+        request, format, WebhookPage, fetch, f"webhooks-{event_id}.csv", limit=limit, cursor=cursor
+    )
 
 
 @router.get(
@@ -113,18 +123,31 @@ async def delete_event_webhook(event_id: str, hook_id: str, session: SessionDep,
     "/v1/events/{event_id}/webhooks/{hook_id}/deliveries",
     operation_id="list_event_webhook_deliveries",
     response_model=DeliveryPage,
+    responses=CSV_CONTENT,
 )
 async def list_event_webhook_deliveries(
+    request: Request,
     event_id: str,
     hook_id: str,
     session: SessionDep,
     who: Organizer,
     limit: LimitQuery = 50,
     cursor: str | None = None,
-) -> DeliveryPage:
-    """The delivery log, newest first (organizer): each delivery's status, attempts and last error."""
-    rows, nxt = await svc.deliveries(session, hook_id, event_id, limit, cursor)
-    return DeliveryPage(items=[delivery_read(d) for d in rows], next_cursor=nxt)
+    format: FormatQuery = "json",
+) -> Response:
+    """The delivery log, newest first (organizer): each delivery's status, attempts and last error
+    (`?format=csv`: one delivery a line, every one from the cursor on)."""
+    fetch = from_service(lambda n, after: svc.deliveries(session, hook_id, event_id, n, after), delivery_read)
+    return await list_answer(
+        request,
+        format,
+        DeliveryPage,
+        fetch,
+        f"deliveries-{hook_id}.csv",
+        limit=limit,
+        cursor=cursor,
+        chunk=SERVICE_CHUNK,
+    )
 
 
 # --------------------------------------------------------------------------- every event's (admin)
@@ -135,13 +158,18 @@ async def create_webhook(body: WebhookCreate, session: SessionDep, admin: Admin)
     return created(registered, f"/v1/webhooks/{registered.hook.id}")
 
 
-@router.get("/v1/webhooks", operation_id="list_webhooks", response_model=WebhookPage)
+@router.get("/v1/webhooks", operation_id="list_webhooks", response_model=WebhookPage, responses=CSV_CONTENT)
 async def list_webhooks(
-    session: SessionDep, admin: Admin, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
-) -> WebhookPage:
-    """The endpoints told of every event (admin)."""
-    hooks, nxt = page(await svc.list_hooks(session, None), lambda h: h.id, limit, cursor)
-    return WebhookPage(items=[webhook_read(h) for h in hooks], next_cursor=nxt)
+    request: Request,
+    session: SessionDep,
+    admin: Admin,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+    format: FormatQuery = "json",
+) -> Response:
+    """The endpoints told of every event (admin; `?format=csv`: one a line)."""
+    fetch = from_list(await svc.list_hooks(session, None), lambda h: h.id, webhook_read)
+    return await list_answer(request, format, WebhookPage, fetch, "webhooks.csv", limit=limit, cursor=cursor)
 
 
 @router.get("/v1/webhooks/{hook_id}", operation_id="get_webhook", response_model=WebhookRead)
@@ -157,11 +185,29 @@ async def delete_webhook(hook_id: str, session: SessionDep, admin: Admin) -> Res
 
 
 @router.get(
-    "/v1/webhooks/{hook_id}/deliveries", operation_id="list_webhook_deliveries", response_model=DeliveryPage
+    "/v1/webhooks/{hook_id}/deliveries",
+    operation_id="list_webhook_deliveries",
+    response_model=DeliveryPage,
+    responses=CSV_CONTENT,
 )
 async def list_webhook_deliveries(
-    hook_id: str, session: SessionDep, admin: Admin, limit: LimitQuery = 50, cursor: str | None = None
-) -> DeliveryPage:
-    """Any endpoint's delivery log, newest first (admin)."""
-    rows, nxt = await svc.deliveries(session, hook_id, None, limit, cursor)
-    return DeliveryPage(items=[delivery_read(d) for d in rows], next_cursor=nxt)
+    request: Request,
+    hook_id: str,
+    session: SessionDep,
+    admin: Admin,
+    limit: LimitQuery = 50,
+    cursor: str | None = None,
+    format: FormatQuery = "json",
+) -> Response:
+    """Any endpoint's delivery log, newest first (admin; `?format=csv`: one delivery a line)."""
+    fetch = from_service(lambda n, after: svc.deliveries(session, hook_id, None, n, after), delivery_read)
+    return await list_answer(
+        request,
+        format,
+        DeliveryPage,
+        fetch,
+        f"deliveries-{hook_id}.csv",
+        limit=limit,
+        cursor=cursor,
+        chunk=SERVICE_CHUNK,
+    )

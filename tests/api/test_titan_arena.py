@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from typing import Any
 
 from app.core.games import titan_arena as ta
@@ -231,8 +233,22 @@ async def test_whole_hmwp_event(api: Api) -> None:
     done = await advance(api, eid, token)
     assert done["event"]["status"] == "finished"
 
-    places = (await api.client.get(f"/v1/events/{eid}/places")).json()
+    r = await api.client.get(f"/v1/events/{eid}/places")
+    places = r.json()
     assert places["complete"] is True
+    # as CSV too (api.md "CSV"): one place a line, the JSON's rows, with its own tag and a 304
+    as_csv = await api.client.get(f"/v1/events/{eid}/places", headers={"Accept": "text/csv"})
+    assert as_csv.headers["content-disposition"] == f'attachment; filename="places-{eid}.csv"'
+    assert list(csv.DictReader(io.StringIO(as_csv.text))) == [
+        {k: str(v) for k, v in row.items()} for row in places["rows"]
+    ]
+    assert as_csv.headers["etag"] != r.headers["etag"]
+    again = await api.client.get(
+        f"/v1/events/{eid}/places",
+        params={"format": "csv"},
+        headers={"If-None-Match": as_csv.headers["etag"]},
+    )
+    assert again.status_code == 304
     order = [r["name"] for r in places["rows"]]
     assert order[:4] == [players[1], players[3], players[2], players[0]]
     assert [r["place"] for r in places["rows"]] == list(range(1, 31))
