@@ -293,7 +293,7 @@ async def _home(
         status=status,
         presets=names,
         preset=chosen,
-        knobs=forms.knobs(chosen.settings),
+        knobs=forms.knobs(chosen.settings, offered=chosen.offered),
         games=games,
         restricted=len(games) < len(catalog),
         **extra,
@@ -375,7 +375,7 @@ async def create_event(request: Request, session: SessionDep) -> Response:
             name,
             form.get("game", "generic"),
             preset.name,
-            forms.overrides(preset.settings, form),
+            forms.overrides(preset.settings, form, preset.offered),
             None,
             hash_token(token),
         )

@@ -39,6 +39,13 @@ EN: dict[str, str] = {
     "roc_wager_of": "{name}'s wager (optional)",
     "st_record_players": "The record's players, in seat order: {names}.",
     "knob_scoring_bye": "Points for a bye",
+    "knob_join_deadline": "Join deadline",
+    "knob_join_deadline_hint": "When every table must have been joined (e.g. 2026-12-20T23:59+09:00; without an offset, UTC). Blank: no deadline is set, and you close it from the console when you decide; before a deadline given here, closing it is refused.",
+    "knob_final_deadline": "Final's registration deadline",
+    "knob_final_deadline_hint": "When the finalists must have registered for the final (e.g. 2026-12-20T23:59+09:00; without an offset, UTC). Blank: you close the registration from the console when you decide; before a deadline given here, closing it is refused.",
+    "knob_groups": "Groups",
+    "bga_deadline_set": "{what}: {when}",
+    "knob_groups_hint": "Blank for one group; a number splits the field into that many groups of near-equal size (16 → 8 + 8), each with its own schedule, all ranked together.",
 }
 
 JA: dict[str, str] = {
@@ -77,4 +84,11 @@ JA: dict[str, str] = {
     "roc_wager_of": "{name} の賭け金（任意）",
     "st_record_players": "記録のプレイヤー（席順）：{names}。",
     "knob_scoring_bye": "不戦勝の勝ち点",
+    "knob_join_deadline": "参加期限",
+    "knob_join_deadline_hint": "すべての卓に参加しておく期限（例：2026-12-20T23:59+09:00。時差の指定がなければ UTC）。空欄なら期限を設けず、主催者が判断したときにコンソールから締め切ります。ここで期限を指定すると、それより前には締め切れません。",
+    "knob_final_deadline": "決勝の登録期限",
+    "knob_final_deadline_hint": "決勝進出者が決勝に登録しておく期限（例：2026-12-20T23:59+09:00。時差の指定がなければ UTC）。空欄なら、主催者が判断したときにコンソールから登録を締め切ります。ここで期限を指定すると、それより前には締め切れません。",
+    "knob_groups": "グループ数",
+    "bga_deadline_set": "{what}：{when}",
+    "knob_groups_hint": "空欄なら 1 グループ。数を入れると参加者をほぼ同じ人数のグループに分け（16 → 8 + 8）、グループごとに日程を組み、全員をまとめて順位付けします。",
 }

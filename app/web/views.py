@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from markupsafe import Markup
@@ -111,9 +112,18 @@ class BgaPage:
 
     summary: dict[str, Any]
     plan: list[tuple[Stage, list[PlanGroup]]]
+    deadlines: dict[str, str] = field(default_factory=dict)  # join_deadline, final_deadline as shown
 
     def name(self, entry_id: str) -> str:
         return str(self.summary["names"].get(entry_id, entry_id))
+
+
+def shown_time(iso: str) -> str:
+    """A time in the settings as a page shows it: "2026-12-20 23:59 UTC", or with its offset."""
+    at = datetime.fromisoformat(iso)
+    offset = at.strftime("%z")
+    zone = "UTC" if offset in ("", "+0000") else f"{offset[:3]}:{offset[3:]}"
+    return f"{at:%Y-%m-%d %H:%M} {zone}"
 
 
 @dataclass
@@ -311,7 +321,9 @@ async def bga_page(session: AsyncSession, page: EventPage) -> BgaPage:
         if groups:
             ordered = sorted(groups.items(), key=lambda kv: kv[0] or "")
             plan.append((stage, [PlanGroup(g, sorted(r.items())) for g, r in ordered]))
-    return BgaPage(summary, plan)
+    settings = page.event.settings or {}
+    deadlines = {k: shown_time(settings[k]) for k in ("join_deadline", "final_deadline") if settings.get(k)}
+    return BgaPage(summary, plan, deadlines)
 
 
 async def entries_of(session: AsyncSession, event_id: str, principal: Principal | None) -> list[EntryView]:

@@ -9,7 +9,8 @@ own: ``POST /v1/adjudicate/{name}``). A match of an adjudicated game may be repo
 
 Everything else is built from ``GAMES``: ``ADJUDICATORS``, ``RECORD_SHAPES`` (the OpenAPI document's
 ``game_log`` schema), ``SEAT_ORDER``, ``PRESETS`` (collected by ``app/core/presets.py``),
-``PRESET_GAMES`` (the catalog's games a preset sets up events of), ``FIRST_SEATS`` (who plays first
+``PRESET_GAMES`` (the catalog's games a preset sets up events of), ``PRESET_OFFERED`` (the
+settings a preset leaves unset that its new event form offers), ``FIRST_SEATS`` (who plays first
 at a match, where the game's own rules draw it from the match's seed), and the
 verdict members and stored keys ``app/api/verdicts.py`` routes a match's verdict by, and the verdict
 routes ``app/api/verdicts.py`` ``tool_router`` makes, one per game with a ``tool``. A declaration
@@ -32,6 +33,7 @@ __all__ = [
     "GAMES",
     "PRESETS",
     "PRESET_GAMES",
+    "PRESET_OFFERED",
     "RECORD_SHAPES",
     "SEAT_ORDER",
     "Adjudication",
@@ -46,6 +48,7 @@ __all__ = [
 ]
 
 SeatOrder = Callable[[Any, Sequence[tuple[str, str]]], Any]
+OFFERED_KINDS = ("int", "datetime")
 Tool = Callable[[dict[str, Any]], dict[str, Any]]
 """A stateless tool: the record as its client sent it (checked for shape) → the verdict's document."""
 FirstSeat = Callable[[str, int], int | None]
@@ -65,12 +68,15 @@ class Game:
     order first); ``stored_key``: a key found only in this game's verdicts, by which one stored
     before the adjudicator's name was kept with it is known (None for the one adjudicated game whose
     verdicts are what is left); ``tool``: the stateless tool an adjudicated game offers, judging a
-    record outside any event. ``first_seat``: for an adjudicated game whose own rules draw who plays first
+    record outside any event. ``offered``: per preset, the settings its document leaves unset that
+    the new event form offers blank, each with its kind (``int``, ``datetime``): a blank keeps the
+    engine's default. ``first_seat``: for an adjudicated game whose own rules draw who plays first
     from the match's seed (a Rite of Command deal), that seat, which the round marks as holding the
     first token, so that every page's ★ is the game's first player."""
 
     name: str
     presets: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    offered: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     events_of: tuple[str, ...] = ()
     adjudicator: Adjudicator | None = None
     record_shape: Any = None
@@ -90,6 +96,10 @@ class Game:
             raise TypeError(f"game {self.name!r} declares nothing: neither presets nor an adjudicator")
         if self.events_of and not self.presets:
             raise TypeError(f"game {self.name!r}: events_of names the games of presets it has none of")
+        if set(self.offered) - set(self.presets):
+            raise TypeError(f"game {self.name!r}: offered names presets it has none of")
+        if any(kind not in OFFERED_KINDS for knobs in self.offered.values() for kind in knobs.values()):
+            raise TypeError(f"game {self.name!r}: an offered setting's kind is one of {OFFERED_KINDS}")
         if self.first_seat is not None and self.adjudicator is None:
             raise TypeError(
                 f"game {self.name!r}: a first seat drawn from the match's seed needs an adjudicator"
@@ -156,7 +166,7 @@ GAMES: tuple[Game, ...] = (
         tool=_strategic_titan_tool,
     ),
     Game("battlebooks", presets=battlebooks.PRESETS, events_of=(battlebooks.GAME,)),
-    Game("bga", presets=bga.PRESETS),
+    Game("bga", presets=bga.PRESETS, offered=bga.OFFERED),
 )
 
 
@@ -185,6 +195,9 @@ PRESETS: Mapping[str, dict[str, Any]] = _built(GAMES)
 # preset sets up events of, from the same declarations; a preset not listed suits any game.
 PRESET_GAMES: Mapping[str, tuple[str, ...]] = {
     preset: g.events_of for g in GAMES if g.events_of for preset in g.presets
+}
+PRESET_OFFERED: Mapping[str, Mapping[str, str]] = {
+    preset: knobs for g in GAMES for preset, knobs in g.offered.items()
 }
 FIRST_SEATS: Mapping[str, FirstSeat] = {g.name: g.first_seat for g in GAMES if g.first_seat is not None}
 ADJUDICATORS: Mapping[str, Adjudicator] = {g.name: g.adjudicator for g in GAMES if g.adjudicator is not None}
