@@ -8,10 +8,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import ValidationError
+
+from app.api.bga import TableIn
 from app.core.errors import InvalidInput, Problem
+from app.core.games.rite_of_command import MAX_DECK_SIZE
 from app.core.vocabulary import EntryStatus, EventStatus, StaffRole
 from app.db.models import Event, Match
 from app.services.reads import settings_of
+from app.services.rite_of_command import DEFAULT_DECK
 
 
 def same_token(sent: object, expected: str) -> bool:
@@ -93,7 +98,7 @@ def when(text: str, loc: tuple[str, ...], example: str) -> datetime:
         at = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
         msg = f"give a date and time such as {example}"
-        raise InvalidInput(f"{'.'.join(loc)}: {msg}", [Problem(loc, msg)]) from None
+        raise InvalidInput(f"{'.'.join(loc)}: {msg} (not {text!r})", [Problem(loc, msg)]) from None
     return at if at.tzinfo else at.replace(tzinfo=UTC)
 
 
@@ -292,3 +297,40 @@ def missing(event: Event, entries: list[Any]) -> list[Any] | None:
     return [
         e.entry for e in entries if e.entry.status == EntryStatus.ACTIVE and e.entry.checked_in_at is None
     ]
+
+
+def bga_table_body(form: dict[str, Any], seated: list[str], keys: list[str]) -> dict[str, Any]:
+    """A BGA table as the console's form (and the player's page's) gives it, checked by the API's
+    own ``TableIn``: the table id, when it was created (ISO 8601; without an offset, UTC), the seats
+    ticked as its players, each table setting as the site shows it, and the organizer's permission
+    (the service refuses it to anyone else)."""
+    created = str(form.get("created_at", "")).strip()
+    body = {
+        "table": str(form.get("table", "")).strip(),
+        "created_at": when(created, ("created_at",), "2026-12-02T18:30") if created else None,
+        "players": [e for e in seated if form.get(f"player:{e}") == "yes"],
+        "settings": {k: str(form.get(f"setting:{k}", "")).strip() for k in keys},
+        "allowed": form.get("allowed") == "yes",
+    }
+    try:
+        return TableIn.model_validate(body).model_dump()
+    except ValidationError as exc:
+        problems = [Problem(tuple(str(x) for x in e["loc"]), e.get("msg", "invalid")) for e in exc.errors()]
+        words = {
+            "table": "the BGA table's number",
+            "created_at": "when it was created",
+            "players": "its players",
+        }
+        first = problems[0]
+        raise InvalidInput(f"{words.get(str(first.loc[0]), first.loc[0])}: {first.msg}", problems) from None
+
+
+def deck_size(raw: object) -> int:
+    """A Rite of Command deal's cards a player as typed (blank: the console's default, six)."""
+    text = str(raw if raw is not None else "").strip() or str(DEFAULT_DECK)
+    if not text.isdigit() or not 1 <= int(text) <= MAX_DECK_SIZE:
+        raise InvalidInput(
+            f"the deck size must be a whole number from 1 to {MAX_DECK_SIZE}",
+            [Problem(("deck_size",), f"a whole number from 1 to {MAX_DECK_SIZE}")],
+        )
+    return int(text)
