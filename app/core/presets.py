@@ -34,6 +34,12 @@ def first_game(preset: str | None) -> str | None:
     return next(iter(games.PRESET_GAMES.get(preset or "generic", ())), None)
 
 
+def offered(preset: str | None) -> dict[str, str]:
+    """The settings a preset leaves unset that its new event form offers blank, each with its kind
+    (``int``, ``datetime``), as its game declares them (a Board Game Arena event's deadlines)."""
+    return dict(games.PRESET_OFFERED.get(preset or "generic", {}))
+
+
 def game_problems(preset: str | None, game_key: str) -> list[Problem]:
     """The problem, naming ``game``, of a preset on an event of a game it does not belong to."""
     if suits(preset, game_key):

@@ -19,6 +19,11 @@ class PresetView:
         return presets.suits(self.name, game_key)
 
     @property
+    def offered(self) -> dict[str, str]:
+        """The settings the preset leaves unset that the new event form offers blank, by kind."""
+        return presets.offered(self.name)
+
+    @property
     def first_game(self) -> str | None:
         """The game the new event form offers first (``None``: any game, the catalog's order)."""
         return presets.first_game(self.name)

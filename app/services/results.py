@@ -29,6 +29,7 @@ from app.core.access import Access, Principal, authorize
 from app.core.concurrency import check_if_match
 from app.core.errors import Conflict, InvalidInput, NotFound, Problem
 from app.core.games.adjudication import SeatOutcome
+from app.core.games.adjudication import match_seed as seed_of_match
 from app.core.games.registry import adjudicator_name, get_adjudicator, in_seat_order
 from app.core.results import Report, ReportedSeat, normalize
 from app.core.vocabulary import OPEN_MATCH, EntryStatus, EventStatus, MatchStatus, Outcome, Role, StageStatus
@@ -413,9 +414,8 @@ async def _after_confirm(
 
 
 def match_seed(event: Event, match: Match) -> str:
-    """The seed an adjudicator draws a match's game from (a Rite of Command deal): the event's seed
-    and the match."""
-    return f"{event.seed}:{match.id}"
+    """The seed an adjudicator draws a match's game from (a Rite of Command deal)."""
+    return seed_of_match(event.seed, match.id)
 
 
 async def report(

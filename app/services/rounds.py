@@ -1,7 +1,8 @@
 """Rounds: creating one from its tables (generated or the organizer's, checked), and reading them.
 
 Round numbers run through the whole event (stage 2's first round follows stage 1's last). Each
-table's first token holder is drawn from the event seed.
+table's first token holder is drawn from the event seed, or, in a game whose own rules draw who
+plays first from the match's seed (``Game.first_seat``: a Rite of Command deal), is that player.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from sqlalchemy.orm import selectinload
 
 from app.core import rng
 from app.core.errors import InvalidInput, NotFound, Problem
+from app.core.games.adjudication import match_seed
+from app.core.games.registry import FIRST_SEATS
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome
 from app.db.base import new_id, utcnow
 from app.db.bulk import bulk_insert, json_text
@@ -106,14 +109,20 @@ async def write_round(
     no_details = json_text(session, {})
     match_rows: list[tuple[Any, ...]] = []
     seat_rows: list[tuple[Any, ...]] = []
+    # a game whose own rules draw who plays first from the match's seed (a Rite of Command deal):
+    # that seat holds the first token, so the ★ is the game's first player, not a second draw
+    game_first = FIRST_SEATS.get((await game_of(session, event)).adjudicator or "")
     for t, table in enumerate(tables, start=1):
         bye = len(table) == 1
+        match_id = new_id()
+        own = None if bye or game_first is None else game_first(match_seed(event.seed, match_id), len(table))
         first = (
-            0
+            own
+            if own is not None
+            else 0
             if bye or first_seat_token
             else rng.stream(event.seed, f"round:{number}:table:{t}:first_token").randrange(len(table))
         )
-        match_id = new_id()
         match_rows.append(
             (
                 match_id,

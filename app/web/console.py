@@ -40,7 +40,7 @@ from app.services.presets import battlebooks as bb_svc
 from app.services.presets import titan_arena as titan_svc
 from app.services.reads import get_event, load_match, settings_of
 from app.services.tokens import hash_token, new_token
-from app.web import forms
+from app.web import forms, verdicts
 from app.web.i18n import translator
 from app.web.public import qr_svg
 from app.web.render import language, page
@@ -148,9 +148,12 @@ async def _verdict(
     entries = await entries_of(session, event_id, principal)
     names = {e.entry.id: e.entry.name for e in entries}
     event = (await event_svc.get_event_view(session, event_id)).event
+    # a Strategic Titan verdict in words (who won, why, each player at the end), not its JSON
+    titan = verdicts.strategic_titan(shown.verdict or {}) if shown.adjudicator == "strategic-titan" else None
     return page(
         request,
         "console_verdict.html",
+        titan=titan,
         event=event,
         match=match,
         seats=sorted(
@@ -158,7 +161,9 @@ async def _verdict(
             key=lambda ns: (ns[1].place is None, ns[1].place or 0),
         ),
         outcome=shown.report.outcome,
-        details=json.dumps(shown.verdict, ensure_ascii=False, indent=2) if shown.verdict else "",
+        details=json.dumps(shown.verdict, ensure_ascii=False, indent=2)
+        if shown.verdict and not titan
+        else "",
         adjudicator=shown.adjudicator,
         log=log,
         csrf=csrf_of(token),
@@ -293,7 +298,7 @@ async def _home(
         status=status,
         presets=names,
         preset=chosen,
-        knobs=forms.knobs(chosen.settings),
+        knobs=forms.knobs(chosen.settings, offered=chosen.offered),
         games=games,
         restricted=len(games) < len(catalog),
         **extra,
@@ -375,7 +380,7 @@ async def create_event(request: Request, session: SessionDep) -> Response:
             name,
             form.get("game", "generic"),
             preset.name,
-            forms.overrides(preset.settings, form),
+            forms.overrides(preset.settings, form, preset.offered),
             None,
             hash_token(token),
         )

@@ -5,19 +5,15 @@ calls the API's own service and answers as every console action does (app/web/co
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
-from pydantic import ValidationError
 
-from app.api.bga import TableIn
 from app.api.deps import SessionDep
 from app.core.access import Access, Principal
 from app.core.errors import InvalidInput, Problem
-from app.core.games.rite_of_command import MAX_DECK_SIZE
 from app.services import events as event_svc
 from app.services import rite_of_command as roc_svc
 from app.services.presets import bga as bga_svc
@@ -33,40 +29,6 @@ router = APIRouter(prefix="/console", include_in_schema=False)
 # --------------------------------------------------------------------------- the formats' own actions
 # Board Game Arena round robins (bga-round-robin.md), Rite of Command deals (rite-of-command.md):
 # each the API's own service, the form read as the API's body (docs/web.md "Formats").
-def _bga_body(form: dict[str, Any], seated: list[str], keys: list[str]) -> dict[str, Any]:
-    """A BGA table as the console's form gives it, checked by the API's own ``TableIn``: the table
-    id, when it was created (ISO 8601; without an offset, UTC), the seats ticked as its players,
-    each table setting as the site shows it, and the organizer's permission."""
-    created = str(form.get("created_at", "")).strip()
-    try:
-        when = datetime.fromisoformat(created.replace("Z", "+00:00")) if created else None
-    except ValueError:
-        when = None
-    if created and when is None:
-        raise InvalidInput(
-            "the table's creation time is not a date and time (2026-12-02T18:30)",
-            [Problem(("created_at",), "give a date and time such as 2026-12-02T18:30")],
-        )
-    body = {
-        "table": str(form.get("table", "")).strip(),
-        "created_at": (when if when is None or when.tzinfo else when.replace(tzinfo=UTC)),
-        "players": [e for e in seated if form.get(f"player:{e}") == "yes"],
-        "settings": {k: str(form.get(f"setting:{k}", "")).strip() for k in keys},
-        "allowed": form.get("allowed") == "yes",
-    }
-    try:
-        return TableIn.model_validate(body).model_dump()
-    except ValidationError as exc:
-        problems = [Problem(tuple(str(x) for x in e["loc"]), e.get("msg", "invalid")) for e in exc.errors()]
-        words = {
-            "table": "the BGA table's number",
-            "created_at": "when it was created",
-            "players": "its players",
-        }
-        first = problems[0]
-        raise InvalidInput(f"{words.get(str(first.loc[0]), first.loc[0])}: {first.msg}", problems) from None
-
-
 @router.post("/e/{event_id}/matches/{match_id}/bga/tables")
 async def record_bga_table(request: Request, event_id: str, match_id: str, session: SessionDep) -> Response:
     """A BGA table created for a scheduled match, judged with every other recorded for it:
@@ -76,7 +38,7 @@ async def record_bga_table(request: Request, event_id: str, match_id: str, sessi
         match = await _match_of(session, event_id, match_id)
         seated = [s.entry_id for s in sorted(match.seats, key=lambda s: s.seat)]
         keys = list(settings_of(await get_event(session, event_id)).table_settings)
-        await bga_svc.record_table(session, match_id, principal, _bga_body(form, seated, keys))
+        await bga_svc.record_table(session, match_id, principal, forms.bga_table_body(form, seated, keys))
 
     return await _act(request, session, event_id, action, f"#m-{match_id}")
 
@@ -118,16 +80,6 @@ async def bga_final(request: Request, event_id: str, step: str, session: Session
     return await _act(request, session, event_id, action, "#bga-final")
 
 
-def _deck_size(raw: object) -> int:
-    text = str(raw if raw is not None else "").strip() or str(roc_svc.DEFAULT_DECK)
-    if not text.isdigit() or not 1 <= int(text) <= MAX_DECK_SIZE:
-        raise InvalidInput(
-            f"the deck size must be a whole number from 1 to {MAX_DECK_SIZE}",
-            [Problem(("deck_size",), f"a whole number from 1 to {MAX_DECK_SIZE}")],
-        )
-    return int(text)
-
-
 @router.get("/e/{event_id}/matches/{match_id}/deal", response_class=HTMLResponse)
 async def roc_deal(
     request: Request, event_id: str, match_id: str, session: SessionDep, deck_size: str = ""
@@ -140,7 +92,7 @@ async def roc_deal(
     entries = await entries_of(session, event_id, principal)
     names = {e.entry.id: e.entry.name for e in entries}
     try:
-        size = _deck_size(deck_size)
+        size = forms.deck_size(deck_size)
     except InvalidInput as exc:
         size, flash = roc_svc.DEFAULT_DECK, {**flash, "error": exc.detail}
     dealt = await roc_svc.match_deal(session, match_id, size)
@@ -192,7 +144,7 @@ async def roc_plays(request: Request, event_id: str, match_id: str, session: Ses
     back = f"/matches/{match_id}/deal?deck_size={quote(size, safe='')}"
 
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
-        deck = _deck_size(form.get("deck_size"))
+        deck = forms.deck_size(form.get("deck_size"))
         dealt = await roc_svc.match_deal(session, match_id, deck)
         rings = [int(c) for c in str(form.get("rings", "")) if c.isdigit()]
         wrong = [str(r) for r in rings if r not in (1, 2, 3)]

@@ -5,12 +5,18 @@ from __future__ import annotations
 import copy
 import hmac
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import ValidationError
+
+from app.api.bga import TableIn
 from app.core.errors import InvalidInput, Problem
+from app.core.games.rite_of_command import MAX_DECK_SIZE
 from app.core.vocabulary import EntryStatus, EventStatus, StaffRole
 from app.db.models import Event, Match
 from app.services.reads import settings_of
+from app.services.rite_of_command import DEFAULT_DECK
 
 
 def same_token(sent: object, expected: str) -> bool:
@@ -28,9 +34,12 @@ class Knob:
     value: Any
     optional: bool = False  # a blank leaves the setting to the engine (a Swiss stage's rounds)
     hint: str = "swiss_rounds_hint"  # the words under an optional knob: what a blank does
+    typed: str = ""  # the kind of a setting the preset leaves unset (no value to say it): int, datetime
 
     @property
     def kind(self) -> str:
+        if self.typed:
+            return self.typed
         if isinstance(self.value, bool):
             return "bool"
         if isinstance(self.value, int):
@@ -44,9 +53,22 @@ class Knob:
         return f"knob:{self.path}"
 
 
-def knobs(settings: dict[str, Any] | list[Any], prefix: str = "") -> list[Knob]:
+def knobs(
+    settings: dict[str, Any] | list[Any], prefix: str = "", offered: dict[str, str] | None = None
+) -> list[Knob]:
     """Every scalar of a settings document (lists of scalars and objects without scalars are kept
-    as they are: the API takes them)."""
+    as they are: the API takes them), then each setting the preset leaves unset that its form
+    offers (``offered``: path → kind, ``int`` or ``datetime``), blank."""
+    out = _scalars(settings, prefix)
+    known = {k.path for k in out}
+    for path, kind in (offered or {}).items():
+        if path not in known:
+            hint = f"knob_{path.rsplit('.', 1)[-1]}_hint"
+            out.append(Knob(path, None, optional=True, hint=hint, typed=kind))
+    return out
+
+
+def _scalars(settings: dict[str, Any] | list[Any], prefix: str = "") -> list[Knob]:
     out: list[Knob] = []
     items: list[tuple[str, Any]] = (
         [(str(i), v) for i, v in enumerate(settings)]
@@ -58,7 +80,7 @@ def knobs(settings: dict[str, Any] | list[Any], prefix: str = "") -> list[Knob]:
         if isinstance(v, dict | list) and not (
             isinstance(v, list) and all(not isinstance(x, dict) for x in v)
         ):
-            out.extend(knobs(v, f"{path}."))
+            out.extend(_scalars(v, f"{path}."))
         elif isinstance(v, bool | int | float | str):
             swiss_rounds = k == "rounds" and isinstance(settings, dict) and settings.get("format") == "swiss"
             out.append(Knob(path, v, optional=swiss_rounds))
@@ -70,12 +92,24 @@ def knobs(settings: dict[str, Any] | list[Any], prefix: str = "") -> list[Knob]:
     return out
 
 
+def when(text: str, loc: tuple[str, ...], example: str) -> datetime:
+    """A date and time as typed (ISO 8601; ``Z`` for UTC; without an offset, UTC)."""
+    try:
+        at = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        msg = f"give a date and time such as {example}"
+        raise InvalidInput(f"{'.'.join(loc)}: {msg} (not {text!r})", [Problem(loc, msg)]) from None
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
+
+
 def _parse(knob: Knob, raw: str | None) -> Any:
     if knob.kind == "bool":
         return raw is not None
     text = (raw or "").strip()
     if knob.kind == "str":
         return text
+    if knob.kind == "datetime":
+        return when(text, ("settings", *knob.path.split(".")), "2026-12-20T23:59+09:00").isoformat()
     try:
         return int(text) if knob.kind == "int" else float(text)
     except ValueError:
@@ -85,22 +119,39 @@ def _parse(knob: Knob, raw: str | None) -> Any:
         ) from None
 
 
-def overrides(settings: dict[str, Any], form: dict[str, str]) -> dict[str, Any]:
+def _has(settings: dict[str, Any], path: str) -> bool:
+    node: Any = settings
+    for part in path.split("."):
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
+            return False
+    return True
+
+
+def overrides(
+    settings: dict[str, Any], form: dict[str, str], offered: dict[str, str] | None = None
+) -> dict[str, Any]:
     """The settings to send with the preset: each top-level key whose knobs the form changed, whole
-    (a checkbox left out is unchecked, as browsers send them)."""
+    (a checkbox left out is unchecked, as browsers send them); a setting the preset leaves unset
+    and the form left blank is not sent."""
     changed: dict[str, Any] = {}
-    for knob in knobs(settings):
+    for knob in knobs(settings, offered=offered):
         if knob.kind != "bool" and knob.field not in form:  # not on the form: the preset's value
             continue
         blank = knob.optional and not str(form.get(knob.field) or "").strip()
+        if blank and not _has(settings, knob.path):  # left to the engine, as the preset leaves it
+            continue
         value = None if blank else _parse(knob, form.get(knob.field))
         if value == knob.value:
             continue
         top, *rest = knob.path.split(".")
-        doc = changed.setdefault(top, copy.deepcopy(settings[top]))
         if not rest:
             changed[top] = value
             continue
+        doc = changed.setdefault(top, copy.deepcopy(settings[top]))
         node: Any = doc
         for part in rest[:-1]:
             node = node[int(part)] if isinstance(node, list) else node[part]
@@ -246,3 +297,40 @@ def missing(event: Event, entries: list[Any]) -> list[Any] | None:
     return [
         e.entry for e in entries if e.entry.status == EntryStatus.ACTIVE and e.entry.checked_in_at is None
     ]
+
+
+def bga_table_body(form: dict[str, Any], seated: list[str], keys: list[str]) -> dict[str, Any]:
+    """A BGA table as the console's form (and the player's page's) gives it, checked by the API's
+    own ``TableIn``: the table id, when it was created (ISO 8601; without an offset, UTC), the seats
+    ticked as its players, each table setting as the site shows it, and the organizer's permission
+    (the service refuses it to anyone else)."""
+    created = str(form.get("created_at", "")).strip()
+    body = {
+        "table": str(form.get("table", "")).strip(),
+        "created_at": when(created, ("created_at",), "2026-12-02T18:30") if created else None,
+        "players": [e for e in seated if form.get(f"player:{e}") == "yes"],
+        "settings": {k: str(form.get(f"setting:{k}", "")).strip() for k in keys},
+        "allowed": form.get("allowed") == "yes",
+    }
+    try:
+        return TableIn.model_validate(body).model_dump()
+    except ValidationError as exc:
+        problems = [Problem(tuple(str(x) for x in e["loc"]), e.get("msg", "invalid")) for e in exc.errors()]
+        words = {
+            "table": "the BGA table's number",
+            "created_at": "when it was created",
+            "players": "its players",
+        }
+        first = problems[0]
+        raise InvalidInput(f"{words.get(str(first.loc[0]), first.loc[0])}: {first.msg}", problems) from None
+
+
+def deck_size(raw: object) -> int:
+    """A Rite of Command deal's cards a player as typed (blank: the console's default, six)."""
+    text = str(raw if raw is not None else "").strip() or str(DEFAULT_DECK)
+    if not text.isdigit() or not 1 <= int(text) <= MAX_DECK_SIZE:
+        raise InvalidInput(
+            f"the deck size must be a whole number from 1 to {MAX_DECK_SIZE}",
+            [Problem(("deck_size",), f"a whole number from 1 to {MAX_DECK_SIZE}")],
+        )
+    return int(text)

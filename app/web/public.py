@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 import segno
@@ -12,16 +13,18 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 
 from app.api.deps import MaybePrincipal, SessionDep
 from app.core.access import Access, authorize
-from app.core.errors import NotFound, Unauthorized
+from app.core.errors import InvalidInput, NotFound, Unauthorized
 from app.core.vocabulary import EventStatus, Role
 from app.services import events as event_svc
 from app.services import results as result_svc
+from app.services import rite_of_command as roc_svc
+from app.services.presets import bga as bga_svc
 from app.services.presets import titan_arena as titan_svc
-from app.services.reads import load_match
+from app.services.reads import get_event, load_match, settings_of
 from app.web import forms
 from app.web.embeds import snippets
 from app.web.render import HERE, PageRoute, page
-from app.web.views import LIVE_TYPES, event_page, seated
+from app.web.views import LIVE_TYPES, event_page, player_formats, seated
 
 router = APIRouter(include_in_schema=False, route_class=PageRoute)
 
@@ -122,9 +125,10 @@ async def match(request: Request, event_id: str, match_id: str, session: Session
 
 @router.get("/e/{event_id}/me/view", response_class=HTMLResponse)
 async def player_view(
-    request: Request, event_id: str, session: SessionDep, principal: MaybePrincipal
+    request: Request, event_id: str, session: SessionDep, principal: MaybePrincipal, deck_size: str = ""
 ) -> HTMLResponse:
-    """The player's part, for the page's script (the entry token as the bearer header)."""
+    """The player's part, for the page's script (the entry token as the bearer header); a Rite of
+    Command player's deals for ``deck_size`` cards a player (the console's default unless given)."""
     if principal is None or principal.role != Role.ENTRY or principal.entry_id is None:
         raise Unauthorized("the entry's own token is required")
     authorize(principal, Access.ORGANIZER_OR_OWN_ENTRY, event_id=event_id, entry_id=principal.entry_id)
@@ -135,6 +139,10 @@ async def player_view(
     if p.event.preset == titan_svc.PRESET and p.event.status == EventStatus.RUNNING and p.stages:
         rules = await titan_svc.final_rules(session, event_id)  # a finalist answers on their own page
         final_rules = rules if principal.entry_id in rules["finalists"] else None
+    try:
+        size, deck_error = forms.deck_size(deck_size), ""
+    except InvalidInput as exc:
+        size, deck_error = roc_svc.DEFAULT_DECK, exc.detail or ""
     return page(
         request,
         "_player.html",
@@ -143,10 +151,32 @@ async def player_view(
         open_tables=open_tables,
         played=played,
         final_rules=final_rules,
+        formats=await player_formats(session, p, principal.entry_id, open_tables, size),
+        deck_error=deck_error,
+        now_utc=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S"),
         mine=entry,
         body=lambda tb, choice: json.dumps(forms.result_body(tb.match, choice)),
         names=lambda tb: json.dumps({s["entry_id"]: s["name"] for s in tb.seats}),
     )
+
+
+@router.post("/e/{event_id}/m/{match_id}/bga/tables")
+async def player_bga_table(
+    request: Request, event_id: str, match_id: str, session: SessionDep, principal: MaybePrincipal
+) -> JSONResponse:
+    """A seated player's BGA table, from their page (the entry token as the bearer header, so
+    another site cannot send it): the console's form read as the API's body (``allowed`` is the
+    organizer's), then the API's own ``POST /v1/matches/{id}/bga/tables``; the match's tables as judged."""
+    if principal is None:
+        raise Unauthorized("the entry's own token is required")
+    match = await load_match(session, match_id)
+    if match.event_id != event_id:
+        raise NotFound(f"match {match_id} of event {event_id} not found")
+    seats = [s.entry_id for s in sorted(match.seats, key=lambda s: s.seat)]
+    keys = list(settings_of(await get_event(session, event_id)).table_settings)
+    body = forms.bga_table_body(dict(await request.form()), seats, keys)
+    judged = await bga_svc.record_table(session, match_id, principal, body)
+    return JSONResponse({"tables": judged["tables"]})
 
 
 @router.post("/e/{event_id}/m/{match_id}/result")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from markupsafe import Markup
@@ -25,6 +26,7 @@ from app.core.vocabulary import (
 from app.db.models import Match, RatingPool, Stage
 from app.services import events as event_svc
 from app.services import exports as export_svc
+from app.services import rite_of_command as roc_svc
 from app.services import rounds as round_svc
 from app.services import standings as standings_svc
 from app.services.events import EntryView, EventView
@@ -34,6 +36,7 @@ from app.services.presets import bga as bga_svc
 from app.services.presets import titan_arena as titan_svc
 from app.services.reads import details_of, game_of, stage_settings, stages_of
 from app.services.registry import registry_of
+from app.services.rite_of_command import MatchDeal
 from app.services.rounds import RoundView
 from app.services.standings import StandingsView
 from app.web.brackets import bracket_svg
@@ -120,9 +123,18 @@ class BgaPage:
 
     summary: dict[str, Any]
     plan: list[tuple[Stage, list[PlanGroup]]]
+    deadlines: dict[str, str] = field(default_factory=dict)  # join_deadline, final_deadline as shown
 
     def name(self, entry_id: str) -> str:
         return str(self.summary["names"].get(entry_id, entry_id))
+
+
+def shown_time(iso: str) -> str:
+    """A time in the settings as a page shows it: "2026-12-20 23:59 UTC", or with its offset."""
+    at = datetime.fromisoformat(iso)
+    offset = at.strftime("%z")
+    zone = "UTC" if offset in ("", "+0000") else f"{offset[:3]}:{offset[3:]}"
+    return f"{at:%Y-%m-%d %H:%M} {zone}"
 
 
 @dataclass
@@ -334,7 +346,9 @@ async def bga_page(session: AsyncSession, page: EventPage) -> BgaPage:
         if groups:
             ordered = sorted(groups.items(), key=lambda kv: kv[0] or "")
             plan.append((stage, [PlanGroup(g, sorted(r.items())) for g, r in ordered]))
-    return BgaPage(summary, plan)
+    settings = page.event.settings or {}
+    deadlines = {k: shown_time(settings[k]) for k in ("join_deadline", "final_deadline") if settings.get(k)}
+    return BgaPage(summary, plan, deadlines)
 
 
 async def entries_of(session: AsyncSession, event_id: str, principal: Principal | None) -> list[EntryView]:
@@ -355,3 +369,58 @@ def seated(page: EventPage, entry_id: str) -> tuple[list[Table], list[Table]]:
         if any(s["entry_id"] == entry_id for s in t.seats)
     ]
     return [t for t in mine if t.open], [t for t in mine if not t.open]
+
+
+@dataclass
+class PlayerFormats:
+    """What a player's own page adds where the event's format lets the player act
+    (docs/web.md "The player's page"): a Board Game Arena event's summary (their tables' BGA tables
+    to record, the final to register for or withdraw from: ``GET /v1/events/{id}/bga``), and a Rite
+    of Command player's deals (their open duels', for ``deck_size`` cards a player)."""
+
+    entry_id: str
+    bga: dict[str, Any] | None = None
+    deals: dict[str, MatchDeal] = field(default_factory=dict)
+    deck_size: int = roc_svc.DEFAULT_DECK
+
+    @property
+    def table_settings(self) -> dict[str, Any] | None:
+        """A 3-player BGA event's table settings: its tables are recorded by their players too."""
+        return (self.bga or {}).get("table_settings")
+
+    @property
+    def final(self) -> dict[str, Any] | None:
+        """A 2-player BGA event's final, as the summary gives it, with what this player may do."""
+        fin = (self.bga or {}).get("final")
+        stages = (self.bga or {}).get("stages") or []
+        if self.bga is None or self.bga.get("preset") != bga_svc.TWO_P or self.bga["status"] != "running":
+            return None
+        me, rr = self.entry_id, stages[0] if stages else None
+        if fin is None or rr is None:
+            return None
+        finalist = me in (fin.get("finalists") or [])
+        final_open = len(stages) > 1 and stages[1]["status"] == "active" and not fin["deadline_closed"]
+        return {
+            **fin,
+            "finalist": finalist and len(stages) > 1 and stages[1]["status"] == "active",
+            "registered_me": me in fin["registered"],
+            "forfeited_me": me in fin["forfeits"],
+            "withdrawn_me": me in fin["withdrawn"],
+            "can_register": final_open and finalist and me not in fin["registered"],
+            "can_withdraw": final_open and finalist,
+            "can_withdraw_ahead": rr["status"] == "active" and me not in fin["withdrawn"],
+        }
+
+
+async def player_formats(
+    session: AsyncSession, page: EventPage, entry_id: str, open_tables: list[Table], deck_size: int
+) -> PlayerFormats:
+    """The reads behind a player's format actions: the BGA summary, their open duels' deals."""
+    out = PlayerFormats(entry_id, deck_size=deck_size)
+    if page.event.preset in (bga_svc.TWO_P, bga_svc.THREE_P) and page.stages:
+        out.bga = await bga_svc.summary(session, page.event.id)
+    if (await game_of(session, page.event)).adjudicator == roc_svc.ADJUDICATOR:
+        for tb in open_tables:
+            if len(tb.seats) == 2:
+                out.deals[tb.match.id] = await roc_svc.match_deal(session, tb.match.id, deck_size)
+    return out

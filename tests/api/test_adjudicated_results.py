@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from tests.support.api import Api, assert_problem, bearer, pair, post_result, setup_event, standings, start
+from tests.support.api import (
+    Api,
+    advance,
+    assert_problem,
+    bearer,
+    pair,
+    post_result,
+    report,
+    setup_event,
+    standings,
+    start,
+)
 from tests.support.rite_of_command import RINGS
 from tests.support.strategic_titan import four_player_game
 
@@ -100,3 +111,25 @@ async def test_places_that_contradict_a_rite_of_command_game_log_are_refused(api
     right = {"game_log": RINGS, "seats": [{"entry_id": second, "place": 1}, {"entry_id": first, "place": 2}]}
     result = (await post_result(api, token, m, right))["result"]
     assert [s["place"] for s in result["seats"]] == [2, 1]
+
+
+async def test_a_rite_of_command_tables_first_token_is_its_deals_first_player(api: Api) -> None:
+    """rite-of-command.md "In a match": the seat the round marks as holding the first token (the
+    pages' ★) is the deal's first player — checked, once the event is over and its seed revealed,
+    against the stateless deal of each match's seed."""
+    names = [f"Duelist {n:02}" for n in range(12)]
+    eid, token, _ = await setup_event(
+        api, names, game="rite-of-command", settings={"stages": [{"format": "swiss", "rounds": 1}]}
+    )
+    matches = (await start(api, eid, token))["round"]["matches"]
+    for m in matches:
+        await report(api, token, m, [1, 2])
+    await advance(api, eid, token)
+    seed = (await api.client.get(f"/v1/events/{eid}")).json()["seed"]
+    assert seed
+    for m in matches:
+        dealt = await api.client.post(
+            "/v1/rite-of-command/deal", json={"deck_size": 1, "seed": f"{seed}:{m['id']}"}
+        )
+        holder = [s["seat"] for s in m["seats"] if s["first_token"]]
+        assert holder == [dealt.json()["first_player"] - 1], (m, dealt.json())

@@ -328,3 +328,15 @@ def test_conditions_parse_both_forms_case_insensitively() -> None:
     assert (
         torch.power.value(zombie.tags, hunter.tags) == 4 and torch.power.value(hunter.tags, zombie.tags) == 1
     )
+
+
+@given(st.text(min_size=1, max_size=20), st.integers(1, 100))
+@settings(max_examples=50, deadline=None)
+def test_a_deals_first_player_is_the_same_for_every_deck_size_and_names_the_first_seat(
+    seed: str, size: int
+) -> None:
+    """rite-of-command.md "In a match": the first player comes from its own stream of the seed, so
+    the round knows it before the deck size is chosen; it holds the match's first token."""
+    first = roc.first_player(seed)
+    assert roc.deal(roc.sample_catalog(), size, seed).first_player == first
+    assert roc.first_seat(seed, 2) == first - 1 and roc.first_seat(seed, 3) is None

@@ -28,6 +28,13 @@ class Adjudication:
     details: dict[str, Any] = field(default_factory=dict)  # the full verdict, stored with the match
 
 
+def match_seed(event_seed: str, match_id: str) -> str:
+    """The seed an adjudicator draws a match's game from (a Rite of Command deal): the event's seed,
+    a colon and the match's id. The event's seed is revealed once the event is finished, so every
+    match's game can then be drawn again by anyone (rite-of-command.md "In a match")."""
+    return f"{event_seed}:{match_id}"
+
+
 def record_keys(shape: Any) -> frozenset[str]:
     """Every key a record's ``TypedDict`` declares: the keys its parser knows."""
     return frozenset(shape.__required_keys__ | shape.__optional_keys__)

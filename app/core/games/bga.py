@@ -132,6 +132,14 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
+# The settings each preset leaves unset that its new event form offers, blank
+# (docs/web.md "The new event form"): the deadline its rules close — the final's registration
+# (2 players), the tables' join deadline (3 players) — and a 3-player field's groups (blank: one).
+OFFERED: dict[str, dict[str, str]] = {
+    "bga-round-robin": {"final_deadline": "datetime"},
+    "bga-round-robin-3p": {"join_deadline": "datetime", "stages.0.groups": "int"},
+}
+
 
 # --------------------------------------------------------------------------- 2 players: stages
 def plan_stages(entries: int, stages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -9,7 +9,9 @@ own: ``POST /v1/adjudicate/{name}``). A match of an adjudicated game may be repo
 
 Everything else is built from ``GAMES``: ``ADJUDICATORS``, ``RECORD_SHAPES`` (the OpenAPI document's
 ``game_log`` schema), ``SEAT_ORDER``, ``PRESETS`` (collected by ``app/core/presets.py``),
-``PRESET_GAMES`` (the catalog's games a preset sets up events of), and the
+``PRESET_GAMES`` (the catalog's games a preset sets up events of), ``PRESET_OFFERED`` (the
+settings a preset leaves unset that its new event form offers), ``FIRST_SEATS`` (who plays first
+at a match, where the game's own rules draw it from the match's seed), and the
 verdict members and stored keys ``app/api/verdicts.py`` routes a match's verdict by, and the verdict
 routes ``app/api/verdicts.py`` ``tool_router`` makes, one per game with a ``tool``. A declaration
 that is incomplete, or that repeats another's name or preset, fails as this module is imported."""
@@ -27,9 +29,11 @@ from app.core.games.adjudication import Adjudication, Adjudicator, SeatOutcome
 
 __all__ = [
     "ADJUDICATORS",
+    "FIRST_SEATS",
     "GAMES",
     "PRESETS",
     "PRESET_GAMES",
+    "PRESET_OFFERED",
     "RECORD_SHAPES",
     "SEAT_ORDER",
     "Adjudication",
@@ -44,8 +48,11 @@ __all__ = [
 ]
 
 SeatOrder = Callable[[Any, Sequence[tuple[str, str]]], Any]
+OFFERED_KINDS = ("int", "datetime")
 Tool = Callable[[dict[str, Any]], dict[str, Any]]
 """A stateless tool: the record as its client sent it (checked for shape) → the verdict's document."""
+FirstSeat = Callable[[str, int], int | None]
+"""The match's seed and its number of seats → the seat that plays first (``None``: the round's draw)."""
 
 
 @dataclass(frozen=True)
@@ -61,16 +68,22 @@ class Game:
     order first); ``stored_key``: a key found only in this game's verdicts, by which one stored
     before the adjudicator's name was kept with it is known (None for the one adjudicated game whose
     verdicts are what is left); ``tool``: the stateless tool an adjudicated game offers, judging a
-    record outside any event."""
+    record outside any event. ``offered``: per preset, the settings its document leaves unset that
+    the new event form offers blank, each with its kind (``int``, ``datetime``): a blank keeps the
+    engine's default. ``first_seat``: for an adjudicated game whose own rules draw who plays first
+    from the match's seed (a Rite of Command deal), that seat, which the round marks as holding the
+    first token, so that every page's ★ is the game's first player."""
 
     name: str
     presets: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    offered: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     events_of: tuple[str, ...] = ()
     adjudicator: Adjudicator | None = None
     record_shape: Any = None
     seat_order: SeatOrder | None = None
     stored_key: str | None = None
     tool: Tool | None = None
+    first_seat: FirstSeat | None = None
 
     def __post_init__(self) -> None:
         if len({self.adjudicator is None, self.record_shape is None, self.tool is None}) != 1:
@@ -83,6 +96,14 @@ class Game:
             raise TypeError(f"game {self.name!r} declares nothing: neither presets nor an adjudicator")
         if self.events_of and not self.presets:
             raise TypeError(f"game {self.name!r}: events_of names the games of presets it has none of")
+        if set(self.offered) - set(self.presets):
+            raise TypeError(f"game {self.name!r}: offered names presets it has none of")
+        if any(kind not in OFFERED_KINDS for knobs in self.offered.values() for kind in knobs.values()):
+            raise TypeError(f"game {self.name!r}: an offered setting's kind is one of {OFFERED_KINDS}")
+        if self.first_seat is not None and self.adjudicator is None:
+            raise TypeError(
+                f"game {self.name!r}: a first seat drawn from the match's seed needs an adjudicator"
+            )
 
     @property
     def verdict_member(self) -> str:
@@ -127,6 +148,7 @@ GAMES: tuple[Game, ...] = (
         record_shape=rite_of_command.RiteOfCommandLog,
         stored_key="rings",
         tool=_rite_of_command_tool,
+        first_seat=rite_of_command.first_seat,
     ),
     Game(
         "battlebooks-royal",
@@ -144,7 +166,7 @@ GAMES: tuple[Game, ...] = (
         tool=_strategic_titan_tool,
     ),
     Game("battlebooks", presets=battlebooks.PRESETS, events_of=(battlebooks.GAME,)),
-    Game("bga", presets=bga.PRESETS),
+    Game("bga", presets=bga.PRESETS, offered=bga.OFFERED),
 )
 
 
@@ -174,6 +196,10 @@ PRESETS: Mapping[str, dict[str, Any]] = _built(GAMES)
 PRESET_GAMES: Mapping[str, tuple[str, ...]] = {
     preset: g.events_of for g in GAMES if g.events_of for preset in g.presets
 }
+PRESET_OFFERED: Mapping[str, Mapping[str, str]] = {
+    preset: knobs for g in GAMES for preset, knobs in g.offered.items()
+}
+FIRST_SEATS: Mapping[str, FirstSeat] = {g.name: g.first_seat for g in GAMES if g.first_seat is not None}
 ADJUDICATORS: Mapping[str, Adjudicator] = {g.name: g.adjudicator for g in GAMES if g.adjudicator is not None}
 RECORD_SHAPES: Mapping[str, Any] = {g.name: g.record_shape for g in GAMES if g.adjudicator is not None}
 SEAT_ORDER: Mapping[str, SeatOrder] = {g.name: g.seat_order for g in GAMES if g.seat_order is not None}

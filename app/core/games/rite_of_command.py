@@ -26,6 +26,8 @@ Rulings taken here, where the spec is silent:
   player 2's order is reshuffled (same stream) until it differs from player 1's.
 - Every draw comes from app/core/rng.py streams "rite-of-command:deal:cards",
   "rite-of-command:deal:order:1", "rite-of-command:deal:order:2" and "rite-of-command:deal:first".
+- A match's first player is its deal's (``first_seat``): the seat its round marks as holding the
+  first token is the deal's first player, never a second draw (rite-of-command.md "In a match").
 - A full record {deal, first_player, plays} is checked play by play: the first player moves first and
   turns alternate strictly; a play may name its `card`, which must then be the top card of that
   player's deck; the ring is 1, 2 or 3; every card must be played (a short record is rejected, as is
@@ -162,8 +164,19 @@ def deal(catalog: Catalog, deck_size: int, seed: str) -> Deal:
         while player == 2 and len(set(cards)) > 1 and tuple(order) == orders[1]:
             stream.shuffle(order)
         orders[player] = tuple(order)
-    first = rng.stream(seed, "rite-of-command:deal:first").choice(PLAYERS)
-    return Deal(cards, orders, first)
+    return Deal(cards, orders, first_player(seed))
+
+
+def first_player(seed: str) -> int:
+    """The deal's first player (1 or 2), drawn from its own stream of the seed: the same for every
+    deck size, so a match's first player is known before its deck is chosen."""
+    return int(rng.stream(seed, "rite-of-command:deal:first").choice(PLAYERS))
+
+
+def first_seat(seed: str, seats: int) -> int | None:
+    """The registry seam: the match's seat that plays first, its deal's first player (player 1 is
+    seat 0); ``None`` for a table that is no duel."""
+    return first_player(seed) - 1 if seats == len(PLAYERS) else None
 
 
 # --- plays -------------------------------------------------------------------------------------

@@ -22,19 +22,32 @@
     p.textContent = text; p.hidden = false;
   }
   // the player's part; without a connection, the copy last seen (static/offline.js keeps it)
+  var deckSize = "";  // a Rite of Command deal's cards a player, as last asked on this page
   function load() {
     var t = token();
     if (!t) { form.hidden = false; return; }
     form.hidden = true;
-    fetch("/e/" + eventId + "/me/view" + (matchId ? "?match=" + encodeURIComponent(matchId) : ""), {
+    var query = [];
+    if (matchId) query.push("match=" + encodeURIComponent(matchId));
+    if (deckSize) query.push("deck_size=" + encodeURIComponent(deckSize));
+    fetch("/e/" + eventId + "/me/view" + (query.length ? "?" + query.join("&") : ""), {
       headers: { Authorization: "Bearer " + t, Accept: "text/html" }
     }).then(function (r) {
       if (r.status === 401 || r.status === 403) { try { localStorage.removeItem(key); } catch (e) {} m = null; form.hidden = false; return null; }
       return r.text().then(function (html) {
-        // places chosen and not yet recorded stay chosen across a refresh
+        // places chosen and not yet recorded stay chosen across a refresh, and what is typed in a
+        // form kept open (a BGA table: [data-keep]) stays typed, its box open
         var chosen = [].map.call(box.querySelectorAll("form[data-player-places] input:checked"), function (el) { return el.id; });
+        var kept = [].map.call(box.querySelectorAll("[data-keep] input[id]"), function (el) { return [el.id, el.type === "checkbox" ? el.checked : el.value]; });
+        var opened = [].map.call(box.querySelectorAll("details[data-keep][open]"), function (el) { return el.id; });
         box.innerHTML = html; stale.hidden = true;
         chosen.forEach(function (id) { var el = document.getElementById(id); if (el) el.checked = true; });
+        kept.forEach(function (k) {
+          var el = document.getElementById(k[0]);
+          if (!el) return;
+          if (el.type === "checkbox") el.checked = k[1]; else el.value = k[1];
+        });
+        opened.forEach(function (id) { var el = document.getElementById(id); if (el) el.open = true; });
         if (offline && r.ok) offline.saveView(eventId, html);
         return null;
       });
@@ -266,6 +279,58 @@
         load();
       });
     }, function () { b.disabled = false; say(box.getAttribute("data-msg-failed")); });
+  });
+  // a Board Game Arena 2-player event's final: registered for, or withdrawn from (ahead, while
+  // the round robin runs), by the player for themself — the API's own routes, with the token
+  box.addEventListener("click", function (ev) {
+    var b = ev.target.closest("button.bga-final");
+    if (!b) return;
+    var part = document.getElementById("my-bga-final");
+    b.disabled = true;
+    fetch("/v1/events/" + eventId + "/bga/final/" + b.getAttribute("data-step"), {
+      method: "POST",
+      headers: { Authorization: "Bearer " + token(), "Content-Type": "application/json" },
+      body: JSON.stringify({ entry_id: part.getAttribute("data-entry") })
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (j) {
+        b.disabled = false;
+        if (!r.ok) { say(box.getAttribute("data-msg-failed") + " " + (j.detail || r.status)); return; }
+        say(part.getAttribute("data-saved"));
+        load();
+      });
+    }, function () { b.disabled = false; say(box.getAttribute("data-msg-failed")); });
+  });
+  // a Board Game Arena 3-player table's BGA table, as the console's form sends it (the page's own
+  // route reads it as the API's body): judged, then listed under the table; a refusal is said in
+  // the table's names and what was typed stays
+  box.addEventListener("submit", function (ev) {
+    var f = ev.target.closest("form[data-bga-form]");
+    if (!f) return;
+    ev.preventDefault();
+    var b = f.querySelector("button[type=submit]"), id = f.getAttribute("data-match");
+    b.disabled = true;
+    fetch(f.getAttribute("action"), {
+      method: "POST",
+      headers: { Authorization: "Bearer " + token(), Accept: "application/json" },
+      body: new URLSearchParams(new FormData(f))
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (j) {
+        b.disabled = false;
+        if (!r.ok) { say(box.getAttribute("data-msg-failed") + " " + named(j.detail || String(r.status), id)); return; }
+        var open = document.getElementById("my-bga-" + id);
+        if (open) open.removeAttribute("data-keep");  // recorded: the part is drawn afresh, closed
+        say(f.getAttribute("data-saved"));
+        load();
+      });
+    }, function () { b.disabled = false; say(box.getAttribute("data-msg-failed")); });
+  });
+  // a Rite of Command deal for another number of cards a player: the part drawn again
+  box.addEventListener("submit", function (ev) {
+    var f = ev.target.closest("form[data-deal-form]");
+    if (!f) return;
+    ev.preventDefault();
+    deckSize = f.querySelector("input[name=deck_size]").value.trim();
+    load();
   });
   box.addEventListener("submit", function (ev) {
     var f = ev.target.closest("form[data-player-places]");
