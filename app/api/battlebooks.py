@@ -21,11 +21,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, Header, Query, Response
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from app.api.auth import require
-from app.api.csv_io import csv_text
+from app.api.caching import cached
+from app.api.csv_io import cached_csv, wants_csv
 from app.api.deps import SessionDep
 from app.api.matches import full_match_read
 from app.api.schemas import MatchRead, StrictTypes
@@ -181,10 +182,6 @@ def _lines(card: ScoreCardRead) -> list[list[object]]:
     return lines
 
 
-def _csv(card: ScoreCardRead) -> str:
-    return csv_text(CSV_COLUMNS, _lines(card))
-
-
 class HeroDeclaration(StrictTypes):
     entry_id: str = Field(max_length=64, description="the seat whose hero this is")
     character: str = Field(min_length=1, max_length=100, description="one of the entry's books")
@@ -219,26 +216,20 @@ async def declare_hero(
     responses={200: {"content": {"text/csv": {}}}},
 )
 async def get_scorecard(
+    request: Request,
     event_id: str,
     entry_id: str,
     session: SessionDep,
     format: Annotated[
         Literal["json", "csv"] | None, Query(description="csv, or send Accept: text/csv")
     ] = None,
-    accept: Annotated[str | None, Header()] = None,
-) -> ScoreCardRead | Response:
+) -> Response:
     """An entry's score card: every game's opponent, heroes, score/differential and running totals,
     with the round scores (JSON, or CSV with `Accept: text/csv` / `?format=csv`)."""
     card = scorecard_read(await score_card(session, event_id, entry_id))
-    wants_csv = format == "csv" or (format is None and accept is not None and "text/csv" in accept)
-    if wants_csv:
-        filename = f"scorecard-{entry_id}.csv"
-        return Response(
-            _csv(card),
-            media_type="text/csv; charset=utf-8",
-            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
-        )
-    return card
+    if format == "csv" or (format is None and wants_csv(request, "json")):  # an Accept that asks for it
+        return cached_csv(request, CSV_COLUMNS, _lines(card), f"scorecard-{entry_id}.csv")
+    return cached(request, card)
 
 
 class ScoreCardsRead(BaseModel):
@@ -253,20 +244,17 @@ class ScoreCardsRead(BaseModel):
     responses={200: {"content": {"text/csv": {}}}},
 )
 async def get_scorecards(
+    request: Request,
     event_id: str,
     session: SessionDep,
     format: Annotated[
         Literal["json", "csv"], Query(description="json, or csv: one file for the event")
     ] = "json",
-) -> ScoreCardsRead | Response:
+) -> Response:
     """Every entry's score card in one file: JSON, or CSV with each card's lines after its entry's
     id and name (`?format=csv`)."""
     cards = [scorecard_read(v) for v in await score_cards(session, event_id)]
-    if format == "csv":
+    if wants_csv(request, format):
         lines = [(card.entry_id, card.name, *line) for card in cards for line in _lines(card)]
-        return Response(
-            csv_text(("entry_id", "name", *CSV_COLUMNS), lines),
-            media_type="text/csv; charset=utf-8",
-            headers={"Content-Disposition": f'attachment; filename="scorecards-{event_id}.csv"'},
-        )
-    return ScoreCardsRead(event_id=event_id, cards=cards)
+        return cached_csv(request, ("entry_id", "name", *CSV_COLUMNS), lines, f"scorecards-{event_id}.csv")
+    return cached(request, ScoreCardsRead(event_id=event_id, cards=cards))

@@ -56,6 +56,9 @@ ETAGGED = frozenset(
         "get_season_standings",
         "get_match",
         "get_places",
+        "get_crosstable",
+        "get_scorecard",
+        "get_scorecards",
         # every list, as JSON and as CSV (app/api/csv_io.py list_answer)
         *CSV_LISTS,
     }

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Path, Query, Request, Response
 
 from app.api.auth import Judge, Organizer
 from app.api.caching import Rendered, cached, cached_json, rendered
-from app.api.csv_io import CSV_CONTENT, FormatQuery, csv_response
+from app.api.csv_io import CSV_CONTENT, FormatQuery, cached_csv, wants_csv
 from app.api.deps import SessionDep
 from app.api.events import event_read
 from app.api.idempotency import run_idempotent
@@ -136,7 +136,7 @@ async def list_rounds(
     """The rounds with their matches, stage by stage; `?format=csv` gives every round's pairings one
     seat a line (whole, not paged)."""
     views = await round_svc.event_rounds(session, event_id)
-    if format == "csv":
+    if wants_csv(request, format):
         lines = [
             (
                 v.round.number,
@@ -156,7 +156,7 @@ async def list_rounds(
             for m in v.matches
             for s in sorted(m.seats, key=lambda s: s.seat)
         ]
-        return csv_response(ROUND_COLUMNS, lines, f"pairings-{event_id}.csv")
+        return cached_csv(request, ROUND_COLUMNS, lines, f"pairings-{event_id}.csv")
     chunk, nxt = page(views, lambda v: [v.stage.index, v.round.number], limit, cursor)
     return cached(request, RoundPage(items=[round_read(v, explain=explain) for v in chunk], next_cursor=nxt))
 

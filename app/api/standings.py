@@ -8,8 +8,8 @@ from weakref import WeakKeyDictionary
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import PlainTextResponse
 
-from app.api.caching import Rendered, cached_json, rendered
-from app.api.csv_io import CSV_CONTENT, FormatQuery, Notation, csv_response
+from app.api.caching import Rendered, cached, cached_json, rendered
+from app.api.csv_io import CSV_CONTENT, FormatQuery, Notation, cached_csv, wants_csv
 from app.api.deps import SessionDep
 from app.api.schemas import (
     CrossCellRead,
@@ -50,7 +50,7 @@ async def get_standings(
     """Standings computed from the stored results, with every criterion's value and `decided_by`
     (`?format=csv`: one row a line, a column per tie-break)."""
     view = await standings_svc.cached_standings(session, event_id, stage, group)
-    if format == "csv":
+    if wants_csv(request, format):
         header = ("rank", "entry_id", "name", "points", "games", "wins", "differential", "average")
         tail = ("decided_by", "group", "status")
         lines = [
@@ -70,7 +70,7 @@ async def get_standings(
             )
             for r in view.rows
         ]
-        return csv_response((*header, *view.tiebreaks, *tail), lines, f"standings-{event_id}.csv")
+        return cached_csv(request, (*header, *view.tiebreaks, *tail), lines, f"standings-{event_id}.csv")
     kept = _rendered.get(view)
     if kept is not None:
         return cached_json(request, kept)
@@ -110,20 +110,24 @@ async def get_standings(
     responses=CSV_CONTENT,
 )
 async def get_crosstable(
-    event_id: str, session: SessionDep, stage: StageQuery = None, format: FormatQuery = "json"
-) -> CrossTableRead | Response:
+    request: Request,
+    event_id: str,
+    session: SessionDep,
+    stage: StageQuery = None,
+    format: FormatQuery = "json",
+) -> Response:
     """The stage's cross-table: every entry in standings order, whom it met each round, in which
     seat, with what result (`?format=csv`: cells like `+5w`, `=3b`, `-7w`, `+bye`)."""
     view = await export_svc.crosstable_view(session, event_id, stage)
-    if format == "csv":
+    if wants_csv(request, format):
         ranks = {r.entry_id: r.rank for r in view.rows}
         lines = []
         for r in view.rows:
             by_round = {c.round: Notation(cell_text(c, ranks)) for c in r.cells}
             lines.append((r.rank, r.name, r.points, *(by_round.get(n, "") for n in view.rounds)))
         header = ("rank", "name", "points", *(f"round {n}" for n in view.rounds))
-        return csv_response(header, lines, f"crosstable-{event_id}.csv")
-    return CrossTableRead(
+        return cached_csv(request, header, lines, f"crosstable-{event_id}.csv")
+    read = CrossTableRead(
         event_id=event_id,
         stage=view.stage.index if view.stage is not None else None,
         rounds=view.rounds,
@@ -149,6 +153,7 @@ async def get_crosstable(
             for r in view.rows
         ],
     )
+    return cached(request, read)
 
 
 @router.get(

@@ -390,3 +390,23 @@ def test_every_list_of_the_document_answers_csv() -> None:
             # the rounds, the pools and a leaderboard have CSVs of their own (api.md "Exports", "Ratings")
             assert ("Link" in ok["headers"]) == (get["operationId"] in CSV_LISTS), get["operationId"]
     assert pages - {"list_rounds", "list_rating_pools", "get_leaderboard"} == set(LISTS) == CSV_LISTS
+
+
+@pytest.mark.parametrize("path", ["standings", "crosstable", "rounds"])
+async def test_an_event_s_tables_answer_csv_by_accept_with_their_etag(world: World, path: str) -> None:
+    """The standings, the cross-table and the rounds' pairings, as the lists: `Accept: text/csv` as
+    `?format=csv`, an ETag of the CSV's own and a 304 when it is unchanged."""
+    api = world.api
+    url = f"/v1/events/{world.event}/{path}"
+    by_format = await api.client.get(url, params={"format": "csv"})
+    assert by_format.status_code == 200 and by_format.headers["content-type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(by_format.text)))
+    assert len(rows) > 1  # a header and the event's lines
+    by_accept = await api.client.get(url, headers={"Accept": "text/csv"})
+    assert by_accept.text == by_format.text and by_accept.headers["etag"] == by_format.headers["etag"]
+    plain = await api.client.get(url, headers={"Accept": "application/json"})
+    assert plain.headers["content-type"].startswith("application/json")
+    again = await api.client.get(
+        url, headers={"Accept": "text/csv", "If-None-Match": by_format.headers["etag"]}
+    )
+    assert again.status_code == 304 and again.content == b""
