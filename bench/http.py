@@ -451,9 +451,9 @@ def _within(seconds: list[float], target: float) -> str:
 
 
 def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
-    big, big_rounds = (64, 2) if args.quick else (10_000, 2)
-    small, rounds = (64, 3) if args.quick else (512, 5)
-    reads = 32 if args.quick else 128
+    big, big_rounds = (24, 2) if args.quick else (10_000, 2)
+    small, rounds = (24, 3) if args.quick else (512, 5)
+    reads = 12 if args.quick else 128
     out: list[str] = []
     # served as docker-compose serves it: two API processes on Postgres; the embedded default is one
     workers = args.workers if args.workers else (2 if kind == "postgres" else 1)
@@ -469,7 +469,7 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
             "warning",
         ]
         with serve(bare_argv, env, tmp / f"bare-{kind}.log", workers) as bare:
-            n = 200 if args.quick else 2000
+            n = 60 if args.quick else 2000
             bare_quiet = quiet(bare, ("GET", "/bare/read/1", b"", None), 50)
             bare_read = load(bare, [("GET", f"/bare/read/{i % 1000}", b"", None) for i in range(n)])
             bare_write = load(bare, [("POST", f"/bare/write/{i % 1000}", b"", None) for i in range(n)])
@@ -523,7 +523,7 @@ def run_database(kind: str, args: argparse.Namespace, tmp: Path) -> list[str]:
 
             if "events" not in args.parts:
                 return out
-            events = [api.event(64, 2) for _ in range(10)]
+            events = [api.event(12 if args.quick else 64, 2) for _ in range(10)]
             spread = [r for e in events for r in result_requests(e[2], e[1], 1)]
             spread = [spread[i] for i in sorted(range(len(spread)), key=lambda i: (i * 7919) % len(spread))]
             out.append(
