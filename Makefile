@@ -49,10 +49,11 @@ lint: venv
 typecheck: venv
 	$(BIN)/mypy app
 
-# the suite on every core (pytest-xdist, TEST_WORKERS processes): each worker has its own databases and
-# names its own queues; the slowest files start first (tests/conftest.py SLOWEST_FIRST), and the 20
-# slowest tests are printed at the end
-TEST_WORKERS ?= auto
+# the suite on every core (pytest-xdist, TEST_WORKERS processes: one more than the cores, as a third of
+# the suite's time is spent waiting on a server, a browser or a subprocess): each worker has its own
+# databases and names its own queues; the slowest files start first (tests/conftest.py SLOWEST_FIRST),
+# and the 20 slowest tests are printed at the end
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 test: venv
 	bash tests/services.sh .test-env
 	$(MAKE) --no-print-directory lint typecheck
