@@ -178,7 +178,6 @@ def cached_csv(
 
 # --------------------------------------------------------------------------- a list as CSV
 CSV_MAX_ROWS = 10_000  # items in one CSV answer of a list; past them, a Link to the rest
-SERVICE_CHUNK = 200  # items asked of a service that pages in the database, per call
 
 
 def _bare(hint: Any) -> Any:
@@ -297,13 +296,12 @@ async def list_answer(
     limit: int | None = None,
     cursor: str | None = None,
     explode: str | None = None,
-    chunk: int = CSV_MAX_ROWS,
 ) -> Response:
     """A list's answer, with its ETag (api.md "Paging", "CSV"). As JSON, the page ``limit`` and
     ``cursor`` ask for. As CSV, every item from the cursor on, up to ``CSV_MAX_ROWS``, or ``limit``
     of them when the request names it; with a ``Link`` (``rel="next"``) to the rest when some
-    remain. ``fetch`` is read ``chunk`` items at a time (a list that pages in the database asks its
-    service for a page at a time). ``limit`` None: a list that does not page (it is read whole)."""
+    remain. ``fetch`` may answer fewer items than asked with a cursor (``paging.from_service`` reads
+    its service a chunk at a time): the rest is asked again. ``limit`` None: a list that does not page (it is read whole)."""
     route = request.scope.get("route")
     if getattr(route, "operation_id", None) not in CSV_LISTS:
         raise RuntimeError(f"{getattr(route, 'operation_id', None)} is not declared in CSV_LISTS")
@@ -314,7 +312,7 @@ async def list_answer(
     rows: list[BaseModel] = []
     after = cursor
     while len(rows) < wanted:
-        items, after = await fetch(min(chunk, wanted - len(rows)), after)
+        items, after = await fetch(wanted - len(rows), after)
         rows += items
         if after is None:
             break

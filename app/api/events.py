@@ -13,7 +13,7 @@ from starlette.datastructures import UploadFile as StarletteUpload
 from starlette.formparsers import MultiPartException
 
 from app.api.auth import Admin, JudgeOrOwnEntry, Organizer, OrganizerOrOwnEntry
-from app.api.csv_io import CSV_CONTENT, MAX_ROWS, SERVICE_CHUNK, FormatQuery, list_answer, read_entry_rows
+from app.api.csv_io import CSV_CONTENT, MAX_ROWS, FormatQuery, list_answer, read_entry_rows
 from app.api.deps import MaybePrincipal, SessionDep
 from app.api.idempotency import run_idempotent
 from app.api.jobs import accepted
@@ -132,9 +132,7 @@ async def list_events(
 ) -> Response:
     """Events, newest first (`?format=csv`: one event a line, every one from the cursor on)."""
     fetch = from_service(lambda n, after: svc.list_events(session, n, after), event_read)
-    return await list_answer(
-        request, format, EventPage, fetch, "events.csv", limit=limit, cursor=cursor, chunk=SERVICE_CHUNK
-    )
+    return await list_answer(request, format, EventPage, fetch, "events.csv", limit=limit, cursor=cursor)
 
 
 @router.get("/{event_id}", operation_id="get_event", response_model=EventRead)

@@ -78,14 +78,18 @@ def from_list(items: Sequence[T], key: Callable[[T], Any], read: Callable[[T], R
     return fetch
 
 
+SERVICE_CHUNK = 200  # items asked of a service that pages in the database, per call
+
+
 def from_service(
     call: Callable[[int, str | None], Awaitable[tuple[Sequence[T], str | None]]], read: Callable[[T], R]
 ) -> Fetch[R]:
     """The pages of a list that pages in the database (its service takes a limit and a cursor),
-    each item shaped by ``read``."""
+    each item shaped by ``read``; at most ``SERVICE_CHUNK`` items a call (a JSON page is never
+    longer; a CSV is read a chunk at a time)."""
 
     async def fetch(limit: int, cursor: str | None) -> tuple[Sequence[R], str | None]:
-        rows, nxt = await call(limit, cursor)
+        rows, nxt = await call(min(limit, SERVICE_CHUNK), cursor)
         return [read(r) for r in rows], nxt
 
     return fetch

@@ -5,7 +5,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response
 
 from app.api.auth import AnyOrganizer
-from app.api.csv_io import CSV_CONTENT, SERVICE_CHUNK, FormatQuery, list_answer
+from app.api.csv_io import CSV_CONTENT, FormatQuery, list_answer
 from app.api.deps import SessionDep
 from app.api.idempotency import run_idempotent
 from app.api.paging import from_service
@@ -44,9 +44,7 @@ async def list_players(
 ) -> Response:
     """Players by name (`?format=csv`: one player a line, every one from the cursor on)."""
     fetch = from_service(lambda n, after: svc.search_players(session, q, n, after), player_read)
-    return await list_answer(
-        request, format, PlayerPage, fetch, "players.csv", limit=limit, cursor=cursor, chunk=SERVICE_CHUNK
-    )
+    return await list_answer(request, format, PlayerPage, fetch, "players.csv", limit=limit, cursor=cursor)
 
 
 @router.get("/{player_id}", operation_id="get_player", response_model=PlayerRead)

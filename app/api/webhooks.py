@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from app.api.auth import Admin, Organizer
-from app.api.csv_io import CSV_CONTENT, SERVICE_CHUNK, FormatQuery, list_answer
+from app.api.csv_io import CSV_CONTENT, FormatQuery, list_answer
 from app.api.deps import SessionDep
 from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, from_list, from_service
 from app.api.schemas import (
@@ -146,7 +146,6 @@ async def list_event_webhook_deliveries(
         f"deliveries-{hook_id}.csv",
         limit=limit,
         cursor=cursor,
-        chunk=SERVICE_CHUNK,
     )
 
 
@@ -209,5 +208,4 @@ async def list_webhook_deliveries(
         f"deliveries-{hook_id}.csv",
         limit=limit,
         cursor=cursor,
-        chunk=SERVICE_CHUNK,
     )

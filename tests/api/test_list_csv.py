@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from app.api import csv_io, events
+from app.api import csv_io, paging
 from app.api.caching import CSV_LISTS
 from app.cli import openapi_document
 from tests.support.api import Api, api_client, bearer, make_event, play_round, setup_event, start
@@ -353,7 +353,7 @@ async def test_a_long_list_stops_at_the_cap_and_links_to_the_rest(
 ) -> None:
     """The cap, made 2 for the test; the events, read from their service one at a time."""
     monkeypatch.setattr(csv_io, "CSV_MAX_ROWS", 2)
-    monkeypatch.setattr(events, "SERVICE_CHUNK", 1)
+    monkeypatch.setattr(paging, "SERVICE_CHUNK", 1)
     every = [e["id"] for e in await whole_json(world, "list_events")]
     r = await world.api.client.get("/v1/events", params={"format": "csv"})
     first = [e["id"] for e in rows(r.text)[1]]
