@@ -4,7 +4,8 @@ and a line from the match each seat last played in to the match it plays next �
 single elimination's tree and a double elimination's winners and losers paths alike, from what was
 played rather than from a second copy of the format's rules. A double elimination's two paths are
 drawn as two bands, each under its heading, the winners' (and the grand final) above the losers':
-which path a match is on is the key the round's pairing gives it (``W…``, ``L…``, ``GF``)."""
+which path a match is on is the drawn bracket's (``DoubleMatch.bracket``), by the key the round's
+pairing gives each table."""
 
 from __future__ import annotations
 

@@ -15,6 +15,8 @@ from app.core.access import Principal
 from app.core.errors import DomainError
 from app.core.games import battlebooks as bb_games
 from app.core.games import battlebooks_royal as bb_royal
+from app.core.pairing.double_elimination import DoubleBracket
+from app.core.stage_details import BracketDetails
 from app.core.vocabulary import (
     SEASON_TYPES,
     EventStatus,
@@ -209,9 +211,16 @@ class EventPage:
         rounds = [(r.round.number, tables) for r, tables in drawn]
         label = t("bracket_of", stage=t(self.label(stage)))
         bands = band_labels = None
-        if stage.format == StageFormatName.DOUBLE_ELIMINATION:
+        details = details_of(stage)
+        if (
+            stage.format == StageFormatName.DOUBLE_ELIMINATION
+            and isinstance(details, BracketDetails)
+            and details.bracket is not None
+        ):
+            # each match's path as the drawn bracket names it (its grand final continues the winners')
+            path = {m.key: m.bracket for m in DoubleBracket.from_dict(details.bracket).matches}
             bands = {
-                str(table.match.id): "losers" if str(key).startswith("L") else "winners"
+                str(table.match.id): "losers" if path.get(str(key)) == "losers" else "winners"
                 for r, tables in drawn
                 for key, table in zip(
                     ((r.round.details or {}).get("pairing") or {}).get("matches", []),
