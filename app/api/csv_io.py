@@ -127,14 +127,6 @@ def attachment(filename: str) -> str:
     return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(filename, safe='')}"
 
 
-def csv_response(header: Sequence[str], rows: Iterable[Sequence[Any]], filename: str) -> Response:
-    return Response(
-        csv_text(header, rows),
-        media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": attachment(filename)},
-    )
-
-
 CSV_CONTENT: dict[int | str, dict[str, Any]] = {
     200: {
         "content": {"text/csv": {"schema": {"type": "string"}}},
