@@ -15,6 +15,7 @@ JSON's with ``-gzip`` added (a representation of its own), and either tag answer
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import hashlib
 from dataclasses import dataclass, field
@@ -23,7 +24,9 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, RootModel
+
+from app.services.offload import TURN
 
 # The lists answered through app/api/csv_io.py ``list_answer``: JSON or CSV, each with its ETag; the
 # OpenAPI document declares their CSV and its ``Link`` to the rest.
@@ -78,6 +81,20 @@ def json_body(payload: Any) -> bytes:
     if isinstance(payload, BaseModel):
         return payload.model_dump_json().encode()
     return bytes(JSONResponse(jsonable_encoder(payload)).body)
+
+
+async def json_body_in_turns(payload: Any) -> bytes:
+    """``json_body``, a long list (a ``RootModel`` of more than ``in_turns``' worth of items: the
+    5,000 entries a registration answers) rendered a slice at a time, the event loop given a turn
+    to other requests between two slices; the bytes are the same."""
+    root = getattr(payload, "root", None)
+    if not isinstance(payload, RootModel) or not isinstance(root, list) or len(root) <= TURN:
+        return json_body(payload)
+    parts: list[bytes] = []
+    for lo in range(0, len(root), TURN):
+        parts.append(type(payload)(root[lo : lo + TURN]).model_dump_json().encode()[1:-1])
+        await asyncio.sleep(0)
+    return b"[" + b",".join(parts) + b"]"
 
 
 GZIP_FROM = 1024  # bytes: a kept answer at least this long is sent gzipped to a client that takes it

@@ -42,6 +42,7 @@ from app.core.vocabulary import EntryStatus, EventStatus
 from app.services import events as svc
 from app.services.events import EntryView, EventView
 from app.services.history import event_history
+from app.services.offload import TURN, in_turns
 from app.services.tokens import hash_token, new_token
 
 router = APIRouter(prefix="/v1/events", tags=["events"])
@@ -233,15 +234,12 @@ def _validated(rows: list[Any], where: str) -> list[EntryCreate]:
     return out
 
 
-CHUNK = 100  # rows checked (or answered) between two yields to the event loop
-
-
 async def _validated_rows(rows: list[Any], where: str) -> list[EntryCreate]:
     """``_validated`` by chunks, the event loop serving other requests between two."""
     out: list[EntryCreate] = []
     problems: list[Problem] = []
-    for lo in range(0, len(rows), CHUNK):
-        good, bad = _checked(rows[lo : lo + CHUNK], where, lo)
+    for lo in range(0, len(rows), TURN):
+        good, bad = _checked(rows[lo : lo + TURN], where, lo)
         out.extend(good)
         problems.extend(bad)
         await asyncio.sleep(0)
@@ -311,21 +309,12 @@ async def _register(
             created = entry_created(view, token)
             return 201, created, {"Location": f"/v1/events/{event_id}/entries/{entry.id}"}
         bodies = await _validated_rows(payload, kind)
-        tokens: list[str] = []
-        specs: list[svc.EntrySpec] = []
-        for lo in range(0, len(bodies), CHUNK):
-            tokens.extend(new_token() for _ in bodies[lo : lo + CHUNK])
-            specs.extend(_spec(b) for b in bodies[lo : lo + CHUNK])
-            await asyncio.sleep(0)
-        entries = await svc.add_entries(session, event_id, specs, [hash_token(t) for t in tokens], kind)
+        tokens = [new_token() async for _ in in_turns(bodies)]
+        specs = [_spec(b) async for b in in_turns(bodies)]
+        hashes = [hash_token(t) async for t in in_turns(tokens)]
+        entries = await svc.add_entries(session, event_id, specs, hashes, kind)
         views = await svc.registered_many(session, event_id, entries, who)
-        answers: list[EntryCreated] = []
-        for lo in range(0, len(views), CHUNK):
-            answers.extend(
-                entry_created(v, t)
-                for v, t in zip(views[lo : lo + CHUNK], tokens[lo : lo + CHUNK], strict=True)
-            )
-            await asyncio.sleep(0)
+        answers = [entry_created(v, t) async for v, t in in_turns(zip(views, tokens, strict=True))]
         return 201, EntriesCreated(answers), {}
 
     return await run_idempotent(request, session, who, payload, handler)

@@ -35,7 +35,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.api.caching import json_body
+from app.api.caching import json_body_in_turns
 from app.core.access import Principal
 from app.core.errors import Conflict, InvalidInput, Problem
 from app.db.base import utcnow
@@ -145,7 +145,7 @@ async def run_idempotent(
     key = request.headers.get(HEADER)
     if not key:
         status, payload, headers = await handler()
-        return _answer(status, json_body(payload), headers)
+        return _answer(status, await json_body_in_turns(payload), headers)
     check_key(key)
     scope = f"{principal.scope if principal else 'anonymous'}|{request.method} {request.url.path}"
     keys = _Keys(keyring_of(session).answers_key, scope, key)
@@ -167,12 +167,12 @@ async def run_idempotent(
             raise Conflict(f"a request with this {HEADER} is still running; retry it") from None
         return replay
     status, payload, headers = await handler()
-    body = json_body(payload)
+    body = await json_body_in_turns(payload)
     claim.sealed = keys.seal(status, json.loads(body), headers)
     await session.flush()
     return _answer(status, body, headers)
 
 
 def _answer(status: int, body: bytes, headers: dict[str, str]) -> Response:
-    """The handler's answer, its JSON rendered once (``json_body``)."""
+    """The handler's answer, its JSON rendered once (``json_body_in_turns``)."""
     return Response(body, status_code=status, headers=headers, media_type="application/json")

@@ -22,6 +22,7 @@ from app.jobs import create_job
 from app.services import outbox, registration, results
 from app.services.games import get_game
 from app.services.history import record
+from app.services.offload import in_turns
 from app.services.players import Identity
 from app.services.reads import (
     active_stage,
@@ -252,7 +253,7 @@ async def registered_many(
 ) -> list[EntryView]:
     """New entries of one event as their caller reads them."""
     event = await get_event(session, event_id)
-    return [entry_view(session, event, e, principal) for e in entries]
+    return [entry_view(session, event, e, principal) async for e in in_turns(entries)]
 
 
 async def drop_entry(session: AsyncSession, event_id: str, entry_id: str, principal: Principal) -> Entry:

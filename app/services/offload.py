@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from app.core.errors import Busy
@@ -20,6 +20,7 @@ T = TypeVar("T")
 SLOTS = 2  # requests' computations running at once in one process (the machine's cores)
 JOB_SLOTS = 2  # schedule searches at once in one process: they never take the requests' slots
 DEFAULT_BUDGET = 10.0  # seconds (ARBITER_CPU_SECONDS)
+TURN = 100  # items of a long loop on the event loop between two of its turns to other requests
 
 _slots: dict[tuple[int, str], asyncio.Semaphore] = {}
 _budget = [DEFAULT_BUDGET]
@@ -63,6 +64,15 @@ async def off_loop(fn: Callable[..., T], *args: Any, budget: float | None = None
         return await asyncio.wait_for(asyncio.shield(future), budget)
     except TimeoutError:
         raise Busy(f"the computation ran past its {budget:g} s budget") from None
+
+
+async def in_turns(items: Iterable[T], every: int = TURN) -> AsyncIterator[T]:
+    """``items`` one by one, the event loop given a turn to other requests every ``every`` of them:
+    a loop over a long list (the 5,000 rows of a registration) never holds the process for long."""
+    for k, item in enumerate(items):
+        if k and k % every == 0:
+            await asyncio.sleep(0)
+        yield item
 
 
 @contextlib.contextmanager

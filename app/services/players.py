@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.errors import Conflict, InvalidInput, NotFound, Problem
 from app.core.identity import clean_name, name_key
 from app.db.models import Player
+from app.services.offload import in_turns
 
 
 async def create_player(session: AsyncSession, name: str, external_id: str | None) -> Player:
@@ -66,7 +66,6 @@ class IdentityQuery:
 
 
 CHUNK = 500  # ids or keys per IN list: well below SQLite's and asyncpg's limits on bound values
-YIELD_EVERY = 100  # rows matched between two yields to the event loop
 
 
 async def _players(session: AsyncSession, column: Any, values: set[str]) -> list[Player]:
@@ -92,19 +91,18 @@ async def find_identities(
     }
     wanted = {q.external_id for q in queries if not q.player_id and q.external_id is not None}
     by_external = {p.external_id: p for p in await _players(session, Player.external_id, wanted)}
-    displays = [clean_name(q.name or "") for q in queries]
+    displays = [clean_name(q.name or "") async for q in in_turns(queries)]
+    name_keys = [name_key(d) async for d in in_turns(displays)]
     keys = {
-        name_key(d)
-        for q, d in zip(queries, displays, strict=True)
+        key
+        for q, key in zip(queries, name_keys, strict=True)
         if not q.player_id and (q.external_id is None or q.external_id not in by_external)
     }
     by_key: dict[str, list[Player]] = {}
     for p in await _players(session, Player.name_key, keys):
         by_key.setdefault(p.name_key, []).append(p)
     out: list[Identity | Conflict | NotFound] = []
-    for k, (q, display) in enumerate(zip(queries, displays, strict=True)):
-        if k and k % YIELD_EVERY == 0:
-            await asyncio.sleep(0)  # other requests are served between two chunks of a long list
+    async for q, display, key in in_turns(zip(queries, displays, name_keys, strict=True)):
         if q.player_id:
             player = by_id.get(q.player_id)
             out.append(
@@ -117,7 +115,7 @@ async def find_identities(
         if held is not None:
             out.append(Identity(held, "external_id", held.name, q.external_id))
             continue
-        rows = by_key.get(name_key(display), [])
+        rows = by_key.get(key, [])
         if q.external_id is not None:
             rows = [p for p in rows if p.external_id is None]
         if len(rows) > 1:

@@ -28,11 +28,12 @@ from app.core.identity import clean_name, name_key
 from app.core.vocabulary import EntryStatus
 from app.db.base import new_id, utcnow
 from app.db.models import Entry, Event, Player, Stage
+from app.services.offload import in_turns
 from app.services.players import Identity, IdentityQuery, find_identities
 from app.services.reads import details_of, set_details
 from app.services.registry import registry_of
 
-CHUNK = 250  # rows per multi-row statement, and between two yields to the event loop
+CHUNK = 250  # rows per multi-row statement (the loops between give the event loop its turns: in_turns)
 Loc = tuple[str | int, ...]
 
 
@@ -99,7 +100,7 @@ async def check_rows(
     identity (found, not twice in the rows, not already entered) and the external id it gives a
     player (not to two players)."""
     identities = await find_identities(
-        session, [IdentityQuery(s.player_id, s.name, s.external_id) for s in specs]
+        session, [IdentityQuery(s.player_id, s.name, s.external_id) async for s in in_turns(specs)]
     )
     seeds = await seeds_taken(session, event.id) if any(s.seed is not None for s in specs) else set()
     already = await entered(
@@ -108,9 +109,7 @@ async def check_rows(
     problems: list[Problem] = []
     first_row: dict[str, Any] = {}
     given: dict[str, Any] = {}  # external id -> the row that gives it to a player
-    for i, (spec, loc, identity) in enumerate(zip(specs, locs, identities, strict=True)):
-        if i and i % CHUNK == 0:
-            await _yield()
+    async for i, (spec, loc, identity) in in_turns(enumerate(zip(specs, locs, identities, strict=True))):
         problems.extend(spec_problems(spec, loc))
         if spec.seed is not None:
             if spec.seed in seeds:
@@ -164,9 +163,9 @@ async def write_entries(
     now = utcnow()
     players: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
-    for k, (identity, spec, token_hash) in enumerate(zip(identities, specs, token_hashes, strict=True)):
-        if k and k % CHUNK == 0:
-            await _yield()
+    async for k, (identity, spec, token_hash) in in_turns(
+        enumerate(zip(identities, specs, token_hashes, strict=True))
+    ):
         at = now + timedelta(microseconds=k)
         if identity.player is None:
             player_id, name = new_id(), clean_name(identity.name)
