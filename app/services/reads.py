@@ -389,6 +389,21 @@ async def stage_standings(
     read as columns: a clean recompute every time. ``played`` and ``entries``: the stage's matches
     and the event's entries as ``stage_played`` and ``entry_rows`` just read them, for a caller that
     needs them too (a pairing), so that they are read once."""
+    infos, games, config = await standings_input(session, event, stage, group, played=played, entries=entries)
+    return compute_standings(infos, games, config, seed=event.seed)
+
+
+async def standings_input(
+    session: AsyncSession,
+    event: Event,
+    stage: Stage | None,
+    group: str | None = None,
+    *,
+    played: Sequence[PlayedMatch] | None = None,
+    entries: dict[str, EntryRow] | None = None,
+) -> tuple[list[EntryInfo], list[GameResult], StandingsConfig]:
+    """What the stage's standings are computed from (``stage_standings``): its entries (of
+    ``group``), its final games among them, and its standings config."""
     if entries is None:
         entries = await entry_rows(session, event.id)
     details = details_of(stage) if stage is not None else None
@@ -404,4 +419,4 @@ async def stage_standings(
             if g is not None and all(s.entry_id in wanted for s in g.seats):
                 games.append(g)
     infos = [EntryInfo(e, entries[e].name, entries[e].tiebreak_value, entries[e].status) for e in ids]
-    return compute_standings(infos, games, stage_config(session, event, stage), seed=event.seed)
+    return infos, games, stage_config(session, event, stage)

@@ -7,11 +7,19 @@ closed or the event has ended (finished or cancelled); provisional before.
 
 The standings cache (docs/architecture.md "The standings cache"): ``GET …/standings`` is served by
 ``cached_standings``, which keeps the last ``CACHED`` answers of this process keyed by (event, its
-``standings_mark``, stage, group) (``app/services/marked.py``: why it cannot be stale).
+``standings_mark``, stage, group) (``app/services/marked.py``: why it cannot be stale). Beneath
+it, ``ledger_standings`` keeps the last ``LEDGERS`` aggregations of this process
+(``core.standings.StandingsLedger``), keyed by (event, stage, group): when the mark has moved, the
+standings are read from the database as always, and the kept ledger folds in just the games that
+differ from what it holds — a result, a correction, a round's byes — instead of scoring every game
+again. Anything else that differs (the entries, the settings, the seed) makes it compute afresh.
+The ledger is a cache of a pure function of what was read, so whatever read updated it last, every
+answer equals a clean recompute of what its own request read.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -19,21 +27,23 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.errors import NotFound
 from app.core.lifecycle import standings_final
-from app.core.standings import StandingRow
-from app.db.models import Round, Stage
+from app.core.standings import StandingRow, StandingsLedger, compute_standings
+from app.db.models import Event, Round, Stage
 from app.services.marked import MarkedCache
 from app.services.reads import (
     details_of,
     get_event,
     stage_config,
-    stage_standings,
     stages_of,
+    standings_input,
     tiebreak_source,
 )
 from app.services.summary import deciding
 
 CACHED = 32  # answers kept per process (the least recently served go first) ...
 CACHED_ROWS = 40_000  # ... and rows in all of them (about 1 KB each, with its rendering)
+LEDGERS = 8  # aggregations kept per process (the least recently used go first) ...
+LEDGER_GAMES = 100_000  # ... and games in all of them (about 1 KB each)
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,12 +78,36 @@ async def event_standings(
 ) -> StandingsView:
     event = await get_event(session, event_id)
     stage = await chosen_stage(session, event_id, stage_index)
-    rows = await stage_standings(session, event, stage, group)
+    rows = await ledger_standings(session, event, stage, group)
     groups = dict(details_of(stage).groups) if stage is not None else {}
     chain = stage_config(session, event, stage).tiebreaks
     final = stage is not None and standings_final(stage.status, event.status)
     index = stage.index if stage is not None else None
     return StandingsView(index, group, tuple(rows), groups, chain, tiebreak_source(event, stage), final)
+
+
+_ledgers: OrderedDict[tuple[str, str | None, str | None], StandingsLedger] = OrderedDict()
+
+
+async def ledger_standings(
+    session: AsyncSession, event: Event, stage: Stage | None, group: str | None = None
+) -> list[StandingRow]:
+    """The stage's standings as ``reads.stage_standings`` computes them, through this process's
+    kept ledger of the stage: only the games that changed since it was last brought up to date are
+    scored and folded in; a clean computation when nothing is kept or more than games changed."""
+    entries, games, config = await standings_input(session, event, stage, group)
+    key = (event.id, stage.id if stage is not None else None, group)
+    # no await from here on: the ledger is read and brought up to date in one step of the loop
+    ledger = _ledgers.pop(key, None)
+    if ledger is None or not ledger.update(entries, games, config, event.seed):
+        if len(games) > LEDGER_GAMES:
+            return compute_standings(entries, games, config, seed=event.seed)
+        ledger = StandingsLedger(entries, games, config, event.seed)
+    _ledgers[key] = ledger
+    kept = sum(len(x) for x in _ledgers.values())
+    while len(_ledgers) > LEDGERS or (kept > LEDGER_GAMES and len(_ledgers) > 1):
+        kept -= len(_ledgers.popitem(last=False)[1])
+    return ledger.standings()
 
 
 _cache: MarkedCache[StandingsView] = MarkedCache(CACHED, CACHED_ROWS, lambda view: len(view.rows))
@@ -94,5 +128,6 @@ async def cached_standings(
 
 
 def forget_cached() -> None:
-    """Empty this process's standings cache."""
+    """Empty this process's standings cache and its kept ledgers."""
     _cache.clear()
+    _ledgers.clear()
