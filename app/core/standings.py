@@ -395,7 +395,11 @@ class StandingsLedger:
     computation would reject (the caller computes cleanly, which raises the problem)."""
 
     def __init__(
-        self, entries: Sequence[EntryInfo], games: Sequence[GameResult], config: StandingsConfig, seed: str = ""
+        self,
+        entries: Sequence[EntryInfo],
+        games: Sequence[GameResult],
+        config: StandingsConfig,
+        seed: str = "",
     ) -> None:
         self.chain = _chain(config)
         self.entries = tuple(entries)
@@ -420,7 +424,11 @@ class StandingsLedger:
         return len(self.games)
 
     def update(
-        self, entries: Sequence[EntryInfo], games: Sequence[GameResult], config: StandingsConfig, seed: str = ""
+        self,
+        entries: Sequence[EntryInfo],
+        games: Sequence[GameResult],
+        config: StandingsConfig,
+        seed: str = "",
     ) -> bool:
         """Bring the ledger to this input by the games that changed; False (the ledger unchanged)
         when anything else differs or a changed game is invalid: then compute afresh."""

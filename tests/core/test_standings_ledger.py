@@ -57,7 +57,9 @@ def _copy(games: list[GameResult]) -> list[GameResult]:
 @given(
     data=st.data(),
     event=events(),
-    chain=st.one_of(st.sampled_from(CHAINS), st.lists(st.sampled_from(list(CRITERIA)), unique=True, max_size=5)),
+    chain=st.one_of(
+        st.sampled_from(CHAINS), st.lists(st.sampled_from(list(CRITERIA)), unique=True, max_size=5)
+    ),
     scoring=st.sampled_from(SCORINGS),
     basis=st.sampled_from(["total", "average"]),
 )
@@ -98,7 +100,10 @@ def test_a_change_of_anything_but_games_is_refused_and_leaves_the_ledger(data, e
     before = ledger.standings()
     first = entries[0]
     others = [
-        [dataclasses.replace(first, status="dropped" if first.status == "active" else "active"), *entries[1:]],
+        [
+            dataclasses.replace(first, status="dropped" if first.status == "active" else "active"),
+            *entries[1:],
+        ],
         [dataclasses.replace(first, name=first.name + "!"), *entries[1:]],
         [dataclasses.replace(first, tiebreak_value=(first.tiebreak_value or 0.0) + 1), *entries[1:]],
         [*entries, EntryInfo("newcomer", "Zed")],
