@@ -383,14 +383,15 @@ class StandingsLedger:
     """One event's aggregation kept for the next change (docs/architecture.md "The standings
     cache"): its input, every game scored, and each entry's stats. ``update`` takes the whole input
     again and folds in only the games that differ from the kept ones (a new result, a correction =
-    the old game taken out and the new one added, a game gone); ``standings()`` then ranks. The
+    the old game taken out and the new one added, a game gone); ``apply`` takes that difference
+    from a caller that found it more cheaply; ``standings()`` then ranks. The
     answer is always ``compute_standings`` of the input last given, float for float: an entry that
     a changed game seats has its stats folded again from its own games in match id order, as
     ``build_ledger`` folds them, and every other entry's stats are untouched, as a clean fold would
     leave them. The criteria that read opponents' totals are recomputed over every counted game at
     each ranking (a pass over the games, without scoring any).
 
-    ``update`` refuses (returns False, nothing changed) whatever is not a change of games: other
+    ``update`` and ``apply`` refuse (return False, nothing changed) whatever is not a change of games: other
     entries (added, renamed, dropped: any field), another config or seed, and any game that a clean
     computation would reject (the caller computes cleanly, which raises the problem)."""
 
@@ -430,19 +431,18 @@ class StandingsLedger:
         config: StandingsConfig,
         seed: str = "",
     ) -> bool:
-        """Bring the ledger to this input by the games that changed; False (the ledger unchanged)
-        when anything else differs or a changed game is invalid: then compute afresh."""
-        if config != self.config or seed != self.seed or tuple(entries) != self.entries:
-            return False
+        """Bring the ledger to this input by the games that differ from the kept ones; False (the
+        ledger unchanged) when anything else differs or a changed game is invalid: then compute
+        afresh."""
         kept = self.games
-        given: dict[str, GameResult] = {}
+        given: set[str] = set()
         changed: list[GameResult] = []
         present = 0  # games given that the ledger holds (changed or not)
         for g in games:
             mid = g.match_id
             if mid in given:
                 return False
-            given[mid] = g
+            given.add(mid)
             old = kept.get(mid)
             if old is None:
                 changed.append(g)
@@ -451,17 +451,36 @@ class StandingsLedger:
             if old is not g and old != g:
                 changed.append(g)
         gone = [mid for mid in kept if mid not in given] if present < len(kept) else []
+        return self.apply(entries, changed, gone, config, seed)
+
+    def apply(
+        self,
+        entries: Sequence[EntryInfo],
+        changed: Sequence[GameResult],
+        gone: Sequence[str],
+        config: StandingsConfig,
+        seed: str = "",
+    ) -> bool:
+        """Bring the ledger to this input given as its difference from the kept one: the games
+        ``changed`` (new ones, or new versions of kept ones) and the match ids of the kept games
+        ``gone``. False (the ledger unchanged) when the entries, config or seed differ, or the
+        difference does not fit the kept games or holds an invalid game."""
+        if config != self.config or seed != self.seed or tuple(entries) != self.entries:
+            return False
         if not changed and not gone:
             return True
         known = self.at
+        ids = {g.match_id for g in changed}
+        if len(ids) < len(changed) or any(mid in ids or mid not in self.games for mid in gone):
+            return False
         for g in changed:
             if game_problems(g) or any(s.entry_id not in known for s in g.seats):
                 return False
         with _collector_paused():
-            self._fold(changed, gone, given)
+            self._fold(changed, gone)
         return True
 
-    def _fold(self, changed: list[GameResult], gone: list[str], given: dict[str, GameResult]) -> None:
+    def _fold(self, changed: Sequence[GameResult], gone: Sequence[str]) -> None:
         touched: set[str] = set()
         for mid in [*gone, *(g.match_id for g in changed)]:
             old = self.scored.pop(mid, None)
@@ -482,7 +501,10 @@ class StandingsLedger:
                 touched.add(e)
             if scored.outcome != Outcome.BYE:
                 insort(self.counted, g.match_id)
-        self.games = given
+        for mid in gone:
+            del self.games[mid]
+        for g in changed:
+            self.games[g.match_id] = g
         stats = self.ledger.stats
         for e in touched:
             stats[e] = EntryStats(e, self.tiebreak_values[e])

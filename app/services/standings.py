@@ -31,11 +31,15 @@ from app.core.standings import StandingRow, StandingsLedger, compute_standings
 from app.db.models import Event, Round, Stage
 from app.services.marked import MarkedCache
 from app.services.reads import (
+    FinalMatch,
     details_of,
+    entry_rows,
+    final_game,
+    final_matches,
     get_event,
     stage_config,
     stages_of,
-    standings_input,
+    standings_entries,
     tiebreak_source,
 )
 from app.services.summary import deciding
@@ -86,28 +90,51 @@ async def event_standings(
     return StandingsView(index, group, tuple(rows), groups, chain, tiebreak_source(event, stage), final)
 
 
-_ledgers: OrderedDict[tuple[str, str | None, str | None], StandingsLedger] = OrderedDict()
+@dataclass(eq=False)
+class _Kept:
+    """A stage's kept ledger and its final matches as they were read when it was last brought up
+    to date (``reads.final_matches``): the next read is compared with them, match by match."""
+
+    ledger: StandingsLedger
+    matches: dict[str, FinalMatch]
+
+
+_ledgers: OrderedDict[tuple[str, str | None, str | None], _Kept] = OrderedDict()
 
 
 async def ledger_standings(
     session: AsyncSession, event: Event, stage: Stage | None, group: str | None = None
 ) -> list[StandingRow]:
     """The stage's standings as ``reads.stage_standings`` computes them, through this process's
-    kept ledger of the stage: only the games that changed since it was last brought up to date are
+    kept ledger of the stage: only the matches that differ from the last read are made games of,
     scored and folded in; a clean computation when nothing is kept or more than games changed."""
-    entries, games, config = await standings_input(session, event, stage, group)
+    entries = standings_entries(await entry_rows(session, event.id), stage, group)
+    wanted = {e.entry_id for e in entries}
+    read = await final_matches(session, stage) if stage is not None else {}
+    matches = {mid: m for mid, m in read.items() if all(seat[0] in wanted for seat in m[3])}
+    config = stage_config(session, event, stage)
     key = (event.id, stage.id if stage is not None else None, group)
     # no await from here on: the ledger is read and brought up to date in one step of the loop
-    ledger = _ledgers.pop(key, None)
-    if ledger is None or not ledger.update(entries, games, config, event.seed):
+    kept = _ledgers.pop(key, None)
+    if kept is not None:
+        before = kept.matches
+        changed = [final_game(mid, m) for mid, m in matches.items() if before.get(mid) != m]
+        same = len(matches) - sum(1 for mid in matches if mid not in before)
+        gone = [mid for mid in before if mid not in matches] if same < len(before) else []
+        games = [g for g in changed if g is not None]
+        if not kept.ledger.apply(entries, games, gone, config, event.seed):
+            kept = None
+    if kept is None:
+        games = [g for mid, m in matches.items() if (g := final_game(mid, m)) is not None]
         if len(games) > LEDGER_GAMES:
             return compute_standings(entries, games, config, seed=event.seed)
-        ledger = StandingsLedger(entries, games, config, event.seed)
-    _ledgers[key] = ledger
-    kept = sum(len(x) for x in _ledgers.values())
-    while len(_ledgers) > LEDGERS or (kept > LEDGER_GAMES and len(_ledgers) > 1):
-        kept -= len(_ledgers.popitem(last=False)[1])
-    return ledger.standings()
+        kept = _Kept(StandingsLedger(entries, games, config, event.seed), matches)
+    kept.matches = matches
+    _ledgers[key] = kept
+    held = sum(len(x.ledger) for x in _ledgers.values())
+    while len(_ledgers) > LEDGERS or (held > LEDGER_GAMES and len(_ledgers) > 1):
+        held -= len(_ledgers.popitem(last=False)[1].ledger)
+    return kept.ledger.standings()
 
 
 _cache: MarkedCache[StandingsView] = MarkedCache(CACHED, CACHED_ROWS, lambda view: len(view.rows))

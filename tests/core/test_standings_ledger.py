@@ -87,7 +87,13 @@ def test_the_ledger_after_every_change_equals_a_clean_recompute(data, event, cha
             fresh += 1
             games = data.draw(st.permutations(games))
         given_games = _copy(games)
-        assert ledger.update(entries, given_games, config, "seed")
+        if data.draw(st.booleans()):
+            assert ledger.update(entries, given_games, config, "seed")
+        else:  # the difference found by the caller
+            now = {g.match_id: g for g in given_games}
+            changed = [g for mid, g in now.items() if ledger.games.get(mid) != g]
+            gone = [mid for mid in ledger.games if mid not in now]
+            assert ledger.apply(entries, changed, gone, config, "seed")
         assert ledger.standings() == compute_standings(entries, games, config, "seed")
 
 
@@ -139,5 +145,8 @@ def test_an_invalid_game_is_refused_and_a_clean_computation_names_it(bad: GameRe
         compute_standings(entries, [bad], config)
     duplicate = [good, dataclasses.replace(good)]
     assert not ledger.update(entries, duplicate, config)
+    assert not ledger.apply(entries, duplicate, [], config)
+    assert not ledger.apply(entries, [good], ["g0"], config)  # changed and gone at once
+    assert not ledger.apply(entries, [], ["never held"], config)
     with pytest.raises(InvalidInput):
         compute_standings(entries, duplicate, config)
