@@ -349,27 +349,32 @@ def _rank(
         refine(group, 0, None if i == 0 else basis_label)
 
     rows: list[StandingRow] = []
+    stats = ledger.stats
     position = 0
     for group, reason in final_groups:
         rank = position + 1
-        for k, e in enumerate(sorted(group, key=lambda x: (info[x].name, x))):
-            s = ledger.stats[e]
+        if len(group) > 1:
+            group = sorted(group, key=lambda x: (info[x].name, x))
+        for k, e in enumerate(group):
+            s = stats[e]
+            about = info[e]
+            # positional (the fields' order): keywords would cost a dict per row
             rows.append(
                 StandingRow(
-                    rank=rank,
-                    entry_id=e,
-                    name=info[e].name,
-                    points=s.points,
-                    games=s.games,
-                    wins=s.wins,
-                    differential=s.differential,
-                    tiebreaks=values[e],
-                    decided_by=reason if k == 0 else None,
-                    status=info[e].status,
-                    average=s.average,
-                    byes=s.byes,
-                    draws=s.draws,
-                    losses=s.losses,
+                    rank,
+                    e,
+                    about.name,
+                    s.points,
+                    s.games,
+                    s.wins,
+                    s.differential,
+                    values[e],
+                    reason if k == 0 else None,
+                    about.status,
+                    s.average,
+                    s.byes,
+                    s.draws,
+                    s.losses,
                 )
             )
         position += len(group)

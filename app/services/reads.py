@@ -326,7 +326,9 @@ async def final_matches(session: AsyncSession, stage: Stage) -> dict[str, FinalM
     current: str | None = None
     head: tuple[int, str, str | None] = (0, "", None)
     seats: list[FinalSeat] = []
-    for mid, number, status, outcome, entry_id, place, score, diff, violation in await session.execute(stmt):
+    # through the connection: a Core statement's rows, without the ORM's loading of each row
+    rows = await (await session.connection()).execute(stmt)
+    for mid, number, status, outcome, entry_id, place, score, diff, violation in rows:
         if mid != current:
             if current is not None:
                 out[current] = (*head, tuple(seats))

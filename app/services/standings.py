@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.errors import NotFound
 from app.core.lifecycle import standings_final
+from app.core.scoring import GameResult
 from app.core.standings import StandingRow, StandingsLedger, compute_standings
 from app.db.models import Event, Round, Stage
 from app.services.marked import MarkedCache
@@ -111,20 +112,28 @@ async def ledger_standings(
     entries = standings_entries(await entry_rows(session, event.id), stage, group)
     wanted = {e.entry_id for e in entries}
     read = await final_matches(session, stage) if stage is not None else {}
-    matches = {mid: m for mid, m in read.items() if all(seat[0] in wanted for seat in m[3])}
     config = stage_config(session, event, stage)
     key = (event.id, stage.id if stage is not None else None, group)
     # no await from here on: the ledger is read and brought up to date in one step of the loop
     kept = _ledgers.pop(key, None)
     if kept is not None:
+        # a match read as before is one the ledger holds (among the same entries, or ``apply``
+        # refuses); any other is made a game of, if it seats only the entries ranked
         before = kept.matches
-        changed = [final_game(mid, m) for mid, m in matches.items() if before.get(mid) != m]
-        same = len(matches) - sum(1 for mid in matches if mid not in before)
+        matches: dict[str, FinalMatch] = {}
+        changed: list[GameResult] = []
+        for mid, m in read.items():
+            if before.get(mid) == m:
+                matches[mid] = m
+            elif all(seat[0] in wanted for seat in m[3]) and (g := final_game(mid, m)) is not None:
+                matches[mid] = m
+                changed.append(g)
+        same = len(matches) - len(changed)
         gone = [mid for mid in before if mid not in matches] if same < len(before) else []
-        games = [g for g in changed if g is not None]
-        if not kept.ledger.apply(entries, games, gone, config, event.seed):
+        if not kept.ledger.apply(entries, changed, gone, config, event.seed):
             kept = None
     if kept is None:
+        matches = {mid: m for mid, m in read.items() if all(seat[0] in wanted for seat in m[3])}
         games = [g for mid, m in matches.items() if (g := final_game(mid, m)) is not None]
         if len(games) > LEDGER_GAMES:
             return compute_standings(entries, games, config, seed=event.seed)
