@@ -48,7 +48,7 @@ from app.services.summary import deciding
 CACHED = 32  # answers kept per process (the least recently served go first) ...
 CACHED_ROWS = 40_000  # ... and rows in all of them (about 1 KB each, with its rendering)
 LEDGERS = 8  # aggregations kept per process (the least recently used go first) ...
-LEDGER_GAMES = 100_000  # ... and games in all of them (about 1 KB each)
+LEDGER_GAMES = 40_000  # ... and games in all of them (about 2 KB each, with the matches read)
 
 
 @dataclass(frozen=True, eq=False)
