@@ -6,7 +6,8 @@ Entries sort by the basis (``total`` points or ``average`` points per game), the
 the chain is applied in turn to the groups still tied (recursive refinement: a group-dependent
 criterion such as ``head_to_head`` sees exactly the entries still tied at that point). The first
 level that separates a row from the row above is its ``decided_by``; entries still equal after the
-whole chain share a rank (1, 2, 2, 4).
+whole chain share a rank (1, 2, 2, 4). ``StandingsLedger`` keeps one event's aggregation for its next
+change and folds in only the games that changed, with the same answer as ``compute_standings``.
 
 Rulings where the spec is silent:
 - ``points`` on a row is the total (bye points included); ``games`` counts games played (no byes,
