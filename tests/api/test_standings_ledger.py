@@ -136,3 +136,27 @@ async def test_results_and_corrections_are_folded_in_and_equal_a_clean_recompute
     assert r.status_code == 200, r.text
     rows = await _same_as_clean(api, eid)
     assert len(built) == 2 and {x["status"] for x in rows if x["entry_id"] == dropped} == {"dropped"}
+
+
+async def test_the_kept_ledgers_are_bounded(
+    api: Api, built: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At most ``LEDGERS`` stages kept, the least recently used going first; a stage of more than
+    ``LEDGER_GAMES`` games is computed afresh and not kept."""
+    monkeypatch.setattr(standings_svc, "LEDGERS", 1)
+    settings = {"stages": [{"format": "swiss", "rounds": 2}]}
+    events = []
+    for _ in range(2):
+        eid, token, _ = await setup_event(api, ["Ada", "Barbara", "Claude", "Dijkstra"], settings=settings)
+        rnd = (await start(api, eid, token))["round"]
+        await post_result(api, token, rnd["matches"][0], _result(rnd["matches"][0], 0))
+        events.append((eid, token, rnd))
+    for eid, _, _ in events:
+        await _same_as_clean(api, eid)
+    assert [k[0] for k in standings_svc._ledgers] == [events[1][0]] and len(built) == 2
+
+    monkeypatch.setattr(standings_svc, "LEDGER_GAMES", 0)
+    eid, token, rnd = events[0]
+    await post_result(api, token, rnd["matches"][1], _result(rnd["matches"][1], 1))
+    await _same_as_clean(api, eid)
+    assert len(built) == 2 and events[0][0] not in {k[0] for k in standings_svc._ledgers}
