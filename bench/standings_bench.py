@@ -1,4 +1,5 @@
-"""Standings benchmark (not a test): ``python -m bench.standings_bench [--quick]``.
+"""Standings benchmark (not a test): ``python -m bench.standings_bench [--quick] [--parts
+engine,change,served] [--only sqlite|postgres]``.
 
 * 10,000 entries after 15 Swiss-like rounds of seeded random 2-seat results (wdl 3/1/0 with
   differential), the full chain with ``head_to_head`` first, computed in memory by
@@ -8,18 +9,38 @@
   points likewise, and the tied group for ``head_to_head``/``dice`` by scanning every entry). It is
   O(n² log n), so both run on a smaller field (``--naive-size``, default 200) for the ratio, and the
   two orders are checked to agree.
+* ``change``: the standings after one result at 2,048 entries (a Swiss of 7 rounds played, in
+  memory): the kept ledger brought up to date (``StandingsLedger.update`` then ``standings``)
+  against the clean recompute (``compute_standings``) of the same games, alternated, best of 7,
+  for the Swiss default chain and the full chain above; both answers checked equal.
+* ``served``: the same through HTTP, on a uvicorn process as deployed (``bench/http.py``), on
+  SQLite and Postgres: a Swiss of 2,048 entries with 5 rounds played and round 6 half reported;
+  then, alternated, ``GET …/standings`` right after one more result (folded into the kept
+  ledger) and right after a drop (an entry changed: computed afresh, as every read after a change
+  was before the ledger), each read's wall time and the server's CPU; medians and the ratio.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import json
+import statistics
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from app.core import rng
 from app.core.scoring import GameResult, ScoredSeat, SeatResult, score_game
-from app.core.standings import EntryInfo, StandingsConfig, compute_standings, standings_config
+from app.core.standings import (
+    EntryInfo,
+    StandingsConfig,
+    StandingsLedger,
+    compute_standings,
+    standings_config,
+)
 
 CHAIN = [
     "head_to_head",
@@ -207,12 +228,7 @@ def best_of(k: int, fn: Callable[[], object]) -> tuple[float, object]:
     return best, result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
-    parser.add_argument("--size", type=int, default=10_000)
-    parser.add_argument("--naive-size", type=int, default=200)
-    args = parser.parse_args()
+def engine(args: argparse.Namespace) -> None:
     size, naive_size = (500, 40) if args.quick else (args.size, args.naive_size)
     config = standings_config(SETTINGS)
     seed = "bench-seed"
@@ -243,6 +259,160 @@ def main() -> None:
         f"naive: {naive_size:>6} entries: {t_naive * 1000:10.2f} ms  (cmp_to_key, recomputed per comparison)"
     )
     print(f"ratio naive/fast at {naive_size} entries: {t_naive / t_fast:,.0f}x  ({agree})")
+
+
+# --------------------------------------------------------------------------- after one change
+
+SWISS_CHAIN = ["buchholz", "sonneborn_berger", "wins"]  # the Swiss format's default
+
+
+def _flipped(game: GameResult) -> GameResult:
+    """The game with its result turned around (a correction): the other seat wins by 3."""
+    a, b = game.seats
+    if a.place == 1 and b.place == 2:
+        return GameResult(
+            game.match_id,
+            game.round,
+            "played",
+            (SeatResult(a.entry_id, 2, None), SeatResult(b.entry_id, 1, None, 3.0)),
+        )
+    return GameResult(
+        game.match_id,
+        game.round,
+        "played",
+        (SeatResult(a.entry_id, 1, None, 3.0), SeatResult(b.entry_id, 2, None)),
+    )
+
+
+def _as_read(games: list[GameResult]) -> list[GameResult]:
+    """The same games as new objects, as every read from the database makes them."""
+    return [
+        GameResult(
+            g.match_id,
+            g.round,
+            g.outcome,
+            tuple(SeatResult(s.entry_id, s.place, s.score, s.differential, s.violation) for s in g.seats),
+        )
+        for g in games
+    ]
+
+
+def change(args: argparse.Namespace) -> None:
+    size, rounds, tries = (256, 4, 3) if args.quick else (2048, 7, 7)
+    entries, played = field(size, rounds)
+    # the last round: every game but the last 8 reported; each try reports one more
+    last = [g for g in played if g.round == rounds and g.outcome != "bye"]
+    pending = {g.match_id for g in last[-tries - 1 :]}
+    print(
+        f"one result at {size} entries, {len(played) - len(pending)} games played ({rounds} rounds), in memory:"
+    )
+    for chain in (SWISS_CHAIN, CHAIN):
+        config = standings_config({**SETTINGS, "tiebreaks": chain})
+        seed = "bench-seed"
+        games = [g for g in played if g.match_id not in pending]
+        ledger = StandingsLedger(entries, games, config, seed)
+        kept, clean = float("inf"), float("inf")
+        waiting = [g for g in played if g.match_id in pending]
+        for k in range(tries):
+            games = (
+                [*games, waiting[k]]
+                if k % 2 == 0
+                else [_flipped(g) if g.match_id == waiting[k - 1].match_id else g for g in games]
+            )
+            read = _as_read(games)  # as a read from the database gives them: new objects
+            t0 = time.perf_counter()
+            assert ledger.update(entries, read, config, seed)
+            rows = ledger.standings()
+            t1 = time.perf_counter()
+            again = compute_standings(entries, read, config, seed)
+            t2 = time.perf_counter()
+            assert rows == again, "the ledger's standings differ from the clean recompute"
+            kept, clean = min(kept, t1 - t0), min(clean, t2 - t1)
+        print(
+            f"  {' > '.join(chain):<44} kept ledger {kept * 1e3:7.1f} ms   clean recompute {clean * 1e3:7.1f} ms"
+            f"   ratio clean/kept {clean / kept:5.1f}x  (best of {tries}, a result or a correction each, answers equal)"
+        )
+
+
+def served(args: argparse.Namespace) -> None:
+    from bench.http import CONCURRENCY, Api, _env, database, load, postgres_reachable, result_requests, serve
+
+    size, rounds, tries = (48, 2, 3) if args.quick else (2048, 5, 7)
+    kinds = [args.only] if args.only else ["sqlite", "postgres"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in kinds:
+            if kind == "postgres" and not postgres_reachable():
+                print("postgres: not reachable (BENCH_POSTGRES_URL): skipped")
+                continue
+            with (
+                database(kind, Path(tmp)) as url,
+                serve(["-m", "app.cli", "serve"], _env(url), Path(tmp) / f"standings-{kind}.log") as server,
+            ):
+                api = Api(server.port)
+                t0 = time.perf_counter()
+                eid, org, matches = api.event(size, rounds + 1)
+                for number in range(1, rounds + 1):
+                    load(server, result_requests(matches, org, number))
+                    _, matches = api.pair(eid, org)
+                open_ = [m for m in matches if m["status"] == "pending"]
+                load(server, result_requests(open_[: len(open_) // 2], org, rounds + 1))
+                rest = open_[len(open_) // 2 :]
+                print(
+                    f"{kind}: GET standings at {size} entries, {rounds} rounds played and round {rounds + 1} "
+                    f"half reported (built in {time.perf_counter() - t0:.0f} s, {CONCURRENCY} results in flight):"
+                )
+                done = [m for m in open_[: len(open_) // 2]]
+                api.http.get(f"/v1/events/{eid}/standings")  # the kept ledger built
+                kept: list[tuple[float, float]] = []
+                clean: list[tuple[float, float]] = []
+                for k in range(tries):
+                    body = json.loads(result_requests([rest[k]], org, k)[0][2])
+                    api.call("POST", f"/v1/matches/{rest[k]['id']}/result", org, body)
+                    kept.append(_read(api, server, eid))
+                    dropped = done[k]["seats"][0]["entry_id"]  # its game of this round is reported
+                    api.call("DELETE", f"/v1/events/{eid}/entries/{dropped}", org)
+                    clean.append(_read(api, server, eid))
+                wall_k, cpu_k = (statistics.median(x) for x in zip(*kept, strict=True))
+                wall_c, cpu_c = (statistics.median(x) for x in zip(*clean, strict=True))
+                print(
+                    f"  after a result (the kept ledger):   {wall_k * 1e3:7.1f} ms, server CPU {cpu_k * 1e3:6.0f} ms"
+                    f"   (median of {tries})"
+                )
+                print(
+                    f"  after a drop (computed afresh):     {wall_c * 1e3:7.1f} ms, server CPU {cpu_c * 1e3:6.0f} ms"
+                    f"   (median of {tries})"
+                )
+                print(
+                    f"  ratio afresh/kept: {wall_c / wall_k:.1f}x wall, {cpu_c / cpu_k:.1f}x CPU; target 100 ms: {'met' if wall_k <= 0.100 else 'not met'}"
+                )
+
+
+def _read(api: Any, server: Any, eid: str) -> tuple[float, float]:
+    """One GET of the standings: its wall time and the server's CPU for it."""
+    cpu0 = server.cpu()
+    t0 = time.perf_counter()
+    r = api.http.get(f"/v1/events/{eid}/standings")
+    wall = time.perf_counter() - t0
+    if r.status_code != 200:
+        raise RuntimeError(f"GET standings: {r.status_code} {r.text[:300]}")
+    return wall, server.cpu() - cpu0
+
+
+PARTS = {"engine": engine, "change": change, "served": served}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--naive-size", type=int, default=200)
+    parser.add_argument(
+        "--parts", type=lambda v: v.split(","), default=list(PARTS), help="which of engine, change, served"
+    )
+    parser.add_argument("--only", choices=("sqlite", "postgres"), help="served: one database")
+    args = parser.parse_args()
+    for part in args.parts:
+        PARTS[part](args)
 
 
 if __name__ == "__main__":

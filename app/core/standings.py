@@ -6,7 +6,8 @@ Entries sort by the basis (``total`` points or ``average`` points per game), the
 the chain is applied in turn to the groups still tied (recursive refinement: a group-dependent
 criterion such as ``head_to_head`` sees exactly the entries still tied at that point). The first
 level that separates a row from the row above is its ``decided_by``; entries still equal after the
-whole chain share a rank (1, 2, 2, 4).
+whole chain share a rank (1, 2, 2, 4). ``StandingsLedger`` keeps one event's aggregation for its next
+change and folds in only the games that changed, with the same answer as ``compute_standings``.
 
 Rulings where the spec is silent:
 - ``points`` on a row is the total (bye points included); ``games`` counts games played (no byes,
@@ -30,7 +31,9 @@ from __future__ import annotations
 
 import gc
 import math
-from collections.abc import Mapping, Sequence
+from bisect import bisect_left, insort
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
@@ -141,19 +144,14 @@ def standings_config(settings: Mapping[str, Any]) -> StandingsConfig:
 # --------------------------------------------------------------------------- aggregation
 
 
-def build_ledger(
-    entries: Sequence[EntryInfo],
-    games: Sequence[GameResult],
-    config: StandingsConfig,
-    seed: str = "",
-) -> Ledger:
-    """Validate the input and aggregate it once per entry."""
+def _problems(entries: Sequence[EntryInfo], games: Sequence[GameResult]) -> list[Problem]:
+    """Every problem of the input: a duplicate entry or match id, a malformed game, an unknown entry."""
     problems: list[Problem] = []
-    stats: dict[str, EntryStats] = {}
+    known: set[str] = set()
     for i, entry in enumerate(entries):
-        if entry.entry_id in stats:
+        if entry.entry_id in known:
             problems.append(Problem(("entries", i, "entry_id"), f"duplicate entry {entry.entry_id!r}"))
-        stats[entry.entry_id] = EntryStats(entry.entry_id, entry.tiebreak_value)
+        known.add(entry.entry_id)
     match_ids: set[str] = set()
     for i, game in enumerate(games):
         problems.extend(game_problems(game, ("games", i)))
@@ -161,52 +159,75 @@ def build_ledger(
             problems.append(Problem(("games", i, "match_id"), f"duplicate match {game.match_id!r}"))
         match_ids.add(game.match_id)
         for j, reported in enumerate(game.seats):
-            if reported.entry_id not in stats:
+            if reported.entry_id not in known:
                 msg = f"unknown entry {reported.entry_id!r}"
                 problems.append(Problem(("games", i, "seats", j, "entry_id"), msg))
+    return problems
+
+
+def build_ledger(
+    entries: Sequence[EntryInfo],
+    games: Sequence[GameResult],
+    config: StandingsConfig,
+    seed: str = "",
+    scored_out: dict[str, ScoredGame | None] | None = None,
+) -> Ledger:
+    """Validate the input and aggregate it once per entry (``scored_out``, when given, receives
+    every game scored, by match id: ``None`` for a void)."""
+    problems = _problems(entries, games)
     if problems:
         raise InvalidInput("invalid results", problems)
-
+    stats = {entry.entry_id: EntryStats(entry.entry_id, entry.tiebreak_value) for entry in entries}
     # match ids are unique, so this is a canonical order: float sums never depend on input order
     ordered = sorted(games, key=attrgetter("match_id"))
     counted: list[ScoredGame] = []
     scoring = config.scoring
     for game in ordered:
         scored = score_game(game, scoring)
-        if scored is None:
-            continue
-        entries_at = scored.entries
-        pts = scored.points
-        if scored.outcome == Outcome.BYE:
-            s = stats[entries_at[0]]
-            s.points += pts[0]
-            s.bye_points += pts[0]
-            s.byes += 1
-            continue
-        counted.append(scored)
-        diffs = scored.differentials
-        results = scored.results
-        two = len(entries_at) == 2
-        for si, e in enumerate(entries_at):
-            s = stats[e]
-            others = (entries_at[1 - si],) if two else entries_at[:si] + entries_at[si + 1 :]
-            s.meetings.append((others, pts[si]))
-            s.points += pts[si]
-            s.differential += diffs[si]
-            s.games += 1
-            r = results[si]
-            if r == WIN:
-                s.wins += 1
-            elif r == DRAW:
-                s.draws += 1
-            else:
-                s.losses += 1
-        if scored.outcome == Outcome.PLAYED:
-            _place_stats(scored, stats)
+        if scored_out is not None:
+            scored_out[game.match_id] = scored
+        if scored is not None and _count(scored, stats):
+            counted.append(scored)
     return Ledger(stats, counted, config.h2h_default, seed)
 
 
-def _place_stats(scored: ScoredGame, stats: dict[str, EntryStats]) -> None:
+def _count(scored: ScoredGame, stats: Mapping[str, EntryStats], only: str | None = None) -> bool:
+    """Add one scored game to the stats of its entries (``only``: of that one entry alone); whether
+    it is a counted game (not a bye). Each entry's sums are folded in match id order, by
+    ``build_ledger`` and by ``StandingsLedger`` alike, so both give the same floats."""
+    entries_at = scored.entries
+    pts = scored.points
+    if scored.outcome == Outcome.BYE:
+        s = stats[entries_at[0]]
+        s.points += pts[0]
+        s.bye_points += pts[0]
+        s.byes += 1
+        return False
+    diffs = scored.differentials
+    results = scored.results
+    two = len(entries_at) == 2
+    for si, e in enumerate(entries_at):
+        if only is not None and e != only:
+            continue
+        s = stats[e]
+        others = (entries_at[1 - si],) if two else entries_at[:si] + entries_at[si + 1 :]
+        s.meetings.append((others, pts[si]))
+        s.points += pts[si]
+        s.differential += diffs[si]
+        s.games += 1
+        r = results[si]
+        if r == WIN:
+            s.wins += 1
+        elif r == DRAW:
+            s.draws += 1
+        else:
+            s.losses += 1
+    if scored.outcome == Outcome.PLAYED:
+        _place_stats(scored, stats, only)
+    return True
+
+
+def _place_stats(scored: ScoredGame, stats: Mapping[str, EntryStats], only: str | None) -> None:
     """Seconds and points behind the winner, from a played game's recorded places and scores."""
     places = scored.places
     if places is None:
@@ -215,6 +236,8 @@ def _place_stats(scored: ScoredGame, stats: dict[str, EntryStats]) -> None:
     firsts = [scores[i] for i, p in enumerate(places) if p == 1]
     top = max(firsts) if None not in firsts else None  # type: ignore[type-var]
     for si, e in enumerate(scored.entries):
+        if only is not None and e != only:
+            continue
         s = stats[e]
         place = places[si]
         if place == 2:
@@ -263,13 +286,8 @@ def compute_standings(
     # Pure computation that allocates a few hundred thousand small objects: the cyclic garbage
     # collector would rescan the growing heap many times over (2-3x the run time), and none of
     # these objects form cycles, so it is paused for the call and restored afterwards.
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with _collector_paused():
         return _compute(entries, games, config, seed, stage)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _compute(
@@ -279,13 +297,25 @@ def _compute(
     seed: str,
     stage: str | None,
 ) -> list[StandingRow]:
+    chain = _chain(config)
+    if stage is not None:
+        games = [g for g in games if g.stage == stage]
+    return _rank(build_ledger(entries, games, config, seed), entries, config, chain)
+
+
+def _chain(config: StandingsConfig) -> tuple[Criterion, ...]:
+    """The config's tie-break chain; ``InvalidInput`` for an unknown criterion or ranking basis."""
     chain: tuple[Criterion, ...] = build_chain(config.tiebreaks)
     if config.ranking_basis not in BASES:
         msg = f"unknown ranking basis {config.ranking_basis!r}"
         raise InvalidInput("invalid ranking basis", [Problem(("ranking_basis",), msg)])
-    if stage is not None:
-        games = [g for g in games if g.stage == stage]
-    ledger = build_ledger(entries, games, config, seed)
+    return chain
+
+
+def _rank(
+    ledger: Ledger, entries: Sequence[EntryInfo], config: StandingsConfig, chain: tuple[Criterion, ...]
+) -> list[StandingRow]:
+    """The ranked rows of an aggregated event (reads the ledger's stats, fills its criteria cache)."""
     info = {e.entry_id: e for e in entries}
     ids = sorted(info)
 
@@ -320,37 +350,198 @@ def _compute(
         refine(group, 0, None if i == 0 else basis_label)
 
     rows: list[StandingRow] = []
+    stats = ledger.stats
     position = 0
     for group, reason in final_groups:
         rank = position + 1
-        for k, e in enumerate(sorted(group, key=lambda x: (info[x].name, x))):
-            s = ledger.stats[e]
+        if len(group) > 1:
+            group = sorted(group, key=lambda x: (info[x].name, x))
+        for k, e in enumerate(group):
+            s = stats[e]
+            about = info[e]
+            # positional (the fields' order): keywords would cost a dict per row
             rows.append(
                 StandingRow(
-                    rank=rank,
-                    entry_id=e,
-                    name=info[e].name,
-                    points=s.points,
-                    games=s.games,
-                    wins=s.wins,
-                    differential=s.differential,
-                    tiebreaks=values[e],
-                    decided_by=reason if k == 0 else None,
-                    status=info[e].status,
-                    average=s.average,
-                    byes=s.byes,
-                    draws=s.draws,
-                    losses=s.losses,
+                    rank,
+                    e,
+                    about.name,
+                    s.points,
+                    s.games,
+                    s.wins,
+                    s.differential,
+                    values[e],
+                    reason if k == 0 else None,
+                    about.status,
+                    s.average,
+                    s.byes,
+                    s.draws,
+                    s.losses,
                 )
             )
         position += len(group)
     return rows
 
 
+# --------------------------------------------------------------------------- the kept ledger
+
+
+class StandingsLedger:
+    """One event's aggregation kept for the next change (docs/architecture.md "The standings
+    cache"): its input, every game scored, and each entry's stats. ``update`` takes the whole input
+    again and folds in only the games that differ from the kept ones (a new result, a correction =
+    the old game taken out and the new one added, a game gone); ``apply`` takes that difference
+    from a caller that found it more cheaply; ``standings()`` then ranks. The
+    answer is always ``compute_standings`` of the input last given, float for float: an entry that
+    a changed game seats has its stats folded again from its own games in match id order, as
+    ``build_ledger`` folds them, and every other entry's stats are untouched, as a clean fold would
+    leave them. The criteria that read opponents' totals are recomputed over every counted game at
+    each ranking (a pass over the games, without scoring any).
+
+    ``update`` and ``apply`` refuse (return False, nothing changed) whatever is not a change of games: other
+    entries (added, renamed, dropped: any field), another config or seed, and any game that a clean
+    computation would reject (the caller computes cleanly, which raises the problem)."""
+
+    def __init__(
+        self,
+        entries: Sequence[EntryInfo],
+        games: Sequence[GameResult],
+        config: StandingsConfig,
+        seed: str = "",
+    ) -> None:
+        self.chain = _chain(config)
+        self.entries = tuple(entries)
+        self.config = config
+        self.seed = seed
+        self.scored: dict[str, ScoredGame | None] = {}
+        with _collector_paused():
+            self.ledger = build_ledger(entries, games, config, seed, self.scored)
+        self.games = {g.match_id: g for g in games}
+        self.tiebreak_values = {e.entry_id: e.tiebreak_value for e in entries}
+        # each entry's games (counted ones and byes) and the counted games, by match id, in order
+        self.at: dict[str, list[str]] = {e.entry_id: [] for e in entries}
+        for mid in sorted(self.scored):
+            scored = self.scored[mid]
+            if scored is not None:
+                for e in scored.entries:
+                    self.at[e].append(mid)
+        self.counted = [g.match_id for g in self.ledger.games]
+
+    def __len__(self) -> int:
+        """The games kept (what the ledger's memory grows with)."""
+        return len(self.games)
+
+    def update(
+        self,
+        entries: Sequence[EntryInfo],
+        games: Sequence[GameResult],
+        config: StandingsConfig,
+        seed: str = "",
+    ) -> bool:
+        """Bring the ledger to this input by the games that differ from the kept ones; False (the
+        ledger unchanged) when anything else differs or a changed game is invalid: then compute
+        afresh."""
+        kept = self.games
+        given: set[str] = set()
+        changed: list[GameResult] = []
+        present = 0  # games given that the ledger holds (changed or not)
+        for g in games:
+            mid = g.match_id
+            if mid in given:
+                return False
+            given.add(mid)
+            old = kept.get(mid)
+            if old is None:
+                changed.append(g)
+                continue
+            present += 1
+            if old is not g and old != g:
+                changed.append(g)
+        gone = [mid for mid in kept if mid not in given] if present < len(kept) else []
+        return self.apply(entries, changed, gone, config, seed)
+
+    def apply(
+        self,
+        entries: Sequence[EntryInfo],
+        changed: Sequence[GameResult],
+        gone: Sequence[str],
+        config: StandingsConfig,
+        seed: str = "",
+    ) -> bool:
+        """Bring the ledger to this input given as its difference from the kept one: the games
+        ``changed`` (new ones, or new versions of kept ones) and the match ids of the kept games
+        ``gone``. False (the ledger unchanged) when the entries, config or seed differ, or the
+        difference does not fit the kept games or holds an invalid game."""
+        if config != self.config or seed != self.seed or tuple(entries) != self.entries:
+            return False
+        if not changed and not gone:
+            return True
+        known = self.at
+        ids = {g.match_id for g in changed}
+        if len(ids) < len(changed) or any(mid in ids or mid not in self.games for mid in gone):
+            return False
+        for g in changed:
+            if game_problems(g) or any(s.entry_id not in known for s in g.seats):
+                return False
+        with _collector_paused():
+            self._fold(changed, gone)
+        return True
+
+    def _fold(self, changed: Sequence[GameResult], gone: Sequence[str]) -> None:
+        touched: set[str] = set()
+        for mid in [*gone, *(g.match_id for g in changed)]:
+            old = self.scored.pop(mid, None)
+            if old is None:
+                continue
+            for e in old.entries:
+                self.at[e].remove(mid)
+                touched.add(e)
+            if old.outcome != Outcome.BYE:
+                del self.counted[bisect_left(self.counted, mid)]
+        scoring = self.config.scoring
+        for g in changed:
+            scored = self.scored[g.match_id] = score_game(g, scoring)
+            if scored is None:
+                continue
+            for e in scored.entries:
+                insort(self.at[e], g.match_id)
+                touched.add(e)
+            if scored.outcome != Outcome.BYE:
+                insort(self.counted, g.match_id)
+        for mid in gone:
+            del self.games[mid]
+        for g in changed:
+            self.games[g.match_id] = g
+        stats = self.ledger.stats
+        for e in touched:
+            stats[e] = EntryStats(e, self.tiebreak_values[e])
+            for mid in self.at[e]:
+                _count(self.scored[mid], stats, e)  # type: ignore[arg-type]
+        self.ledger.games = [self.scored[mid] for mid in self.counted]  # type: ignore[misc]
+        self.ledger.cache.clear()
+
+    def standings(self) -> list[StandingRow]:
+        """The ranked standings of the input last given."""
+        with _collector_paused():
+            return _rank(self.ledger, self.entries, self.config, self.chain)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused (see ``compute_standings``), restored afterwards."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 __all__ = [
     "EntryInfo",
     "StandingRow",
     "StandingsConfig",
+    "StandingsLedger",
     "build_ledger",
     "compute_standings",
     "settings_problems",

@@ -280,16 +280,65 @@ class PlayedMatch:
 
     def game(self) -> GameResult | None:
         """The standings engine's input (as ``game_result``); None while it is not final."""
-        if self.status == MatchStatus.BYE:
-            return GameResult(
-                self.id, self.round, Outcome.BYE, (SeatResult(self.seats[0].entry_id, 1, None),)
-            )
-        if self.status != MatchStatus.CONFIRMED or self.outcome is None:
-            return None
-        seats = tuple(
-            SeatResult(s.entry_id, s.place, s.score, s.differential, s.violation) for s in self.seats
+        seats = tuple((s.entry_id, s.place, s.score, s.differential, s.violation) for s in self.seats)
+        return final_game(self.id, (self.round, self.status, self.outcome, seats))
+
+
+FinalSeat = tuple[str, int | None, float | None, float | None, bool]
+"""A seat of a final match as ``final_matches`` reads it: entry, place, score, differential, violation."""
+FinalMatch = tuple[int, str, str | None, tuple[FinalSeat, ...]]
+"""A final match as ``final_matches`` reads it: round number, status, outcome, its seats in order."""
+
+
+def final_game(match_id: str, match: FinalMatch) -> GameResult | None:
+    """The standings engine's input of a match; None while it is not final."""
+    number, status, outcome, seats = match
+    if status == MatchStatus.BYE:
+        return GameResult(match_id, number, Outcome.BYE, (SeatResult(seats[0][0], 1, None),))
+    if status != MatchStatus.CONFIRMED or outcome is None:
+        return None
+    return GameResult(match_id, number, outcome, tuple(SeatResult(*seat) for seat in seats))
+
+
+async def final_matches(session: AsyncSession, stage: Stage) -> dict[str, FinalMatch]:
+    """The stage's final matches (those ``final_game`` makes a game of) by id, in round and table
+    order, read as plain tuples in one statement: cheap to read and to compare with an earlier
+    read (``services/standings.py``: only the matches that differ are made games of)."""
+    await session.flush()
+    stmt = (
+        select(
+            Match.id,
+            Round.number,
+            Match.status,
+            Match.outcome,
+            Seat.entry_id,
+            Seat.place,
+            Seat.score,
+            Seat.differential,
+            Seat.violation,
         )
-        return GameResult(self.id, self.round, self.outcome, seats)
+        .join(Match, Match.round_id == Round.id)
+        .join(Seat, Seat.match_id == Match.id)
+        .where(Round.stage_id == stage.id, Match.status.in_((MatchStatus.CONFIRMED, MatchStatus.BYE)))
+        .order_by(Round.number, Match.table, Seat.seat)
+    )
+    out: dict[str, FinalMatch] = {}
+    current: str | None = None
+    head: tuple[int, str, str | None] = (0, "", None)
+    seats: list[FinalSeat] = []
+    # through the connection: a Core statement's rows, without the ORM's loading of each row
+    rows = await (await session.connection()).execute(stmt)
+    for mid, number, status, outcome, entry_id, place, score, diff, violation in rows:
+        if mid != current:
+            if current is not None:
+                out[current] = (*head, tuple(seats))
+            current, head, seats = mid, (number, status, outcome), []
+        seats.append((entry_id, place, score, diff, bool(violation)))
+    if current is not None:
+        out[current] = (*head, tuple(seats))
+    if any(m[1] == MatchStatus.CONFIRMED and m[2] is None for m in out.values()):
+        out = {mid: m for mid, m in out.items() if not (m[1] == MatchStatus.CONFIRMED and m[2] is None)}
+    return out
 
 
 async def stage_played(session: AsyncSession, stage: Stage, *, final_only: bool = False) -> list[PlayedMatch]:
@@ -389,19 +438,41 @@ async def stage_standings(
     read as columns: a clean recompute every time. ``played`` and ``entries``: the stage's matches
     and the event's entries as ``stage_played`` and ``entry_rows`` just read them, for a caller that
     needs them too (a pairing), so that they are read once."""
+    infos, games, config = await standings_input(session, event, stage, group, played=played, entries=entries)
+    return compute_standings(infos, games, config, seed=event.seed)
+
+
+async def standings_input(
+    session: AsyncSession,
+    event: Event,
+    stage: Stage | None,
+    group: str | None = None,
+    *,
+    played: Sequence[PlayedMatch] | None = None,
+    entries: dict[str, EntryRow] | None = None,
+) -> tuple[list[EntryInfo], list[GameResult], StandingsConfig]:
+    """What the stage's standings are computed from (``stage_standings``): its entries (of
+    ``group``), its final games among them, and its standings config."""
     if entries is None:
         entries = await entry_rows(session, event.id)
-    details = details_of(stage) if stage is not None else None
-    ids = list(details.entries) if details is not None else list(entries)
-    if group is not None:
-        groups = details.groups if details is not None else {}
-        ids = [e for e in ids if groups.get(e, entries[e].group) == group]
-    wanted = set(ids)
+    infos = standings_entries(entries, stage, group)
+    wanted = {e.entry_id for e in infos}
     games: list[GameResult] = []
     if stage is not None:
         for match in played if played is not None else await stage_played(session, stage, final_only=True):
             g = match.game()  # None while not final
             if g is not None and all(s.entry_id in wanted for s in g.seats):
                 games.append(g)
-    infos = [EntryInfo(e, entries[e].name, entries[e].tiebreak_value, entries[e].status) for e in ids]
-    return compute_standings(infos, games, stage_config(session, event, stage), seed=event.seed)
+    return infos, games, stage_config(session, event, stage)
+
+
+def standings_entries(
+    entries: dict[str, EntryRow], stage: Stage | None, group: str | None
+) -> list[EntryInfo]:
+    """The entries a stage's standings rank (of ``group``), from the event's ``entry_rows``."""
+    details = details_of(stage) if stage is not None else None
+    ids = list(details.entries) if details is not None else list(entries)
+    if group is not None:
+        groups = details.groups if details is not None else {}
+        ids = [e for e in ids if groups.get(e, entries[e].group) == group]
+    return [EntryInfo(e, entries[e].name, entries[e].tiebreak_value, entries[e].status) for e in ids]

@@ -7,11 +7,19 @@ closed or the event has ended (finished or cancelled); provisional before.
 
 The standings cache (docs/architecture.md "The standings cache"): ``GET …/standings`` is served by
 ``cached_standings``, which keeps the last ``CACHED`` answers of this process keyed by (event, its
-``standings_mark``, stage, group) (``app/services/marked.py``: why it cannot be stale).
+``standings_mark``, stage, group) (``app/services/marked.py``: why it cannot be stale). Beneath
+it, ``ledger_standings`` keeps the last ``LEDGERS`` aggregations of this process
+(``core.standings.StandingsLedger``), keyed by (event, stage, group): when the mark has moved, the
+standings are read from the database as always, and the kept ledger folds in just the games that
+differ from what it holds — a result, a correction, a round's byes — instead of scoring every game
+again. Anything else that differs (the entries, the settings, the seed) makes it compute afresh.
+The ledger is a cache of a pure function of what was read, so whatever read updated it last, every
+answer equals a clean recompute of what its own request read.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -19,21 +27,28 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.errors import NotFound
 from app.core.lifecycle import standings_final
-from app.core.standings import StandingRow
-from app.db.models import Round, Stage
+from app.core.scoring import GameResult
+from app.core.standings import StandingRow, StandingsLedger, compute_standings
+from app.db.models import Event, Round, Stage
 from app.services.marked import MarkedCache
 from app.services.reads import (
+    FinalMatch,
     details_of,
+    entry_rows,
+    final_game,
+    final_matches,
     get_event,
     stage_config,
-    stage_standings,
     stages_of,
+    standings_entries,
     tiebreak_source,
 )
 from app.services.summary import deciding
 
 CACHED = 32  # answers kept per process (the least recently served go first) ...
 CACHED_ROWS = 40_000  # ... and rows in all of them (about 1 KB each, with its rendering)
+LEDGERS = 8  # aggregations kept per process (the least recently used go first) ...
+LEDGER_GAMES = 40_000  # ... and games in all of them (about 2 KB each, with the matches read)
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,12 +83,67 @@ async def event_standings(
 ) -> StandingsView:
     event = await get_event(session, event_id)
     stage = await chosen_stage(session, event_id, stage_index)
-    rows = await stage_standings(session, event, stage, group)
+    rows = await ledger_standings(session, event, stage, group)
     groups = dict(details_of(stage).groups) if stage is not None else {}
     chain = stage_config(session, event, stage).tiebreaks
     final = stage is not None and standings_final(stage.status, event.status)
     index = stage.index if stage is not None else None
     return StandingsView(index, group, tuple(rows), groups, chain, tiebreak_source(event, stage), final)
+
+
+@dataclass(eq=False)
+class _Kept:
+    """A stage's kept ledger and its final matches as they were read when it was last brought up
+    to date (``reads.final_matches``): the next read is compared with them, match by match."""
+
+    ledger: StandingsLedger
+    matches: dict[str, FinalMatch]
+
+
+_ledgers: OrderedDict[tuple[str, str | None, str | None], _Kept] = OrderedDict()
+
+
+async def ledger_standings(
+    session: AsyncSession, event: Event, stage: Stage | None, group: str | None = None
+) -> list[StandingRow]:
+    """The stage's standings as ``reads.stage_standings`` computes them, through this process's
+    kept ledger of the stage: only the matches that differ from the last read are made games of,
+    scored and folded in; a clean computation when nothing is kept or more than games changed."""
+    entries = standings_entries(await entry_rows(session, event.id), stage, group)
+    wanted = {e.entry_id for e in entries}
+    read = await final_matches(session, stage) if stage is not None else {}
+    config = stage_config(session, event, stage)
+    key = (event.id, stage.id if stage is not None else None, group)
+    # no await from here on: the ledger is read and brought up to date in one step of the loop
+    kept = _ledgers.pop(key, None)
+    if kept is not None:
+        # a match read as before is one the ledger holds (among the same entries, or ``apply``
+        # refuses); any other is made a game of, if it seats only the entries ranked
+        before = kept.matches
+        matches: dict[str, FinalMatch] = {}
+        changed: list[GameResult] = []
+        for mid, m in read.items():
+            if before.get(mid) == m:
+                matches[mid] = m
+            elif all(seat[0] in wanted for seat in m[3]) and (g := final_game(mid, m)) is not None:
+                matches[mid] = m
+                changed.append(g)
+        same = len(matches) - len(changed)
+        gone = [mid for mid in before if mid not in matches] if same < len(before) else []
+        if not kept.ledger.apply(entries, changed, gone, config, event.seed):
+            kept = None
+    if kept is None:
+        matches = {mid: m for mid, m in read.items() if all(seat[0] in wanted for seat in m[3])}
+        games = [g for mid, m in matches.items() if (g := final_game(mid, m)) is not None]
+        if len(games) > LEDGER_GAMES:
+            return compute_standings(entries, games, config, seed=event.seed)
+        kept = _Kept(StandingsLedger(entries, games, config, event.seed), matches)
+    kept.matches = matches
+    _ledgers[key] = kept
+    held = sum(len(x.ledger) for x in _ledgers.values())
+    while len(_ledgers) > LEDGERS or (held > LEDGER_GAMES and len(_ledgers) > 1):
+        held -= len(_ledgers.popitem(last=False)[1].ledger)
+    return kept.ledger.standings()
 
 
 _cache: MarkedCache[StandingsView] = MarkedCache(CACHED, CACHED_ROWS, lambda view: len(view.rows))
@@ -94,5 +164,6 @@ async def cached_standings(
 
 
 def forget_cached() -> None:
-    """Empty this process's standings cache."""
+    """Empty this process's standings cache and its kept ledgers."""
     _cache.clear()
+    _ledgers.clear()
