@@ -9,7 +9,7 @@ from weakref import WeakKeyDictionary
 from fastapi import APIRouter, Path, Query, Request, Response
 
 from app.api.auth import Judge, Organizer
-from app.api.caching import Rendered, cached, cached_json, rendered
+from app.api.caching import Rendered, cached, cached_json, json_body, rendered
 from app.api.csv_io import CSV_CONTENT, FormatQuery, cached_csv, wants_csv
 from app.api.deps import SessionDep
 from app.api.events import event_read
@@ -67,11 +67,15 @@ async def start_event(
         Literal["drop", "refuse"],
         Query(description="with check-in: drop the entries not checked in, or refuse to start (409)"),
     ] = "drop",
-) -> LifecycleRead:
+) -> Response:
     """Start the event (organizer): draw tie-break values, groups and the first round or schedule.
 
     A schedule search runs as a job (`job_id`)."""
-    return lifecycle_read(await lifecycle.start(session, event_id, who, not_checked_in))
+    # as pairing a round: a 10,000-entry start, its rows and its answer are millions of objects,
+    # none in a cycle; the answer is rendered in one pass (``json_body``)
+    with collector_paused():
+        answer = json_body(lifecycle_read(await lifecycle.start(session, event_id, who, not_checked_in)))
+    return Response(answer, media_type="application/json")
 
 
 @router.post(

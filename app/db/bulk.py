@@ -53,3 +53,33 @@ async def bulk_insert(
             batch = []
     if batch:
         await session.execute(insert(model), batch)
+
+
+def as_loaded(
+    session: AsyncSession, model: Any, cols: list[str], records: Iterable[tuple[Any, ...]]
+) -> list[Any]:
+    """Objects of ``model`` for rows this transaction has just written (``records``, tuples in the
+    order of ``cols``, every other column given as None), made persistent in the session the way a
+    query's loading makes them: each object's values set as its row's, its identity put in the
+    session's identity map — no constructor, no attribute events, no cascade, nothing to flush —
+    rather than reading the rows back. Some three times cheaper than making them pending and
+    detached, and a fraction of the query. The caller passes the values as the database would give
+    them back (a JSON column's own value, not its text; an aware timestamp)."""
+    sync = session.sync_session
+    identity_map = sync.identity_map
+    manager = model._sa_class_manager
+    mapper = manager.mapper
+    (pk,) = mapper.primary_key  # one-column keys only
+    at = cols.index(pk.key)
+    nulls = {c.key: None for c in mapper.column_attrs if c.key not in cols}
+    made = []
+    for rec in records:
+        obj = manager.new_instance()
+        obj.__dict__.update(zip(cols, rec, strict=True))
+        obj.__dict__.update(nulls)
+        key = (model, (rec[at],), None)
+        state = obj._sa_instance_state
+        state.key, state.identity_token, state.session_id = key, None, sync.hash_key
+        identity_map._add_unpresent(state, key)
+        made.append(obj)
+    return made

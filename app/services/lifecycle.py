@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
 
 from app.core import lifecycle as core
 from app.core.access import Principal
@@ -155,6 +156,25 @@ def seed_order(entries: list[Entry]) -> list[Entry]:
     )
 
 
+# each entry's drawn value: one statement run for many rows, the loaded entries told what was written
+_ENTRIES: Any = Entry.__table__
+_SET_TIEBREAK = (
+    update(_ENTRIES).where(_ENTRIES.c.id == bindparam("entry")).values(tiebreak_value=bindparam("value"))
+)
+
+
+async def _write_tiebreak_values(
+    session: AsyncSession, entries: list[Entry], values: dict[str, float]
+) -> None:
+    """The entries' tie-break values written set-based (not an update flushed per entry: 10,000 of
+    them took most of a start's CPU) and set on the loaded entries as their committed values."""
+    if not entries:
+        return
+    await session.execute(_SET_TIEBREAK, [{"entry": e.id, "value": values[e.id]} for e in entries])
+    for e in entries:
+        set_committed_value(e, "tiebreak_value", values[e.id])
+
+
 async def start_event(
     session: AsyncSession, event: Event, principal: Principal | None = None, not_checked_in: str = "drop"
 ) -> Round | Job | None:
@@ -194,8 +214,7 @@ async def start_event(
             f"the event needs at least {needed} active entries to start{why}; it has {len(entries)}"
         )
     values = core.draw_tiebreak_values([(e.id, e.organizer) for e in entries], event.seed)
-    for e in entries:
-        e.tiebreak_value = values[e.id]
+    await _write_tiebreak_values(session, entries, values)
     stages = [
         Stage(
             event_id=event.id,

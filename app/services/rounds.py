@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
+from sqlalchemy.orm.attributes import set_committed_value
 
 from app.core import rng
 from app.core.errors import InvalidInput, NotFound, Problem
@@ -21,8 +22,9 @@ from app.core.games.adjudication import match_seed
 from app.core.games.registry import FIRST_SEATS
 from app.core.vocabulary import EntryStatus, MatchStatus, Outcome
 from app.db.base import new_id, utcnow
-from app.db.bulk import bulk_insert, json_text
+from app.db.bulk import as_loaded, bulk_insert, json_text
 from app.db.models import Event, Match, Round, Seat, Stage
+from app.db.session import kept_in_transaction, transaction_state
 from app.services import outbox
 from app.services.marked import MarkedCache
 from app.services.reads import details_of, entries_by_id, entry_names, game_of, get_event, stage_settings
@@ -97,9 +99,11 @@ async def write_round(
     *,
     first_seat_token: bool = False,
 ) -> tuple[Round, list[Match]]:
-    """``create_round``, with the round's matches (table order, seats loaded) for a caller that goes
-    on with them. The matches and seats are written in one go each (``bulk_insert``: COPY on
-    Postgres, one INSERT of many rows elsewhere; no objects tracked row by row), then read back once."""
+    """``create_round``, with the round's matches (table order, seats in seat order) for a caller
+    that goes on with them. The matches and seats are written in one go each (``bulk_insert``: COPY
+    on Postgres, one statement of many rows elsewhere; no objects tracked row by row), and their
+    objects are made from the very values written, as the session would have loaded them, rather
+    than read back (``_as_loaded``)."""
     number = await _next_round_number(session, event.id)
     rnd = Round(event_id=event.id, stage_id=stage.id, number=number, details=details or {})
     session.add(rnd)
@@ -112,6 +116,7 @@ async def write_round(
     # a game whose own rules draw who plays first from the match's seed (a Rite of Command deal):
     # that seat holds the first token, so the ★ is the game's first player, not a second draw
     game_first = FIRST_SEATS.get((await game_of(session, event)).adjudicator or "")
+    pending, bye_status = MatchStatus.PENDING.value, MatchStatus.BYE.value
     for t, table in enumerate(tables, start=1):
         bye = len(table) == 1
         match_id = new_id()
@@ -129,8 +134,8 @@ async def write_round(
                 event.id,
                 rnd.id,
                 t,
-                MatchStatus.BYE if bye else MatchStatus.PENDING,
-                Outcome.BYE if bye else None,
+                bye_status if bye else pending,
+                Outcome.BYE.value if bye else None,
                 best_of,
                 1,
                 now if bye else None,
@@ -144,9 +149,30 @@ async def write_round(
     if match_rows:
         await bulk_insert(session, Match, MATCH_COLUMNS, match_rows)
         await bulk_insert(session, Seat, SEAT_COLUMNS, seat_rows)
-    made = await round_matches(session, rnd)
+    made = _as_loaded(session, match_rows, seat_rows)
+    written: dict[str, list[Match]] = transaction_state(session, _WRITTEN, dict)
+    written[rnd.id] = made
     await outbox.round_paired(session, event, stage, rnd, made)
     return rnd, made
+
+
+_WRITTEN = "rounds.written"  # the transaction's state: round id -> the matches ``write_round`` wrote
+
+
+def _as_loaded(
+    session: AsyncSession, match_rows: list[tuple[Any, ...]], seat_rows: list[tuple[Any, ...]]
+) -> list[Match]:
+    """The matches of these rows (``MATCH_COLUMNS``, ``SEAT_COLUMNS``) with their seats, as a query
+    of the rows just written would have loaded them (``bulk.as_loaded``), the seats' collection in
+    seat order: making them costs a fraction of reading the rows back."""
+    seats: dict[str, list[Seat]] = {}
+    for seat in as_loaded(session, Seat, SEAT_COLUMNS, seat_rows):
+        seats.setdefault(seat.match_id, []).append(seat)
+    made: list[Match] = as_loaded(session, Match, MATCH_COLUMNS, match_rows)
+    for match in made:
+        set_committed_value(match, "details", {})  # the JSON written, as a load gives it: its own dict
+        set_committed_value(match, "seats", seats.get(match.id, []))
+    return made
 
 
 async def check_tables(
@@ -215,10 +241,19 @@ async def round_matches(session: AsyncSession, rnd: Round) -> list[Match]:
     return list(rows.scalars())
 
 
+def written_matches(session: AsyncSession, rnd: Round) -> list[Match] | None:
+    """The matches this transaction's ``write_round`` wrote for ``rnd`` (the very objects a query
+    would give), or None when it wrote none for it."""
+    written: dict[str, list[Match]] = kept_in_transaction(session, _WRITTEN) or {}
+    return written.get(rnd.id)
+
+
 async def round_view(session: AsyncSession, rnd: Round, matches: list[Match] | None = None) -> RoundView:
     """The round as clients read it; ``matches``: its matches already loaded (``write_round``)."""
     stage = await session.get(Stage, rnd.stage_id)
     assert stage is not None
+    if matches is None:
+        matches = written_matches(session, rnd)
     if matches is None:
         matches = await round_matches(session, rnd)
     return RoundView(rnd, stage, matches, await entry_names(session, rnd.event_id))

@@ -15,6 +15,7 @@ from app.core.vocabulary import LiveEventType
 from app.db import bulk
 from app.db.base import new_id, utcnow
 from app.db.models import Match, OutboxEvent, Round, Seat
+from app.services import lifecycle, rounds
 from tests.support.api import Api, pair, play_round, setup_event, start
 
 NAMES = [f"P{i:02d}" for i in range(9)]  # odd: each round has a bye
@@ -119,6 +120,36 @@ async def test_a_match_names_its_rounds_event(api: Api) -> None:
         await session.rollback()
         with pytest.raises(IntegrityError):
             await session.execute(Match.__table__.insert().values(event_id=other, **values))
+
+
+def _columns(obj: Any) -> dict[str, Any]:
+    return {c.key: getattr(obj, c.key) for c in type(obj).__table__.columns}
+
+
+async def test_the_matches_a_pairing_goes_on_with_are_its_rows_as_loaded(api: Api) -> None:
+    """The matches ``write_round`` hands on (to the answer, the outbox, the dropped entries' games)
+    are made from the values it wrote, not read back: each is in the session with nothing to flush,
+    and every column and seat is what a later read of the stored rows gives."""
+    eid, token, _ = await setup_event(api, NAMES, settings={"stages": [{"format": "swiss", "rounds": 3}]})
+    await play_round(api, token, (await start(api, eid, token))["round"])
+    async with api.app.state.sessionmaker() as session:
+        view = await lifecycle.pair(session, eid, None)
+        assert len(view.matches) == 5 and view.matches[-1].status == "bye"
+        assert all(m in session and s in session for m in view.matches for s in m.seats)
+        assert not session.dirty and not session.new  # nothing for the commit's flush to write
+        # a later read in the same transaction finds the very objects, untouched
+        again = await rounds.round_matches(session, view.round)
+        assert [id(m) for m in again] == [id(m) for m in view.matches] and not session.dirty
+        made = [(_columns(m), [_columns(s) for s in m.seats]) for m in view.matches]
+        await session.commit()
+    async with api.app.state.sessionmaker() as session:
+        rnd = (
+            await session.execute(select(Round).where(Round.event_id == eid, Round.number == 2))
+        ).scalar_one()
+        stored = [
+            (_columns(m), [_columns(s) for s in m.seats]) for m in await rounds.round_matches(session, rnd)
+        ]
+    assert made == stored, _diff(made, stored)[:5]
 
 
 def _diff(a: Any, b: Any, path: str = "") -> list[str]:
