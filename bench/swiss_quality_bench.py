@@ -22,7 +22,10 @@ passes); the floated pairs (scores differ) are printed beside them.
 Printed per size (100, 1,000, 4,000; ``--quick``: 100 and 1,000): round 8's floats and the exact
 minimum (up to ``EXACT_UP_TO`` entries), its floated pairs, the total of its score gaps and the
 largest, players with |first − second| > 1 and with three equal seats in a row after 8 rounds,
-round 8's CPU seconds and the whole tournament's; then Burstein's CPU over Arbiter's at 1,000 and
+round 8's CPU seconds and the whole tournament's (with ``--seeds N``, also each engine's mean
+|first − second| > 1 over N seeds, ``quality:<n>`` and ``quality:<n>:1`` …, since one tournament's
+figure is mostly the luck of its results; an engine whose round took over ``REPEAT_CPU`` seconds,
+the Dutch one at 1,000, is not repeated); then Burstein's CPU over Arbiter's at 1,000 and
 Arbiter's round 8 at 10,000 entries. bbpPairings pairs fields up to ``--bbp-max`` (1,000 by
 default: its Dutch takes minutes of CPU a round at 1,000 entries, hours at 4,000). Arbiter's CPU is
 the core's, from the ``SwissEntry`` list to the seated tables; bbpPairings' is the child process's,
@@ -51,6 +54,7 @@ from app.core.trf import TrfGame, TrfPlayer, trf_document
 ROUNDS = 8
 DEFAULT_BBP = "/work/tools/bbpPairings/bbpPairings.exe"
 EXACT_UP_TO = 1000  # the exact minimum's complete graph is built up to this many entries
+REPEAT_CPU = 5.0  # ``--seeds`` does not repeat an engine whose round took more CPU-s than this
 
 
 @dataclass
@@ -258,6 +262,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="100 and 1,000 entries only")
     ap.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        help="also play each size's tournaments under this many seeds in all and print the mean seat balance"
+        " (one tournament's |d|>1 moves by a dozen from seed to seed at 1,000 entries)",
+    )
+    ap.add_argument(
         "--bbp-max",
         type=int,
         default=1000,
@@ -282,6 +293,7 @@ def main() -> None:
     )
     cpu8: dict[tuple[int, str], float] = {}
     for n in sizes:
+        spread: dict[str, list[int]] = {}
         engines = ["arbiter", *(["dutch", "burstein"] if binary and n <= args.bbp_max else [])]
         if binary and n > args.bbp_max:
             print(f"{n:>7} Dutch and Burstein skipped above --bbp-max {args.bbp_max}")
@@ -289,12 +301,26 @@ def main() -> None:
             field_, figures = play(engine, n, f"quality:{n}", binary, exact=n <= EXACT_UP_TO)
             last = figures[-1]
             wide, runs = seat_figures(field_)
+            spread[engine] = [wide]
             cpu8[(n, engine)] = last.cpu
             minimum = "-" if last.minimum is None else str(last.minimum)
             print(
                 f"{n:>7} {engine:>8} | {last.floats:>6} {minimum:>4} {last.floated_pairs:>5} |"
                 f" {last.gap_total:>7.1f} {last.gap_max:>4.1f} | {wide:>5} {runs:>5} |"
                 f" {last.cpu:>8.3f} {sum(f.cpu for f in figures):>8.3f}",
+                flush=True,
+            )
+        for engine in engines if args.seeds > 1 else ():
+            if cpu8[(n, engine)] > REPEAT_CPU:
+                print(f"{n:>7} {engine:>8} | not repeated: {cpu8[(n, engine)]:.0f} CPU-s a round")
+                continue
+            for k in range(1, args.seeds):
+                field_, _ = play(engine, n, f"quality:{n}:{k}", binary, exact=False)
+                spread[engine].append(seat_figures(field_)[0])
+            w = spread[engine]
+            print(
+                f"{n:>7} {engine:>8} | |d|>1 over {len(w)} seeds: mean {sum(w) / len(w):.1f},"
+                f" {min(w)}-{max(w)}",
                 flush=True,
             )
     if (1000, "burstein") in cpu8:

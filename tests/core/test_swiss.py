@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from app.core.errors import InvalidInput
 from app.core.pairing import swiss_graph
-from app.core.pairing.seats import allocate
+from app.core.pairing.seats import ABSOLUTE, allocate, preference
 from app.core.pairing.swiss import (
     SwissBye,
     SwissEntry,
@@ -369,12 +369,11 @@ def crossings(rest: list[SwissEntry], pairing: SwissPairing) -> int:
     return sum(abs(level[score[p.first]] - level[score[p.second]]) for p in pairing.pairs)
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.integers(4, 40), st.integers(2, 7), st.integers(0, 10**6), st.booleans())
-def test_a_round_floats_no_more_than_the_exact_minimum(n: int, rounds: int, seed: int, seats: bool) -> None:
-    """Swiss rounds of seeded results (one game in ten drawn), seats balanced or not: every round's
-    floats equal the exact minimum over every rematch-free pairing with the same bye, whatever the
-    seats (a seat preference never costs a float)."""
+def simulated_rounds(
+    n: int, rounds: int, seed: int, seats: bool
+) -> Iterator[tuple[list[SwissEntry], SwissPairing]]:
+    """Swiss rounds of seeded results (one game in ten drawn), seats allocated by ``seats.allocate``:
+    each round's field without its bye, and its pairing, before the round is played."""
     results = random.Random(seed)
     ids = [f"p{i:02d}" for i in range(n)]
     score = dict.fromkeys(ids, 0.0)
@@ -394,11 +393,7 @@ def test_a_round_floats_no_more_than_the_exact_minimum(n: int, rounds: int, seed
             for i in order
         ]
         result = pair_swiss(entries)
-        rest = [e for e in entries if result.bye is None or e.id != result.bye.entry]
-        floor = fewest_floats(rest)
-        if floor is None:
-            return  # a rematch is unavoidable: the rounds after it are not this test's question
-        assert crossings(rest, result) == floor
+        yield [e for e in entries if result.bye is None or e.id != result.bye.entry], result
         for t, p in enumerate(result.pairs, start=1):
             seated = allocate(p.first, p.second, history[p.first], history[p.second], t)
             history[seated.first].append(0)
@@ -414,3 +409,62 @@ def test_a_round_floats_no_more_than_the_exact_minimum(n: int, rounds: int, seed
         if result.bye is not None:
             score[result.bye.entry] += 1.0
             byes[result.bye.entry] += 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(4, 40), st.integers(2, 7), st.integers(0, 10**6), st.booleans())
+def test_a_round_floats_no_more_than_the_exact_minimum(n: int, rounds: int, seed: int, seats: bool) -> None:
+    """Swiss rounds of seeded results, seats balanced or not: every round's floats equal the exact
+    minimum over every rematch-free pairing with the same bye, whatever the seats (a seat
+    preference never costs a float)."""
+    for rest, result in simulated_rounds(n, rounds, seed, seats):
+        floor = fewest_floats(rest)
+        if floor is None:
+            return  # a rematch is unavoidable: the rounds after it are not this test's question
+        assert crossings(rest, result) == floor
+
+
+def gives_way_absolute(a: SwissEntry, b: SwissEntry) -> bool:
+    """Both entries hold an absolute preference for the same seat: one of them cannot have it."""
+    pa, pb = preference(a.seats or ()), preference(b.seats or ())
+    return pa.seat is not None and pa.seat == pb.seat and pa.strength == pb.strength == ABSOLUTE
+
+
+def fewest_floats_then_absolutes(rest: list[SwissEntry]) -> tuple[int, int] | None:
+    """The exact minimum of (floats, absolute seat preferences given way) of any rematch-free
+    pairing of ``rest``, lexicographically, by networkx over the complete graph; None when no
+    rematch-free pairing exists."""
+    level = {s: i for i, s in enumerate(sorted({e.score for e in rest}, reverse=True))}
+    big = len(rest) + 1  # more absolute clashes than a pairing can hold
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(rest)))
+    for i, a in enumerate(rest):
+        for j in range(i + 1, len(rest)):
+            b = rest[j]
+            if b.id not in a.opponents and a.id not in b.opponents:
+                cost = big * abs(level[a.score] - level[b.score]) + gives_way_absolute(a, b)
+                graph.add_edge(i, j, weight=big * len(level) - cost)
+    matching = nx.max_weight_matching(graph, maxcardinality=True)
+    if 2 * len(matching) < len(rest):
+        return None
+    return (
+        sum(abs(level[rest[i].score] - level[rest[j].score]) for i, j in matching),
+        sum(gives_way_absolute(rest[i], rest[j]) for i, j in matching),
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(4, 40), st.integers(2, 8), st.integers(0, 10**6))
+def test_among_the_fewest_floats_a_round_refuses_the_fewest_absolute_seat_preferences(
+    n: int, rounds: int, seed: int
+) -> None:
+    """With seats balanced, every round's pairing gives way to as few absolute seat preferences
+    (a third seat in a row, a difference past ±2) as any rematch-free pairing of as many floats:
+    a seat is refused so only where the floats force it."""
+    for rest, result in simulated_rounds(n, rounds, seed, True):
+        floor = fewest_floats_then_absolutes(rest)
+        if floor is None:
+            return  # a rematch is unavoidable: the rounds after it are not this test's question
+        by_id = {e.id: e for e in rest}
+        refused = sum(gives_way_absolute(by_id[p.first], by_id[p.second]) for p in result.pairs)
+        assert (crossings(rest, result), refused) == floor

@@ -29,8 +29,9 @@ Rulings where the spec is silent:
   differential, the one with the fewest byes, the lowest-ranked of those; never an entry above the
   lowest score. Rematch avoidance comes after it.
 * Optimality: the result is the exact minimum over the sparse graph. Tests compare it with brute force
-  over every pairing (≤ 10 entries), and each simulated round's floats with networkx's exact minimum
-  over every rematch-free pair (≤ 40 entries); ``bench/swiss_quality_bench.py`` does the same at
+  over every pairing (≤ 10 entries), and each simulated round's floats — and, with seats balanced,
+  its absolute seat preferences refused at those floats — with networkx's exact minimum over every
+  rematch-free pair (≤ 40 entries); ``bench/swiss_quality_bench.py`` does the same at
   1,000 entries beside bbpPairings.
 * ``adjacent`` uses the same bye rules: under ``fewest_byes`` the last entry gets the bye unless it
   already had more byes than someone else, then the lowest-ranked entry with the fewest byes.
