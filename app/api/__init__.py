@@ -41,7 +41,7 @@ from app.api import (
 GAME_MODULES = (rite_of_command, strategic_titan, battlebooks, titan_arena, battlebooks_royal, bga)
 
 # A request is routed by trying each router in turn: the matches' router, where results are reported
-# (the write path under load), is tried first (docs/operations.md "Scale", "What one result costs").
+# (the write path under load), is tried first (docs/operations.md "Scale").
 ROUTERS: tuple[APIRouter, ...] = (
     matches.router,
     health.router,

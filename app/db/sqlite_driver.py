@@ -1,4 +1,4 @@
-"""One turn of the SQLite thread per statement (docs/operations.md "Scale", "What one result costs").
+"""One turn of the SQLite thread per statement (docs/operations.md "Scale").
 
 aiosqlite runs every call on the connection's own thread, and each call is a turn there and back:
 the request queued to the thread, the thread woken, the answer handed back through the event loop's
