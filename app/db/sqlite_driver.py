@@ -40,7 +40,7 @@ def _run(raw: Any, operation: str, parameters: Any, many: bool) -> tuple[Any, li
 class OneTurnCursor(AsyncAdapt_aiosqlite_cursor):
     """SQLAlchemy's aiosqlite cursor, each statement run in one turn of the connection's thread."""
 
-    __slots__ = ("_description", "_rowcount", "_lastrowid")
+    __slots__ = ("_description", "_rowcount", "_lastrowid", "_arraysize")
 
     def __init__(self, adapt_connection: Any) -> None:
         # no driver cursor is opened here: ``_run`` opens and closes its own
@@ -52,6 +52,7 @@ class OneTurnCursor(AsyncAdapt_aiosqlite_cursor):
         self._description: Any = None
         self._rowcount = -1
         self._lastrowid: int | None = None
+        self._arraysize = 1  # the driver's default: what fetchmany() without a size takes
 
     @property
     def description(self) -> Any:
@@ -64,6 +65,14 @@ class OneTurnCursor(AsyncAdapt_aiosqlite_cursor):
     @property
     def lastrowid(self) -> Any:
         return self._lastrowid
+
+    @property
+    def arraysize(self) -> int:
+        return self._arraysize
+
+    @arraysize.setter
+    def arraysize(self, value: int) -> None:
+        self._arraysize = value
 
     async def _turn(self, operation: Any, parameters: Any, many: bool) -> None:
         async with self._adapt_connection._execute_mutex:

@@ -31,6 +31,9 @@ async def test_statements_answer_rows_counts_ids_and_errors_as_the_driver_does(t
             assert list(rows.keys()) == ["id", "n"]
             assert [tuple(r) for r in rows] == [(1, 11), (2, 21), (3, 31)]
             assert (await conn.execute(text("SELECT n FROM t WHERE id = 99"))).first() is None
+            some = await conn.execute(text("SELECT n FROM t ORDER BY id"))
+            assert [r.n for r in some.fetchmany()] == [11]  # the driver's arraysize, 1
+            assert [r.n for r in some.fetchmany(5)] == [21, 31]
             streamed = await conn.stream(text("SELECT n FROM t ORDER BY id"))  # a server-side cursor
             assert [r.n async for r in streamed] == [11, 21, 31]
             with pytest.raises(exc.IntegrityError):
