@@ -25,3 +25,9 @@ def test_http_bench_quick_run_prints_every_figure_without_errors() -> None:
     errors = [int(n) for n in re.findall(r"errors (\d+)", out)]
     assert len(errors) >= 8 and not any(errors), out
     assert "of the bare rate" in out
+    # the write path's two throughput targets, each printed as a ratio with its target
+    for ratio in (
+        "one event's results / the bare one-row update",
+        "10 events at once: 2 processes / 1 process",
+    ):
+        assert re.search(re.escape(ratio) + r": [\d.]+/s against [\d.]+/s = [\d.]+x   \(target >= ", out), out

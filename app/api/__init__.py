@@ -40,7 +40,10 @@ from app.api import (
 
 GAME_MODULES = (rite_of_command, strategic_titan, battlebooks, titan_arena, battlebooks_royal, bga)
 
+# A request is routed by trying each router in turn: the matches' router, where results are reported
+# (the write path under load), is tried first (docs/operations.md "Scale").
 ROUTERS: tuple[APIRouter, ...] = (
+    matches.router,
     health.router,
     metrics.router,
     players.router,
@@ -48,7 +51,6 @@ ROUTERS: tuple[APIRouter, ...] = (
     events.router,
     presets.router,
     rounds.router,
-    matches.router,
     standings.router,
     staff.router,
     hall.router,

@@ -22,6 +22,7 @@ allowance from each of its addresses.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import logging
 import math
@@ -80,6 +81,7 @@ class TooManyFailures(DomainError):
         self.retry_after = seconds
 
 
+@functools.lru_cache(maxsize=4096)  # parsed once per address, not at every token looked up
 def client_key(client: str) -> str:
     """The name a client's allowance goes by: its address, or its /64 for IPv6."""
     try:

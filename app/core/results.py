@@ -30,7 +30,7 @@ Rulings where the spec is silent:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from app.core.errors import InvalidInput, Problem
@@ -50,6 +50,18 @@ class ReportedSeat:
     character: str | None = None
     violation: bool = False
 
+    def as_dict(self) -> dict[str, Any]:
+        """``dataclasses.asdict`` of a seat, written out: a result builds several per request."""
+        return {
+            "entry_id": self.entry_id,
+            "place": self.place,
+            "score": self.score,
+            "body_points": self.body_points,
+            "differential": self.differential,
+            "character": self.character,
+            "violation": self.violation,
+        }
+
 
 @dataclass(frozen=True)
 class Report:
@@ -57,7 +69,7 @@ class Report:
     seats: tuple[ReportedSeat, ...]  # in the match's seat order
 
     def as_dict(self) -> dict[str, Any]:
-        return {"outcome": self.outcome, "seats": [asdict(s) for s in self.seats]}
+        return {"outcome": self.outcome, "seats": [s.as_dict() for s in self.seats]}
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> Report:

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 
 from app.core import database_url
+from app.db.sqlite_driver import one_turn
 
 # The connection option that marks a transaction as one that only reads (see ``read_only``).
 READ_ONLY_OPTION = "arbiter_read_only"
@@ -29,6 +30,7 @@ def make_engine(url: str, **kwargs: Any) -> AsyncEngine:
 
         @event.listens_for(engine.sync_engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+            one_turn(dbapi_conn)  # a statement in one turn of the driver's thread (app/db/sqlite_driver.py)
             # WAL lets readers run beside the one writer; foreign keys are off by default in SQLite.
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
