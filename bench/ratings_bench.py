@@ -1,4 +1,4 @@
-"""Ratings benchmark (not a test): ``python -m bench.ratings_bench [--quick]``.
+"""Ratings benchmark (not a test): ``python -m bench.ratings_bench [--quick] [--recompute-only]``.
 
 * Full recompute of one pool holding 1,000,000 two-player games among 10,000 players (``--quick``:
   20,000 games, 2,000 players), read from Postgres and written back with its history, in a throwaway
@@ -315,6 +315,10 @@ async def run(args: argparse.Namespace) -> None:
             flush=True,
         )
         rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        if args.recompute_only:
+            print(f"ru_maxrss after the recomputes {rss_mib:.0f} MiB (target < 1 GiB)")
+            await engine.dispose()
+            return
 
         orm = await orm_loop(sm, slice_)
         per_game = orm / slice_
@@ -388,6 +392,11 @@ async def run(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="20,000 games instead of 1,000,000")
+    parser.add_argument(
+        "--recompute-only",
+        action="store_true",
+        help="the full recomputes only (no ORM loop, traced run or incremental updates)",
+    )
     asyncio.run(run(parser.parse_args()))
 
 

@@ -18,9 +18,12 @@ up front), so running twice, or after being killed midway, leaves exactly a clea
 * ``ratings_recompute``: deletes the pool's history and ratings and rates every game again from the
   players' starting ratings (``Rating.start_rating``, else the pool's start). Streams the rows (only
   the columns it uses) through a server-side cursor and writes with binary COPY on Postgres (history
-  in key order, under a new generation: migration 0011), executemany on SQLite; the garbage
-  collector is paused meanwhile, and on Postgres the job's commit does not wait for its WAL's flush.
-  Its phases (read, build, rate, write) are timed and logged (docs/operations.md "Scale").
+  in key order, under a new generation: migration 0011), executemany on SQLite. On Postgres the rows
+  it replaces are deleted while it rates: a range of players at a time, on the connection between
+  the cursor's fetches (``writing.pool_deletes``, ``games.stream_rows``); the history is written
+  once rated (key order needs it whole). The garbage collector is paused meanwhile, and on Postgres
+  the job's commit does not wait for its WAL's flush. Its phases (read, build, rate, write), its
+  wall time and their overlap are timed and logged (docs/operations.md "Scale").
 
 A character pool's jobs (both) recompute its family, every per-character pool of its base together
 (``characters``: each seat counts at its rating in the pool of the character it played).
@@ -275,7 +278,8 @@ async def _recompute(
                 took.build += t4 - t3
                 took.rate += t5 - t4
                 if deletes is not None:
-                    await asyncio.sleep(0)  # the statement on the connection goes on
+                    await asyncio.sleep(0)  # the statement on the connection goes on, rows come in
+                    took.read += clock() - t5  # the rows decoded meanwhile
             await _progress(ctx, 0.8 * b.matches_seen / max(total, 1))
             t1 = clock()
         waits.append((t1, clock()))

@@ -61,10 +61,20 @@ async def write_history(
     await bulk_insert(session, RatingHistory, HISTORY_COLS, records)
 
 
-DELETE_HISTORY_PART = (
-    "DELETE FROM rating_history WHERE gen = $1 AND pool_key = $2"
-    " AND ($3::varchar IS NULL OR player_id >= $3) AND ($4::varchar IS NULL OR player_id < $4)"
-)
+DELETE_HISTORY = "DELETE FROM rating_history WHERE gen = $1 AND pool_key = $2"
+
+
+def _history_range(lo: str | None, hi: str | None) -> tuple[str, tuple[str, ...]]:
+    """The deletion of one range of player ids ``[lo, hi)`` (None: open), each bound spelled out
+    so that every statement of the kind has one plan, an index range."""
+    sql, args = DELETE_HISTORY, list[str]()
+    if lo is not None:
+        sql += f" AND player_id >= ${3 + len(args)}"
+        args.append(lo)
+    if hi is not None:
+        sql += f" AND player_id < ${3 + len(args)}"
+        args.append(hi)
+    return sql, tuple(args)
 
 
 async def pool_deletes(
@@ -93,9 +103,10 @@ async def pool_deletes(
 
         return statement
 
-    out: deque[Callable[[], Awaitable[None]]] = deque(
-        run(DELETE_HISTORY_PART, gen, pool, lo, hi) for lo, hi in zip(bounds, bounds[1:], strict=False)
-    )
+    out: deque[Callable[[], Awaitable[None]]] = deque()
+    for lo, hi in zip(bounds, bounds[1:], strict=False):
+        sql, args = _history_range(lo, hi)
+        out.append(run(sql, gen, pool, *args))
     out.append(run("DELETE FROM ratings WHERE pool_key = $1", pool))
     return out
 
