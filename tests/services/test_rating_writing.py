@@ -6,16 +6,13 @@ connection when its caller stops early."""
 from __future__ import annotations
 
 import random
-from collections import deque
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from sqlalchemy import func, select
 
 from app.core import ratings as core
-from app.db.bulk import asyncpg_connection, bulk_insert
-from app.db.models import Player, Rating, RatingHistory, RatingPool
+from app.db.models import RatingHistory
 from app.db.session import make_engine, make_sessionmaker
 from app.services.ratings import games, writing
 
@@ -107,76 +104,3 @@ async def test_a_reader_stopping_early_leaves_the_connection_usable(
 async def _first(stream: Any, n: int) -> Any:
     for _ in range(n):
         yield await anext(stream)
-
-
-async def test_statements_between_fetches_run_while_the_cursor_is_open(
-    pg_sessionmaker: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A recompute's deletes run on the connection between the cursor's fetches: each before the
-    chunk after the one in hand, none lost, the rows all read in order; what the read leaves of
-    them stays for the caller."""
-    monkeypatch.setattr(games, "CHUNK", 10)
-    stmt = select(func.generate_series(1, 55).label("n"))
-    log: list[Any] = []
-    async with pg_sessionmaker() as s:
-        await s.execute(select(1))
-        apg = await asyncpg_connection(s)
-
-        def statement(k: int) -> Any:
-            async def run() -> None:
-                log.append(("ran", k, await apg.fetchval("SELECT $1::int", k)))
-
-            return run
-
-        between = deque(statement(k) for k in range(9))
-        got = []
-        async for chunk in games.stream_rows(s, stmt, between):
-            log.append(("chunk", chunk[0][0]))
-            got += [r[0] for r in chunk]
-        assert got == list(range(1, 56))
-        # the first chunk comes first; then each statement, once, before the fetch of a further one
-        assert log[0] == ("chunk", 1)
-        ran = [e for e in log if e[0] == "ran"]
-        assert ran == [("ran", k, k) for k in range(len(ran))]
-        for k in range(1, 6):
-            assert log.index(("ran", k - 1, k - 1)) < log.index(("chunk", 10 * k + 1))
-        assert len(ran) + len(between) == 9 and len(between) >= 3  # six fetches after the first
-
-
-async def test_a_pools_deletes_in_parts_take_its_rows_and_no_others(pg_sessionmaker: Any) -> None:
-    """The deletes by ranges of player ids cover every id (players with history but no rating too)
-    and touch no other pool's rows."""
-    now = datetime.now(UTC)
-    players = _ids(40, "one", 7)
-    matches = _ids(30, "one", 8)
-    async with pg_sessionmaker() as s:
-        s.add_all([Player(id=p, name=f"P{i}") for i, p in enumerate(players)])
-        s.add_all(
-            [RatingPool(key=k, game_key="generic", settings={}, version=0, history_gen=4) for k in "do"]
-        )
-        await s.flush()
-        # pool d: ratings for the first 25 players only, history for all; pool o: both for all
-        await bulk_insert(
-            s,
-            Rating,
-            writing.RATING_COLS,
-            [("d", p, 1500.0, 1, None, now) for p in players[:25]]
-            + [("o", p, 1500.0, 1, None, now) for p in players],
-        )
-        await writing.write_history(s, "d", players, matches, _history(40, 30, 300, 1), 0, 4)
-        await writing.write_history(s, "o", players, matches, _history(40, 30, 200, 2), 0, 4)
-        spans: list[tuple[float, float]] = []
-        parts = await writing.pool_deletes(s, "d", 4, 6, spans)
-        count = len(parts)
-        assert count >= 6  # several ranges, then the ratings
-        while parts:
-            await parts.popleft()()
-        assert len(spans) == count and all(a <= b for a, b in spans)
-
-        async def rows(model: Any, pool: str) -> int:
-            stmt = select(func.count()).select_from(model).where(model.pool_key == pool)
-            return int((await s.execute(stmt)).scalar_one())
-
-        assert [await rows(RatingHistory, "d"), await rows(Rating, "d")] == [0, 0]
-        assert [await rows(RatingHistory, "o"), await rows(Rating, "o")] == [200, 40]
-        await s.rollback()

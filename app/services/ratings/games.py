@@ -16,8 +16,7 @@ reported.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from itertools import groupby
 from operator import itemgetter
@@ -109,14 +108,8 @@ def games_stmt(
     return stmt
 
 
-async def stream_rows(
-    session: AsyncSession, stmt: Any, between: deque[Callable[[], Awaitable[None]]] | None = None
-) -> AsyncIterator[Sequence[Any]]:
-    """The rows of ``stmt`` in chunks, through a server-side cursor (asyncpg) or a stream.
-
-    ``between`` (Postgres only; elsewhere it is left as it is): statements run on the connection
-    while the cursor is open, one taken from the left before each further chunk is fetched, so the
-    server runs them while the caller builds and rates the chunk it holds (a recompute's deletes)."""
+async def stream_rows(session: AsyncSession, stmt: Any) -> AsyncIterator[Sequence[Any]]:
+    """The rows of ``stmt`` in chunks, through a server-side cursor (asyncpg) or a stream."""
     if session.bind is not None and session.bind.dialect.name == "postgresql":
         conn = await session.connection()
         raw = await conn.get_raw_connection()
@@ -133,18 +126,12 @@ async def stream_rows(
         # asyncpg wants positional $n parameters in the order the compiler lists them
         args = [params[name] for name in compiled.positiontup or []]
         cursor = await apg.cursor(str(compiled), *args)
-
-        async def fetch() -> Any:
-            if between:  # the cursor stays open (a named portal) while another statement runs
-                await between.popleft()()
-            return await cursor.fetch(CHUNK)
-
         # the next chunk is asked for before this one is handed over: the server reads and sends it
         # while the caller builds and rates this one
         pending = asyncio.ensure_future(cursor.fetch(CHUNK))
         try:
             while chunk := await pending:
-                pending = asyncio.ensure_future(fetch())
+                pending = asyncio.ensure_future(cursor.fetch(CHUNK))
                 await asyncio.sleep(0)  # the request goes out
                 yield chunk
         finally:  # the caller stopped early (an error): the fetch in flight ends before the rollback

@@ -18,12 +18,10 @@ up front), so running twice, or after being killed midway, leaves exactly a clea
 * ``ratings_recompute``: deletes the pool's history and ratings and rates every game again from the
   players' starting ratings (``Rating.start_rating``, else the pool's start). Streams the rows (only
   the columns it uses) through a server-side cursor and writes with binary COPY on Postgres (history
-  in key order, under a new generation: migration 0011), executemany on SQLite. On Postgres the rows
-  it replaces are deleted while it rates: a range of players at a time, on the connection between
-  the cursor's fetches (``writing.pool_deletes``, ``games.stream_rows``); the history is written
-  once rated (key order needs it whole). The garbage collector is paused meanwhile, and on Postgres
-  the job's commit does not wait for its WAL's flush. Its phases (read, build, rate, write), its
-  wall time and their overlap are timed and logged (docs/operations.md "Scale").
+  in key order, under a new generation: migration 0011), executemany on SQLite; the garbage
+  collector is paused meanwhile, and on Postgres the job's commit does not wait for its WAL's flush.
+  Its phases (read, build, rate, write), its wall time and their overlap are timed and logged
+  (docs/operations.md "Scale": why the write does not overlap the rating).
 
 A character pool's jobs (both) recompute its family, every per-character pool of its base together
 (``characters``: each seat counts at its rating in the pool of the character it played).
@@ -39,11 +37,9 @@ Rulings where the spec is silent:
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -54,13 +50,13 @@ from typing_extensions import TypedDict
 from app.core import ratings as core
 from app.core.errors import NotFound
 from app.db.base import utcnow
-from app.db.bulk import bulk_insert, copies
+from app.db.bulk import bulk_insert
 from app.db.models import Event, Job, Match, Rating, RatingHistory, RatingPool, Seat
 from app.jobs import JobContext, create_job
 from app.observability.logs import event
 from app.services.offload import collector_paused
 from app.services.ratings import characters
-from app.services.ratings.games import CHUNK, GameBuilder, games_stmt, order_key, stream_rows
+from app.services.ratings.games import GameBuilder, games_stmt, order_key, stream_rows
 from app.services.ratings.pools import (
     ensure_pool,
     get_pool,
@@ -69,9 +65,7 @@ from app.services.ratings.pools import (
     pool_sources,
     watermark,
 )
-from app.services.ratings.writing import RATING_COLS, pool_deletes, write_history
-
-SLICE = 2_000  # rows built and rated between two turns of the event loop (the connection's work goes on)
+from app.services.ratings.writing import RATING_COLS, write_history
 
 UPDATE_KIND = "ratings_update"
 RECOMPUTE_KIND = "ratings_recompute"
@@ -170,10 +164,8 @@ class PoolResult(TypedDict):
 class Phases:
     """Where a recompute's time goes, in seconds (``perf_counter``): reading (the pool's lock and
     sources, the query, waiting for and decoding its rows), building the games, the Elo arithmetic,
-    writing (deleting and writing ratings and history), and the wall time of the whole. On Postgres
-    the deletes run on the connection while the games are built and rated, so the phases add up to
-    more than the wall: ``overlap``. A wait for rows while a delete ran counts as writing only.
-    Logged with the recompute; the ratings benchmark prints them."""
+    writing (deleting and writing ratings and history), and the wall time of the whole. Logged with
+    the recompute; the ratings benchmark prints them."""
 
     read: float = 0.0
     build: float = 0.0
@@ -183,21 +175,16 @@ class Phases:
 
     @property
     def overlap(self) -> float:
-        """The phases' sum less the wall time: the time phases ran at once."""
+        """The phases' sum less the wall time: the time phases ran at once (the server sending the
+        next chunk of rows while one is built and rated is counted in neither, so this is about 0)."""
         return self.read + self.build + self.rate + self.write - self.wall
 
 
 async def recompute_pool(
-    session: AsyncSession,
-    pool: str,
-    ctx: JobContext | None = None,
-    phases: Phases | None = None,
-    *,
-    overlap: bool = True,
+    session: AsyncSession, pool: str, ctx: JobContext | None = None, phases: Phases | None = None
 ) -> PoolResult:
     """Rate every game of the pool again from the starting ratings; one transaction, not committed.
-    ``phases``, when given, receives the time each phase took. ``overlap=False`` deletes the old
-    ratings and history only after rating, as one statement each (the benchmark's baseline)."""
+    ``phases``, when given, receives the time each phase took."""
     # A recompute holds millions of small objects (rows, games, history) at once, none of them in a
     # cycle: the cyclic garbage collector would rescan that growing heap again and again (a third of
     # the run time), so it is paused for the recompute and restored afterwards.
@@ -207,26 +194,10 @@ async def recompute_pool(
         done = await characters.recompute_family(session, pool, base)
         return {"pool": pool, "mode": "recompute", "games": done["games"], "players": done["players"]}
     with collector_paused():
-        return await _recompute(session, pool, ctx, phases if phases is not None else Phases(), overlap)
+        return await _recompute(session, pool, ctx, phases if phases is not None else Phases())
 
 
-def _within(waits: list[tuple[float, float]], spans: list[tuple[float, float]]) -> float:
-    """How long the intervals of ``waits`` and of ``spans`` (each list in time order, its intervals
-    disjoint) ran at once."""
-    total, j = 0.0, 0
-    for start, end in waits:
-        while j < len(spans) and spans[j][1] <= start:
-            j += 1
-        k = j
-        while k < len(spans) and spans[k][0] < end:
-            total += min(end, spans[k][1]) - max(start, spans[k][0])
-            k += 1
-    return total
-
-
-async def _recompute(
-    session: AsyncSession, pool: str, ctx: JobContext | None, took: Phases, overlap: bool
-) -> PoolResult:
+async def _recompute(session: AsyncSession, pool: str, ctx: JobContext | None, took: Phases) -> PoolResult:
     clock = time.perf_counter
     t = began = clock()
     row = await lock_pool(session, pool)
@@ -245,11 +216,6 @@ async def _recompute(
     state = core.PoolState()
     b = GameBuilder(sources, cfg, state, {pid: (r, 0) for pid, r in starts.items()})
     hist = core.History()
-    # On Postgres the old rows are deleted a part at a time on the connection, between the cursor's
-    # fetches, while the rows already fetched are built and rated (games.stream_rows)
-    deletes: deque[Callable[[], Awaitable[None]]] | None = None
-    spans: list[tuple[float, float]] = []  # when those deletes ran
-    waits: list[tuple[float, float]] = []  # when the rating waited for rows
     if sources.event_ids:
         total = int(
             (
@@ -260,48 +226,35 @@ async def _recompute(
                 )
             ).scalar_one()
         )
-        if overlap and copies(session):
-            deletes = await pool_deletes(session, pool, row.history_gen, 2 * total // CHUNK, spans)
         await _progress(ctx, 0.0)
         t1 = clock()
         took.read += t1 - t
         stmt = games_stmt(sources, by_event=cfg.period == "event", ordered_at=False)
-        async for chunk in stream_rows(session, stmt, deletes):
+        async for chunk in stream_rows(session, stmt):
             t2 = clock()
-            waits.append((t1, t2))
-            for at in range(0, len(chunk), SLICE):
-                t3 = clock()
-                games = b.feed(chunk[at : at + SLICE])
-                t4 = clock()
-                core.rate_stream(games, cfg, state, hist)
-                t5 = clock()
-                took.build += t4 - t3
-                took.rate += t5 - t4
-                if deletes is not None:
-                    await asyncio.sleep(0)  # the statement on the connection goes on, rows come in
-                    took.read += clock() - t5  # the rows decoded meanwhile
+            games = b.feed(chunk)
+            t3 = clock()
+            core.rate_stream(games, cfg, state, hist)
+            t4 = clock()
+            took.read += t2 - t1
+            took.build += t3 - t2
+            took.rate += t4 - t3
             await _progress(ctx, 0.8 * b.matches_seen / max(total, 1))
             t1 = clock()
-        waits.append((t1, clock()))
+        took.read += clock() - t1
         t2 = clock()
         games = b.feed([], final=True)
         t3 = clock()
         core.rate_stream(games, cfg, state, hist)
         took.build += t3 - t2
         took.rate += clock() - t3
-        # a wait for rows behind a delete is the delete's time
-        took.read += sum(end - start for start, end in waits) - _within(waits, spans)
     t = clock()
     await _progress(ctx, 0.8)
     # the new rows go under a generation above every pool's: at the end of the history's index,
     # not beside the rows they replace (migration 0011); two pools may share a generation
     gen = 1 + int((await session.execute(select(func.max(RatingPool.history_gen)))).scalar() or 0)
-    if deletes is None:
-        await session.execute(delete(RatingHistory).where(RatingHistory.pool_key == pool))
-        await session.execute(delete(Rating).where(Rating.pool_key == pool))
-    else:
-        while deletes:  # those the read left (the ratings' among them)
-            await deletes.popleft()()
+    await session.execute(delete(RatingHistory).where(RatingHistory.pool_key == pool))
+    await session.execute(delete(Rating).where(Rating.pool_key == pool))
     now = utcnow()
     rated = set(b.index)
     # players only held at their rating (per-character pools) get no row; started players keep theirs
@@ -317,7 +270,7 @@ async def _recompute(
     _set_mark(row, b, hist, -1)
     await session.flush()
     end = clock()
-    took.write += end - t + sum(e - s for s, e in spans if s < t)  # with the deletes run while rating
+    took.write += end - t
     took.wall += end - began
     event(
         log,

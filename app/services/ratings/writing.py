@@ -11,9 +11,7 @@ path and a recompute write identical rows.
 from __future__ import annotations
 
 import struct
-import time
-from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import numpy as np
@@ -59,56 +57,6 @@ async def write_history(
         for i in order.tolist()
     )
     await bulk_insert(session, RatingHistory, HISTORY_COLS, records)
-
-
-DELETE_HISTORY = "DELETE FROM rating_history WHERE gen = $1 AND pool_key = $2"
-
-
-def _history_range(lo: str | None, hi: str | None) -> tuple[str, tuple[str, ...]]:
-    """The deletion of one range of player ids ``[lo, hi)`` (None: open), each bound spelled out
-    so that every statement of the kind has one plan, an index range."""
-    sql, args = DELETE_HISTORY, list[str]()
-    if lo is not None:
-        sql += f" AND player_id >= ${3 + len(args)}"
-        args.append(lo)
-    if hi is not None:
-        sql += f" AND player_id < ${3 + len(args)}"
-        args.append(hi)
-    return sql, tuple(args)
-
-
-async def pool_deletes(
-    session: AsyncSession, pool: str, gen: int, parts: int, spans: list[tuple[float, float]]
-) -> deque[Callable[[], Awaitable[None]]]:
-    """The deletion of a pool's ratings and history (Postgres) as statements to run one at a time,
-    each when it suits the caller (a recompute runs them on its connection while it rates): the
-    history of generation ``gen`` (a pool has rows of its current generation only: migration 0011)
-    in about ``parts`` ranges of player ids, the key's column after the generation, so each reads
-    its own stretch of the index; together they cover every id. The ratings last. Each statement
-    appends its ``(start, end)`` (``perf_counter``) to ``spans``."""
-    apg = await asyncpg_connection(session)
-    assert apg is not None
-    # the bounds in the server's order of player ids (its collation), which the ranges compare by
-    ids = [
-        r[0] for r in await apg.fetch("SELECT player_id FROM ratings WHERE pool_key = $1 ORDER BY 1", pool)
-    ]
-    step = max(1, -(-len(ids) // max(parts, 1)))
-    bounds: list[str | None] = [None, *ids[step::step], None]
-
-    def run(sql: str, *args: Any) -> Callable[[], Awaitable[None]]:
-        async def statement() -> None:
-            t = time.perf_counter()
-            await apg.execute(sql, *args)
-            spans.append((t, time.perf_counter()))
-
-        return statement
-
-    out: deque[Callable[[], Awaitable[None]]] = deque()
-    for lo, hi in zip(bounds, bounds[1:], strict=False):
-        sql, args = _history_range(lo, hi)
-        out.append(run(sql, gen, pool, *args))
-    out.append(run("DELETE FROM ratings WHERE pool_key = $1", pool))
-    return out
 
 
 def player_order(players: list[str], hist: core.History) -> np.ndarray[Any, Any]:
