@@ -29,7 +29,7 @@ from app.db.models import (
 )
 from app.jobs import ArqDispatcher, commit_and_dispatch, create_job, run_job
 from app.services.job_kinds import KINDS
-from app.services.ratings import enqueue_rating_update, recompute_pool, update_pool
+from app.services.ratings import enqueue_rating_update, jobs, recompute_pool, update_pool
 from tests.support.services import redis_url
 from tests.support.workers import start_worker, stop, wait_job
 
@@ -252,3 +252,22 @@ async def test_killed_worker_mid_recompute_converges(
     assert done.status == "done" and done.result is not None, done.error
     assert done.result["mode"] == "incremental"
     assert {p: r for p, r, _, _ in (await snapshot(sm))[0]} == h.expected(settings)
+
+
+async def test_a_recompute_accounts_for_its_wall_time(pg_sessionmaker: Any) -> None:
+    """The phases a recompute logs are disjoint spans of its wall time: their sum is within it."""
+    sm = pg_sessionmaker
+    h = History(seed=5, players=40)
+    async with sm() as s:
+        await h.setup(s)
+        await h.add(s, 200)
+        s.add(RatingPool(key="generic", game_key="generic", settings={}, version=0))
+        await s.commit()
+    for _ in range(2):  # into an empty history, then replacing it
+        phases = jobs.Phases()
+        async with sm() as s:
+            await recompute_pool(s, "generic", phases=phases)
+            await s.commit()
+        assert min(phases.read, phases.build, phases.rate, phases.write) > 0
+        assert phases.overlap <= 1e-6
+    assert {p: r for p, r, _, _ in (await snapshot(sm))[0]} == h.expected()

@@ -20,7 +20,8 @@ up front), so running twice, or after being killed midway, leaves exactly a clea
   the columns it uses) through a server-side cursor and writes with binary COPY on Postgres (history
   in key order, under a new generation: migration 0011), executemany on SQLite; the garbage
   collector is paused meanwhile, and on Postgres the job's commit does not wait for its WAL's flush.
-  Its phases (read, build, rate, write) are timed and logged (docs/operations.md "Scale").
+  Its phases (read, build, rate, write), its wall time and their overlap are timed and logged
+  (docs/operations.md "Scale": why the write does not overlap the rating).
 
 A character pool's jobs (both) recompute its family, every per-character pool of its base together
 (``characters``: each seat counts at its rating in the pool of the character it played).
@@ -163,13 +164,20 @@ class PoolResult(TypedDict):
 class Phases:
     """Where a recompute's time goes, in seconds (``perf_counter``): reading (the pool's lock and
     sources, the query, waiting for and decoding its rows), building the games, the Elo arithmetic,
-    writing (deleting and writing ratings and history). Logged with the recompute; the ratings
-    benchmark prints them."""
+    writing (deleting and writing ratings and history), and the wall time of the whole. Logged with
+    the recompute; the ratings benchmark prints them."""
 
     read: float = 0.0
     build: float = 0.0
     rate: float = 0.0
     write: float = 0.0
+    wall: float = 0.0
+
+    @property
+    def overlap(self) -> float:
+        """The phases' sum less the wall time: the time phases ran at once (the server sending the
+        next chunk of rows while one is built and rated is counted in neither, so this is about 0)."""
+        return self.read + self.build + self.rate + self.write - self.wall
 
 
 async def recompute_pool(
@@ -191,7 +199,7 @@ async def recompute_pool(
 
 async def _recompute(session: AsyncSession, pool: str, ctx: JobContext | None, took: Phases) -> PoolResult:
     clock = time.perf_counter
-    t = clock()
+    t = began = clock()
     row = await lock_pool(session, pool)
     if row is None:
         raise NotFound(f"rating pool {pool!r} not found")
@@ -261,12 +269,15 @@ async def _recompute(session: AsyncSession, pool: str, ctx: JobContext | None, t
     row.history_gen = gen
     _set_mark(row, b, hist, -1)
     await session.flush()
-    took.write += clock() - t
+    end = clock()
+    took.write += end - t
+    took.wall += end - began
     event(
         log,
         logging.INFO,
         f"rating recompute of {pool}: {len(b.match_ids)} games, {len(hist)} history rows; read "
-        f"{took.read:.2f} s, build {took.build:.2f} s, rate {took.rate:.2f} s, write {took.write:.2f} s",
+        f"{took.read:.2f} s, build {took.build:.2f} s, rate {took.rate:.2f} s, write {took.write:.2f} s; "
+        f"wall {took.wall:.2f} s, overlap {took.overlap:.2f} s",
         pool=pool,
         games=len(b.match_ids),
         history_rows=len(hist),
@@ -274,6 +285,8 @@ async def _recompute(session: AsyncSession, pool: str, ctx: JobContext | None, t
         build_ms=round(took.build * 1000, 1),
         rate_ms=round(took.rate * 1000, 1),
         write_ms=round(took.write * 1000, 1),
+        wall_ms=round(took.wall * 1000, 1),
+        overlap_ms=round(took.overlap * 1000, 1),
     )
     return {"pool": pool, "mode": "recompute", "games": len(b.match_ids), "players": len(b.players)}
 
