@@ -77,3 +77,26 @@ def test_migrations_match_models(backend: str, request: pytest.FixtureRequest) -
     url = request.getfixturevalue(backend)
     diff = in_thread(asyncio.run, _diff(url))
     assert diff == []
+
+
+def test_no_tracked_file_holds_a_merge_conflict() -> None:
+    """A merge left half-done (its ``<<<<<<<`` … ``>>>>>>>`` markers committed) is caught here."""
+    import re
+    import subprocess
+
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    marker = re.compile(r"^(<{7} |>{7} |={7}$)", re.M)
+    found = []
+    for name in tracked:
+        path = ROOT / name
+        if path.suffix in {".png", ".pdf", ".ico", ".woff2"} or not path.is_file():
+            continue
+        try:
+            text = path.read_text()
+        except UnicodeDecodeError:
+            continue
+        if marker.search(text):
+            found.append(name)
+    assert not found, found
