@@ -438,21 +438,6 @@ async def stage_standings(
     read as columns: a clean recompute every time. ``played`` and ``entries``: the stage's matches
     and the event's entries as ``stage_played`` and ``entry_rows`` just read them, for a caller that
     needs them too (a pairing), so that they are read once."""
-    infos, games, config = await standings_input(session, event, stage, group, played=played, entries=entries)
-    return compute_standings(infos, games, config, seed=event.seed)
-
-
-async def standings_input(
-    session: AsyncSession,
-    event: Event,
-    stage: Stage | None,
-    group: str | None = None,
-    *,
-    played: Sequence[PlayedMatch] | None = None,
-    entries: dict[str, EntryRow] | None = None,
-) -> tuple[list[EntryInfo], list[GameResult], StandingsConfig]:
-    """What the stage's standings are computed from (``stage_standings``): its entries (of
-    ``group``), its final games among them, and its standings config."""
     if entries is None:
         entries = await entry_rows(session, event.id)
     infos = standings_entries(entries, stage, group)
@@ -463,7 +448,7 @@ async def standings_input(
             g = match.game()  # None while not final
             if g is not None and all(s.entry_id in wanted for s in g.seats):
                 games.append(g)
-    return infos, games, stage_config(session, event, stage)
+    return compute_standings(infos, games, stage_config(session, event, stage), seed=event.seed)
 
 
 def standings_entries(
