@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from unittest.mock import patch
 
 import networkx as nx
@@ -349,18 +349,8 @@ def fewest_floats(rest: list[SwissEntry]) -> int | None:
     """The exact minimum of floats (score groups crossed, summed over the pairs) of any rematch-free
     pairing of ``rest``, by networkx's max-weight matching over every rematch-free pair — the
     complete graph, independent of the module's sparse window; None when no such pairing exists."""
-    level = {s: i for i, s in enumerate(sorted({e.score for e in rest}, reverse=True))}
-    graph = nx.Graph()
-    graph.add_nodes_from(range(len(rest)))
-    for i, a in enumerate(rest):
-        for j in range(i + 1, len(rest)):
-            b = rest[j]
-            if b.id not in a.opponents and a.id not in b.opponents:
-                graph.add_edge(i, j, weight=len(level) - abs(level[a.score] - level[b.score]))
-    matching = nx.max_weight_matching(graph, maxcardinality=True)
-    if 2 * len(matching) < len(rest):
-        return None
-    return sum(abs(level[rest[i].score] - level[rest[j].score]) for i, j in matching)
+    fewest = fewest_floats_then(rest, lambda a, b: 0)
+    return None if fewest is None else fewest[0]
 
 
 def crossings(rest: list[SwissEntry], pairing: SwissPairing) -> int:
@@ -430,26 +420,28 @@ def gives_way_absolute(a: SwissEntry, b: SwissEntry) -> bool:
     return pa.seat is not None and pa.seat == pb.seat and pa.strength == pb.strength == ABSOLUTE
 
 
-def fewest_floats_then_absolutes(rest: list[SwissEntry]) -> tuple[int, int] | None:
-    """The exact minimum of (floats, absolute seat preferences given way) of any rematch-free
-    pairing of ``rest``, lexicographically, by networkx over the complete graph; None when no
-    rematch-free pairing exists."""
+def fewest_floats_then(
+    rest: list[SwissEntry], cost: Callable[[SwissEntry, SwissEntry], int]
+) -> tuple[int, int] | None:
+    """The exact minimum of (floats, ``cost`` summed over the pairs) of any rematch-free pairing of
+    ``rest``, lexicographically (``cost`` is 0 or 1 a pair), by networkx over the complete graph;
+    None when no rematch-free pairing exists."""
     level = {s: i for i, s in enumerate(sorted({e.score for e in rest}, reverse=True))}
-    big = len(rest) + 1  # more absolute clashes than a pairing can hold
+    big = len(rest) + 1  # more pairs of cost 1 than a pairing can hold
     graph = nx.Graph()
     graph.add_nodes_from(range(len(rest)))
     for i, a in enumerate(rest):
         for j in range(i + 1, len(rest)):
             b = rest[j]
             if b.id not in a.opponents and a.id not in b.opponents:
-                cost = big * abs(level[a.score] - level[b.score]) + gives_way_absolute(a, b)
-                graph.add_edge(i, j, weight=big * len(level) - cost)
+                weight = big * len(level) - big * abs(level[a.score] - level[b.score]) - cost(a, b)
+                graph.add_edge(i, j, weight=weight)
     matching = nx.max_weight_matching(graph, maxcardinality=True)
     if 2 * len(matching) < len(rest):
         return None
     return (
         sum(abs(level[rest[i].score] - level[rest[j].score]) for i, j in matching),
-        sum(gives_way_absolute(rest[i], rest[j]) for i, j in matching),
+        sum(cost(rest[i], rest[j]) for i, j in matching),
     )
 
 
@@ -462,7 +454,7 @@ def test_among_the_fewest_floats_a_round_refuses_the_fewest_absolute_seat_prefer
     (a third seat in a row, a difference past ±2) as any rematch-free pairing of as many floats:
     a seat is refused so only where the floats force it."""
     for rest, result in simulated_rounds(n, rounds, seed, True):
-        floor = fewest_floats_then_absolutes(rest)
+        floor = fewest_floats_then(rest, gives_way_absolute)
         if floor is None:
             return  # a rematch is unavoidable: the rounds after it are not this test's question
         by_id = {e.id: e for e in rest}
