@@ -445,6 +445,10 @@ def _serve(args: argparse.Namespace) -> None:
             access_log=False,  # the app writes its own line per request
             # live streams never end by themselves: a stopping process ends them after this
             timeout_graceful_shutdown=settings.arbiter_api_shutdown_wait,
+            # longer than the clients' own idle pools (httpx and many others keep 5 s, as uvicorn
+            # does): a server that closes first races the client's next request on that connection,
+            # which then fails with no answer (a POST is not retried by the client)
+            timeout_keep_alive=settings.arbiter_keep_alive,
             server_header=False,
             # uvicorn would trust X-Forwarded-For from 127.0.0.1 (or FORWARDED_ALLOW_IPS): the app
             # reads it itself, from ARBITER_TRUSTED_PROXIES only (app/api/middleware.py)

@@ -243,6 +243,12 @@ class Settings(BaseSettings):
         ge=1,
         description="seconds a stopping API process waits for open streams before it ends them",
     )
+    arbiter_keep_alive: int = Field(
+        default=75,
+        ge=1,
+        le=3600,
+        description="seconds an idle HTTP connection is kept open for the client's next request",
+    )
     arbiter_webhook_allow_private: bool = Field(
         default=False, description="allow webhooks to private, loopback and link-local addresses"
     )

@@ -317,6 +317,14 @@ def test_serve_writes_json_lines_and_says_what_it_runs_with(tmp_path: Path) -> N
         wait_http(f"http://127.0.0.1:{port}/healthz", proc)
         r = httpx.get(f"http://127.0.0.1:{port}/v1/events/none", headers={"X-Request-ID": "ops-check-1"})
         assert r.status_code == 404 and r.headers["x-request-id"] == "ops-check-1"
+        # an idle connection outlives the client's own pool (5 s in httpx, uvicorn's default too): a
+        # server that closed it first would race the client's next request, which gets no answer
+        with socket.create_connection(("127.0.0.1", port)) as conn:
+            conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert conn.recv(4096).startswith(b"HTTP/1.1 200")
+            time.sleep(5.5)
+            conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert conn.recv(4096).startswith(b"HTTP/1.1 200")  # still open, still answered
     finally:
         lines = finish(proc, log)
     hello = next(line for line in lines if line["msg"].startswith("arbiter "))

@@ -154,7 +154,9 @@ async def _read(response: httpx.Response, stream: Stream, opened: asyncio.Event)
 async def serving(app: Any) -> AsyncIterator[str]:
     """``app`` (its lifespan already run: the API tests' shared one) served by uvicorn on a port of
     the loopback, in the test's own event loop; its base URL."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="off", log_level="warning")
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=0, lifespan="off", log_level="warning", timeout_keep_alive=75
+    )  # as arbiter serve keeps an idle connection (ARBITER_KEEP_ALIVE)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:
