@@ -9,9 +9,10 @@ standings are then checked row by row against the API's."""
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
-from tests.web.conftest import ADMIN, UUID, api, items, reloaded, shot, submit
+from app.web.i18n import EN
+from tests.web.conftest import ADMIN, UUID, api, items, rated, reloaded, shot, submit
 
 
 # --------------------------------------------------------------------------- the walk's steps
@@ -137,27 +138,67 @@ CLASH = [
     ("Ben", "Hulk", "Thor"),
     ("Cleo", "Spider-Man", "Venom"),
     ("Dev", "Captain America", "Cyclops"),
+    ("Eve", "Iron Man", "Daredevil"),
+    ("Finn", "Silver Surfer", "Punisher"),
+    ("Gus", "Gambit", "Rogue"),
+    ("Hana", "Magneto", "Jean Grey"),
 ]
 
 
-def test_a_clash_runs_from_the_console_to_its_playoff(server: str, browser: Any) -> None:
-    """Four players (the organizer switches sanctioning off for a club night and plays one game
-    round: rounds 4): three games and the Final Battle, the two leaders tied on points and
-    differential, and the playoff that decides between them."""
+def _round_of_keys(
+    page: Any, client: Any, event_id: str, books: dict[str, list[str]], which: int | None, key: str = "d"
+) -> list[dict[str, Any]]:
+    """The next round paired by a click, each table's heroes chosen (book ``which``; None: as the
+    hero rule leaves them, filled in) and its result by one key; a reload after it. Its tables."""
+    submit(page, page.get_by_role("button", name="Pair the next round"))
+    tables = _tables(client, event_id)
+    for m in tables:
+        if which is not None:
+            _heroes(page.locator(f"#m-{m['id']}"), m, books, which)
+        _key(page, m["id"], key)
+        assert page.locator(".error").count() == 0, page.inner_text(".error")
+    reloaded(page, client, event_id)
+    return tables
+
+
+def _played(client: Any, tables: list[dict[str, Any]]) -> dict[str, str]:
+    """Each entry's hero in these (recorded) tables, as the API has it."""
+    return {
+        s["entry_id"]: s["character"]
+        for m in tables
+        for s in client.get(f"/v1/matches/{m['id']}").json()["seats"]
+    }
+
+
+def test_a_sanctioned_clash_runs_from_the_console_through_two_game_rounds_and_is_rated(
+    server: str, browser: Any
+) -> None:
+    """Eight players, sanctioned and rated as the preset has it, the rounds following the field:
+    two game rounds of three games, the Final Battle, and the playoff that decides between the two
+    leaders tied on points and differential. The hero rule by clicks in both game rounds: game 2
+    takes the other book (filled in), game 1 of game round 2 may take game 3's book again, and the
+    same book named for game 2 of game round 2 is refused in words, the book chosen kept. The
+    overall pool's ratings then follow Elo over the event's games, no hero pool moves, and the
+    public leaderboard shows the API's board row by row."""
     client = api(server)
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = context.new_page()
-    event_id = _create(page, server, client, "battlebooks-clash", "Clash night", ("sanctioned", "rated"), "4")
+    event_id = _create(page, server, client, "battlebooks-clash", "Clash night")
+    settings = client.get(f"/v1/events/{event_id}").json()["settings"]
+    assert settings["sanctioned"] is True and settings["rated"] is True
     links = _register_csv(page, CLASH)
     assert sorted(links) == sorted(r[0] for r in CLASH)
     reloaded(page, client, event_id)
-    books = {e["id"]: e["characters"] for e in items(client.get(f"/v1/events/{event_id}/entries").json())}
+    entries = items(client.get(f"/v1/events/{event_id}/entries").json())
+    books = {e["id"]: e["characters"] for e in entries}
+    before = _board(client, OVERALL)  # the players' ratings before their first game here
+    before_games = _pool_games(client, OVERALL)
     submit(page, page.get_by_role("button", name="Start the event"))
     reloaded(page, client, event_id)
-    assert client.get(f"/v1/events/{event_id}/rounds/1").json()["matches"]
+    assert client.get(f"/v1/events/{event_id}").json()["settings"]["stages"][0]["rounds"] == 7
 
     # game 1, table 1: each seat's hero declared before the game (a reload sends nothing again)
-    one, two = _tables(client, event_id)
+    one, two, three, four = game1 = _tables(client, event_id)
     row = page.locator(f"#m-{one['id']}")
     for s in _seats(one):
         row.get_by_label(f"{s['name']}'s hero", exact=True).select_option(books[s["entry_id"]][1])
@@ -170,7 +211,8 @@ def test_a_clash_runs_from_the_console_to_its_playoff(server: str, browser: Any)
     assert [h["action"] for h in declared["history"]].count("hero") == 2  # the reload sent none again
 
     # game 1, table 2: a draw with one hero chosen is refused, naming the other seat's player, and
-    # the hero chosen stays chosen; a second tab records table 1 meanwhile, seen here by itself
+    # the hero chosen stays chosen; a second tab records table 1 meanwhile, seen here by itself;
+    # every table won by 8 body points, its first seat's
     a, b = _seats(two)
     row = page.locator(f"#m-{two['id']}")
     row.locator(f"#ph-w-{two['id']}-0").select_option(books[a["entry_id"]][0])
@@ -186,21 +228,25 @@ def test_a_clash_runs_from_the_console_to_its_playoff(server: str, browser: Any)
     page.wait_for_function(
         "id => document.querySelector('#m-' + id).textContent.includes('Confirmed')", arg=one["id"]
     )
-    row = page.locator(f"#m-{two['id']}")
-    _body_points(page, row, two, (21, 29), lambda r: _heroes(r, two, books, 0, "pl"))
+    for m in (two, three, four):
+        _body_points(
+            page, page.locator(f"#m-{m['id']}"), m, (21, 29), lambda r, m=m: _heroes(r, m, books, 0, "pl")
+        )
     reloaded(page, client, event_id)
-    for m in (one, two):
+    for m in game1:
         got = client.get(f"/v1/matches/{m['id']}").json()
         assert [s["differential"] for s in sorted(got["result"]["seats"], key=lambda s: s["place"])] == [
             8,
             -8,
         ]
+    leaders = {_seats(m)[0]["entry_id"] for m in game1}
+    heroes1 = _played(client, game1)
 
     # game 2: one table reported by its two players from their own pages (a draw), waiting for
-    # the organizer, seen live and confirmed; the other drawn by one key (the hero rule leaves
-    # each seat its other book, filled in)
+    # the organizer, seen live and confirmed; the others drawn by one key each, the hero rule
+    # leaving each seat its other book, filled in
     submit(page, page.get_by_role("button", name="Pair the next round"))
-    one, two = _tables(client, event_id)
+    one, *rest = game2 = _tables(client, event_id)
     players = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
     for s in _seats(one):
         me = _player(players, links[s["name"]])
@@ -208,27 +254,61 @@ def test_a_clash_runs_from_the_console_to_its_playoff(server: str, browser: Any)
         card.get_by_role("button", name="Draw").click()
         me.wait_for_selector("#me-status:not([hidden])")
         me.close()
+    players.close()
     page.wait_for_function(
         "id => document.querySelector('#m-' + id).textContent.includes('Reported')", arg=one["id"]
     )
     submit(page, page.locator(f"#m-{one['id']}").get_by_role("button", name="Confirm"))
-    _key(page, two["id"], "d")  # one keystroke for the result
+    for m in rest:
+        _key(page, m["id"], "d")  # one keystroke for the result
     reloaded(page, client, event_id)
-    for m in (one, two):
+    for m in game2:
         got = client.get(f"/v1/matches/{m['id']}").json()
         assert got["status"] == "confirmed" and got["result"]["outcome"] == "draw", got
+    assert _played(client, game2) == {e: next(b for b in books[e] if b != h) for e, h in heroes1.items()}
 
-    # game 3 and the Final Battle drawn, each seat's hero chosen (either of the two books)
-    for _game in (3, 4):
-        submit(page, page.get_by_role("button", name="Pair the next round"))
-        for m in _tables(client, event_id):
-            row = page.locator(f"#m-{m['id']}")
-            _heroes(row, m, books)
-            submit(page, row.get_by_role("button", name="Draw"))
-            assert page.locator(".error").count() == 0, page.inner_text(".error")
-        reloaded(page, client, event_id)
+    # game 3 with either book played; then game round 2: its game 1 may take game 3's book again
+    game3 = _round_of_keys(page, client, event_id, books, 0)
+    game4 = _round_of_keys(page, client, event_id, books, 0)
+    assert _played(client, game4) == _played(client, game3) == {e: b[0] for e, b in books.items()}
+
+    # game 2 of game round 2: game 1's book named again is refused by the hero rule, in words and
+    # names, the book chosen kept; then each seat's other book, as the rule leaves it
+    submit(page, page.get_by_role("button", name="Pair the next round"))
+    game5 = _tables(client, event_id)
+    first = _seats(game5[0])[0]
+    again = books[first["entry_id"]][0]
+    row = page.locator(f"#m-{game5[0]['id']}")
+    row.locator(f"#ph-w-{game5[0]['id']}-0").select_option(again)
+    submit(page, row.get_by_role("button", name="Draw"))
+    error = page.inner_text(".error")
+    assert first["name"] in error and again in error and "game 2" in error, error
+    assert not UUID.search(error), error
+    assert page.locator(f"#ph-w-{game5[0]['id']}-0").input_value() == again
+    assert client.get(f"/v1/matches/{game5[0]['id']}").json()["status"] == "pending"
+    page.locator(f"#ph-w-{game5[0]['id']}-0").select_option("")
+    for m in game5:
+        _key(page, m["id"], "d")
+        assert page.locator(".error").count() == 0, page.inner_text(".error")
+    reloaded(page, client, event_id)
+    assert _played(client, game5) == {e: b[1] for e, b in books.items()}
+
+    # game 3 of game round 2; the Final Battle pairs the four game 1 winners among themselves
+    # (15/+8 each): those two tables won by 8 body points, the others by one key
+    _round_of_keys(page, client, event_id, books, 1)
+    submit(page, page.get_by_role("button", name="Pair the next round"))
+    final_battle = _tables(client, event_id)
+    assert all(s["entry_id"] in leaders for m in final_battle[:2] for s in m["seats"])
+    for m in final_battle[:2]:
+        _body_points(
+            page, page.locator(f"#m-{m['id']}"), m, (30, 22), lambda r, m=m: _heroes(r, m, books, 0, "pl")
+        )
+    for m in final_battle[2:]:
+        _heroes(page.locator(f"#m-{m['id']}"), m, books, 0)
+        _key(page, m["id"], "1")
+    reloaded(page, client, event_id)
     standings = client.get(f"/v1/events/{event_id}/standings").json()["rows"]
-    assert [(r["points"], r["differential"]) for r in standings[:2]] == [(11, 8), (11, 8)]
+    assert [(r["points"], r["differential"]) for r in standings[:3]] == [(20, 16), (20, 16), (15, 0)]
 
     # the two leaders' playoff: one game, either book; then the event is over
     submit(page, page.get_by_role("button", name="Close the stage and advance"))
@@ -244,11 +324,105 @@ def test_a_clash_runs_from_the_console_to_its_playoff(server: str, browser: Any)
     reloaded(page, client, event_id)
     assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
     card = client.get(f"/v1/events/{event_id}/entries/{winner['entry_id']}/scorecard").json()
-    assert len(card["games"]) == 4 and len(card["playoff"]) == 1
+    assert len(card["games"]) == 7 and len(card["playoff"]) == 1
+    assert [(r["game_round"], r["points"]) for r in card["rounds"]] == [(1, 9), (2, 6)]
+    assert [(g["game_round"], g["game"]) for g in card["games"]][3:] == [(2, 1), (2, 2), (2, 3), (None, None)]
+    assert card["final_score"] == "20/+16"
     shot(page, "console-battlebooks")
     _standings_checked(context, server, client, event_id, differential=True)
-    players.close()
+
+    # the ratings: every game of the event, the playoff's too, into the overall pool only
+    player_of = {e["id"]: e["player_id"] for e in entries}
+    games = _games(client, event_id, lambda s: player_of[s["entry_id"]])
+    assert len(games) == 7 * 4 + 1
+    _ratings_checked(context, server, client, OVERALL, before_games + len(games), _elo(games, before))
+    pools = {p["pool"] for p in client.get("/v1/ratings", params={"limit": 500}).json()["items"]}
+    assert not {f"{OVERALL}:{b}" for r in CLASH for b in r[1:]} & pools
     context.close()
+
+
+# --------------------------------------------------------------------------- the ratings
+OVERALL = "battlebooks"  # the overall pool: Clash and Secret Wars (Roll Call: "battlebooks:<hero>")
+
+
+def _board(client: Any, pool: str) -> dict[Any, tuple[float, int]]:
+    """The pool's leaderboard as the API has it: each player's rating and rated games (none for a
+    pool not made yet)."""
+    got = client.get(f"/v1/ratings/{quote(pool, safe='')}", params={"limit": 500})
+    if got.status_code == 404:
+        return {}
+    return {r["player_id"]: (r["rating"], r["games"]) for r in got.json()["items"]}
+
+
+def _games(client: Any, event_id: str, key: Any) -> list[tuple[str, tuple[Any, float], tuple[Any, float]]]:
+    """The event's played games in the order they were played: the match and each seat's rating
+    key (``key(seat)``) with its score (1 a win, ½ a draw, 0 a loss)."""
+    rounds = items(client.get(f"/v1/events/{event_id}/rounds", params={"limit": 500}).json())
+    out = []
+    for r in rounds:
+        for listed in r["matches"]:
+            m = client.get(f"/v1/matches/{listed['id']}").json()
+            if m["status"] != "confirmed" or len(m["seats"]) != 2:
+                continue
+            place = {s["entry_id"]: s["place"] for s in m["result"]["seats"]}
+            a, b = _seats(m)
+            pa, pb = place[a["entry_id"]], place[b["entry_id"]]
+            draw = m["result"]["outcome"] in ("draw", "timeout") or pa == pb
+            score = 0.5 if draw else float(pa < pb)
+            out.append((m["id"], (key(a), score), (key(b), 1 - score)))
+    return out
+
+
+def _pool_games(client: Any, pool: str) -> int:
+    """The pool's rated games (0 for a pool not made yet)."""
+    listed = client.get("/v1/ratings", params={"limit": 500}).json()["items"]
+    return next((p["games"] for p in listed if p["pool"] == pool), 0)
+
+
+def _elo(
+    games: list[tuple[str, tuple[Any, float], tuple[Any, float]]], start: dict[Any, tuple[float, int]]
+) -> dict[Any, tuple[float, int]]:
+    """What the rankings' rule gives (battlebooks.md "World rankings"): Elo on a 400 scale with K 32,
+    each game against the ratings just before it, from 1500 or the rating and games the key had
+    (``start``); each key's rating and rated games, for the keys that played."""
+    rating = {k: v[0] for k, v in start.items()}
+    count = {k: v[1] for k, v in start.items()}
+    for _match, (a, sa), (b, sb) in games:
+        ra, rb = rating.get(a, 1500.0), rating.get(b, 1500.0)
+        ea = 1 / (1 + 10 ** ((rb - ra) / 400))
+        rating[a], rating[b] = ra + 32 * (sa - ea), rb + 32 * (sb - (1 - ea))
+        for k in (a, b):
+            count[k] = count.get(k, 0) + 1
+    played = {k for _match, (a, _), (b, _) in games for k in (a, b)}
+    return {k: (rating[k], count[k]) for k in played}
+
+
+def _ratings_checked(
+    context: Any, server: str, client: Any, pool: str, games: int, expected: dict[str, tuple[float, int]]
+) -> None:
+    """The pool rated up to ``games`` games (the job runs after each result), each of the event's
+    players at the rating and games the rule gives (``expected``, by player id); then its public
+    leaderboard, row by row, as the API's."""
+    rated(client, pool, games)
+    board = _board(client, pool)
+    for player, (rating, count) in expected.items():
+        assert board[player][1] == count and abs(board[player][0] - rating) <= 0.05 + 1e-9, (
+            pool,
+            player,
+            board[player],
+            (rating, count),
+        )
+    public = context.new_page()
+    public.goto(f"{server}/ratings/{quote(pool, safe='')}?limit=500")
+    whole = client.get(f"/v1/ratings/{quote(pool, safe='')}", params={"limit": 500}).json()["items"]
+    shown = public.locator("table.leaderboard tbody tr").evaluate_all(
+        "rs => rs.map(r => [...r.cells].map(c => c.textContent.trim()))"
+    )
+    title = {None: "—"} | {t: EN[f"title_{t}"] for t in ("novice", "intermediate", "expert")}
+    assert shown == [
+        [str(r["rank"]), r["name"], f"{r['rating']:.1f}", str(r["games"]), title[r["title"]]] for r in whole
+    ]
+    public.close()
 
 
 # --------------------------------------------------------------------------- Secret Wars
@@ -386,26 +560,47 @@ def _history_of(client: Any, event_id: str, entry_id: str) -> list[dict[str, Any
 
 
 # --------------------------------------------------------------------------- Hero's Roll Call
-ROLL_CALL = [("Ada", "Wolverine"), ("Ben", "Hulk"), ("Cleo", "Storm"), ("Dev", "Thor")]
+# two players to a hero, so that each hero's pool ranks two (no book of the Clash walk's: its
+# games rate into no hero's pool)
+ROLL_CALL = [
+    ("Ada", "Black Widow"),
+    ("Ben", "Hawkeye"),
+    ("Cleo", "Doctor Strange"),
+    ("Dev", "Black Panther"),
+    ("Eve", "Black Widow"),
+    ("Finn", "Hawkeye"),
+    ("Gus", "Doctor Strange"),
+    ("Hana", "Black Panther"),
+]
 
 
 def test_a_roll_call_runs_from_the_console_by_clicks_and_keys(server: str, browser: Any) -> None:
-    """Four players, one hero each all event: three games and the Final Battle (rounds: 4), wins
-    by body points and draws by one key; a body-point count that is no number is refused by
-    name, what was typed kept, and a second tab's result then reaches the page by itself."""
+    """Eight players, sanctioned and rated as the preset has it, one hero each all event: three
+    games and the Final Battle (rounds: 4), wins by body points and by one key, a draw by one key;
+    a body-point count that is no number is refused by name, what was typed kept, and a second
+    tab's result then reaches the page by itself. Each hero's pool then holds its players at the
+    ratings Elo gives them — against each opponent's rating in the pool of the hero they played —
+    the overall pool does not move, and each pool's public leaderboard shows the API's board row by
+    row."""
     client = api(server)
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = context.new_page()
-    event_id = _create(
-        page, server, client, "battlebooks-roll-call", "Roll Call", ("sanctioned", "rated"), "4"
-    )
+    event_id = _create(page, server, client, "battlebooks-roll-call", "Roll Call", rounds="4")
+    settings = client.get(f"/v1/events/{event_id}").json()["settings"]
+    assert settings["sanctioned"] is True and settings["rated"] is True
     _register_csv(page, ROLL_CALL)
+    entries = items(client.get(f"/v1/events/{event_id}/entries").json())
+    heroes = sorted({r[1] for r in ROLL_CALL})
+    pools = {h: f"{OVERALL}:{h}" for h in heroes}
+    before = {(p, h): v for h in heroes for p, v in _board(client, pools[h]).items()}
+    before_games = {h: _pool_games(client, pools[h]) for h in heroes}
+    overall = (_board(client, OVERALL), _pool_games(client, OVERALL))
     submit(page, page.get_by_role("button", name="Start the event"))
     reloaded(page, client, event_id)
 
     # game 1: a body-point count that is no number, refused by the player's name with the counts
-    # typed kept; a second tab records the other table meanwhile, and this page shows it
-    one, two = _tables(client, event_id)
+    # typed kept; a second tab records another table meanwhile, and this page shows it
+    one, two, three, four = _tables(client, event_id)
     row = page.locator(f"#m-{one['id']}")
     a, b = _seats(one)
     row.get_by_text("Places and scores").click()
@@ -428,6 +623,8 @@ def test_a_roll_call_runs_from_the_console_by_clicks_and_keys(server: str, brows
     )
     row.get_by_label(f"{b['name']}: Body points", exact=True).fill("12")
     submit(page, row.get_by_role("button", name="Record the places"))
+    _key(page, three["id"], "1")
+    _key(page, four["id"], "2")
     reloaded(page, client, event_id)
     got = client.get(f"/v1/matches/{one['id']}").json()
     assert {s["entry_id"]: s["differential"] for s in got["result"]["seats"]} == {
@@ -439,19 +636,31 @@ def test_a_roll_call_runs_from_the_console_by_clicks_and_keys(server: str, brows
     }
 
     # games 2, 3 and the Final Battle: a round is a click on "Pair the next round" and one key a
-    # table (the focus moves on to the next table by itself): 1 + 2 per round of two tables
+    # table (the focus moves on to the next table by itself): 1 + 4 per round of four tables
     for _game in range(2, 5):
         submit(page, page.get_by_role("button", name="Pair the next round"))
         keys = 0
         for m in _tables(client, event_id):
             _key(page, m["id"], "1")
             keys += 1
-        assert keys == 2
+        assert keys == 4
         reloaded(page, client, event_id)
     submit(page, page.get_by_role("button", name="Close the stage and advance"))
     reloaded(page, client, event_id)
     assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"
     _standings_checked(context, server, client, event_id, differential=True)
+
+    # the ratings: each seat in the pool of the hero it played, never in the overall pool
+    player_of = {e["id"]: e["player_id"] for e in entries}
+    games = _games(client, event_id, lambda s: (player_of[s["entry_id"]], s["character"]))
+    assert len(games) == 4 * 4
+    expected = _elo(games, before)
+    for h in heroes:
+        mine = sum(1 for _m, (a, _), (b, _) in games if h in (a[1], b[1]))
+        board = {p: v for (p, hero), v in expected.items() if hero == h}
+        assert len(board) == 2
+        _ratings_checked(context, server, client, pools[h], before_games[h] + mine, board)
+    assert (_board(client, OVERALL), _pool_games(client, OVERALL)) == overall
     context.close()
 
 
