@@ -374,11 +374,14 @@ async def create_event(request: Request, session: SessionDep) -> Response:
         name = form.get("name", "").strip()
         if not name:
             raise InvalidInput("the event needs a name", [Problem(("name",), "required")])
+        game = form.get("game", "").strip()
+        if not game:  # a preset that suits any game names none: the organizer chooses
+            raise InvalidInput("choose the game the event plays", [Problem(("game",), "required")])
         token = new_token()
         event = await event_svc.create_event(
             session,
             name,
-            form.get("game", "generic"),
+            game,
             preset.name,
             forms.overrides(preset.settings, form, preset.offered),
             None,

@@ -134,7 +134,12 @@ async def test_through_a_trusted_proxy_each_forwarded_client_has_its_bucket(
         # the console's cookie is Secure when the proxy says the client came over HTTPS
         made = await proxy.post(
             "/console/events",
-            data={"admin_token": ADMIN_TOKEN, "name": "Via the proxy", "preset": "generic"},
+            data={
+                "admin_token": ADMIN_TOKEN,
+                "name": "Via the proxy",
+                "game": "generic",
+                "preset": "generic",
+            },
             headers={
                 "X-Forwarded-For": "198.51.100.3",
                 "X-Forwarded-Proto": "https",

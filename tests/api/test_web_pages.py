@@ -78,6 +78,19 @@ async def test_the_new_event_form_answers_refusals_by_redirect_and_leaves_rounds
     assert refused.json()["detail"] in html.unescape(shown)
     assert 'value="Arena night"' in shown and ADMIN_TOKEN not in shown
     assert 'role="alert"' not in (await c.get("/console", params={"preset": "wbc-hmwp"})).text
+    # a preset that suits any game names none: the form opens on "choose the game", and one sent
+    # without a choice (no script, or a forged form) is refused naming the game, nothing made
+    for preset in ("generic", "bga-round-robin"):
+        home = (await c.get("/console", params={"preset": preset})).text
+        select = home[home.index('<select id="game"') :]
+        assert re.match(r'<select id="game" name="game" required[^>]*><option value="" selected>', select)
+    form = {"admin_token": ADMIN_TOKEN, "name": "Which game", "game": "", "preset": "bga-round-robin"}
+    r = await c.post("/console/events", data=form)
+    assert r.status_code == 303 and r.headers["location"] == "/console?preset=bga-round-robin#create"
+    shown = (await c.get("/console", params={"preset": "bga-round-robin"})).text
+    assert "choose the game the event plays" in shown and 'value="Which game"' in shown
+    listed = (await c.get("/v1/events", params={"limit": 100})).json()["items"]
+    assert "Which game" not in [e["name"] for e in listed]
     # a Swiss's rounds follow the field unless given: ceil(log2 n) for the n entries at the start
     home = (await c.get("/console")).text
     assert re.search(r'name="knob:stages.0.rounds" value=""', home)

@@ -304,6 +304,7 @@ def _open(page: Any, server: str, hall: dict[str, Any], name: str, lang: str) ->
         page.goto(f"{server}/console?lang={lang}")
         page.fill("#admin-token", ADMIN)
         page.fill("#ev-name", "Made here")
+        page.select_option("#game", "generic")  # the generic preset names no game
         with page.expect_navigation():
             page.locator("#create button[type=submit]").click()
         page.wait_for_selector("#organizer-token")

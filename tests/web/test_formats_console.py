@@ -37,9 +37,13 @@ def _refused(page: Any, *words: str) -> str:
 
 
 def _create(page: Any, server: str, preset: str, game: str, name: str, knobs: dict[str, str]) -> str:
+    """An event made on the console's form. Each preset here (``generic``, the BGA round robins)
+    suits any game: the form chooses none, and the organizer chooses ``game``."""
     page.goto(f"{server}/console")
     page.select_option("#preset", preset)
     page.wait_for_url(f"**/console?preset={preset}*")
+    assert page.input_value("#game") == ""
+    assert page.locator("#game option:checked").inner_text() == "— choose the game —"
     page.select_option("#game", game)
     for field, value in knobs.items():
         page.fill(f"[name='{field}']", value)
@@ -47,7 +51,9 @@ def _create(page: Any, server: str, preset: str, game: str, name: str, knobs: di
     page.fill("#ev-name", name)
     submit(page, page.get_by_role("button", name="Create the event"))
     submit(page, page.get_by_role("link", name="Open the console"))
-    return urlsplit(page.url).path.rsplit("/", 1)[1]
+    event_id = urlsplit(page.url).path.rsplit("/", 1)[1]
+    assert api(server).get(f"/v1/events/{event_id}").json()["game"] == game
+    return event_id
 
 
 def _register(page: Any, client: Any, event_id: str, names: list[str]) -> None:
