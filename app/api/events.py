@@ -443,7 +443,7 @@ async def reissue_entry_token(
     """A new entry token for one entry (organizer): its personal link was lost or passed on. The old
     token stops working at once; the new one is shown once, in `entry_token`."""
     token = new_token()
-    entry = await svc.reissue_entry_token(session, event_id, entry_id, hash_token(token))
+    entry = await svc.reissue_entry_token(session, event_id, entry_id, hash_token(token), who)
     return EntryCreated(
         **entry_read(await svc.registered(session, entry, who)).model_dump(), entry_token=token
     )

@@ -39,6 +39,7 @@ from app.services.reads import (
 from app.services.registration import EntrySpec
 from app.services.registry import registry_of
 from app.services.summary import Summary, summarize
+from app.services.tokens import hash_token, new_token
 
 
 def _standings_problems(settings: dict[str, Any]) -> list[Problem]:
@@ -277,14 +278,53 @@ async def drop_entry(session: AsyncSession, event_id: str, entry_id: str, princi
     return entry
 
 
-async def reissue_entry_token(session: AsyncSession, event_id: str, entry_id: str, token_hash: str) -> Entry:
+async def reissue_entry_token(
+    session: AsyncSession, event_id: str, entry_id: str, token_hash: str, who: Principal | None
+) -> Entry:
     """Give an entry a new token (its personal link lost or shared): the old one stops working at
-    once, as only the new one's digest is kept."""
+    once, as only the new one's digest is kept. Kept in the event's history (``entry_token``)."""
     await lock_event(session, event_id)
     entry = await get_entry(session, event_id, entry_id)
     entry.token_hash = token_hash
     await session.flush()
+    record(session, event_id, "entry_token", who, {"entry_id": entry.id, "name": entry.name})
     return entry
+
+
+async def reissue_every_entry_token(
+    session: AsyncSession, event_id: str, who: Principal
+) -> list[tuple[Entry, str]]:
+    """A new token for every player still in the event (active), in one transaction, each with its
+    token (returned once): a sheet of every personal link to print, when links went out in several
+    batches or were lost. Every link handed out before stops working. Dropped and withdrawn entries
+    keep theirs. One line in the event's history (``entry_tokens``) names them all."""
+    await lock_event(session, event_id)
+    rows = await session.execute(
+        select(Entry)
+        .where(Entry.event_id == event_id, Entry.status == EntryStatus.ACTIVE)
+        .order_by(Entry.created_at, Entry.id)
+    )
+    entries = list(rows.scalars())
+    if not entries:
+        raise Conflict("the event has no player in it to give a link to: register players first")
+    issued = [(entry, new_token()) for entry in entries]
+    for entry, token in issued:
+        entry.token_hash = hash_token(token)
+    await session.flush()
+    record(session, event_id, "entry_tokens", who, {"entry_ids": [e.id for e in entries]})
+    return issued
+
+
+async def entries_holding(session: AsyncSession, event_id: str, token_hashes: list[str]) -> list[Entry]:
+    """The event's entries whose token is one of these digests (a link shown earlier that still
+    works), in the order the digests are given."""
+    if not token_hashes:
+        return []
+    rows = await session.execute(
+        select(Entry).where(Entry.event_id == event_id, Entry.token_hash.in_(token_hashes))
+    )
+    by_hash = {e.token_hash: e for e in rows.scalars()}
+    return [by_hash[h] for h in dict.fromkeys(token_hashes) if h in by_hash]
 
 
 async def request_integrity_check(session: AsyncSession, event_id: str) -> Job:

@@ -27,7 +27,7 @@ from app.api.limits import TooManyFailures
 from app.api.schemas import EventUpdate
 from app.core.access import Access, Principal, authorize
 from app.core.errors import Conflict, DomainError, Forbidden, InvalidInput, Problem, Unauthorized
-from app.core.vocabulary import EventStatus, MatchStatus, Role, StaffRole
+from app.core.vocabulary import MatchStatus, Role, StaffRole
 from app.jobs import discard_pending
 from app.services import events as event_svc
 from app.services import games as game_svc
@@ -38,9 +38,9 @@ from app.services.keyring import keyring_of
 from app.services.preset_catalog import get_preset, list_presets
 from app.services.presets import battlebooks as bb_svc
 from app.services.presets import titan_arena as titan_svc
-from app.services.reads import get_event, load_match, settings_of
+from app.services.reads import load_match
 from app.services.tokens import hash_token, new_token
-from app.web import forms, verdicts
+from app.web import forms, links, verdicts
 from app.web.i18n import translator
 from app.web.public import qr_svg
 from app.web.render import language, page
@@ -254,8 +254,8 @@ async def _act(
         await session.rollback()
         return await _verdict(request, session, event_id, principal, token, *shown["verdict_of"])
     if isinstance(shown, dict):  # an answer shown once (new entries' personal links, with QR codes)
-        links = [(name, url, qr_svg(scan), scan != url) for name, url, scan in shown.get("links", [])]
-        return await _console(request, session, event_id, principal, token, **{**shown, "links": links})
+        cards = links.cards(shown.get("links", []))
+        return await _console(request, session, event_id, principal, token, **{**shown, "links": cards})
     return RedirectResponse(f"/console/e/{event_id}{anchor}", status_code=303)
 
 
@@ -403,8 +403,10 @@ async def console(request: Request, event_id: str, session: SessionDep) -> HTMLR
         principal, token = await _signed_in(request, session, event_id, Access.RESULTS)
     except DomainError as exc:
         return await _home(request, session, "generic", exc.status, error=exc.detail)
-    flash = _taken_flash(request, token, event_id)
-    response = await _console(request, session, event_id, principal, token, **(flash or {}))
+    flash = _taken_flash(request, token, event_id) or {}
+    if flash.get("kept") and principal.organizes(event_id):  # a refused form: the cards it carried
+        flash["links"] = links.cards(await links.carried(request, session, event_id, flash["kept"]))
+    response = await _console(request, session, event_id, principal, token, **flash)
     if FLASH in request.cookies:
         response.delete_cookie(FLASH, path="/console")
     return response
@@ -436,39 +438,40 @@ async def register(request: Request, event_id: str, session: SessionDep) -> Resp
         entries = await event_svc.add_entries(
             session, event_id, [_spec(b) for b in specs], [hash_token(t) for t in tokens], kind
         )
-        door = await _door(session, event_id)
-        return {
-            "links": [_link(request, event_id, e.name, t, door) for e, t in zip(entries, tokens, strict=True)]
-        }
+        door = await links.door(session, event_id)
+        new = [links.link(request, event_id, e.name, t, door) for e, t in zip(entries, tokens, strict=True)]
+        return {"links": await links.carried(request, session, event_id, form) + new}
 
     return await _act(request, session, event_id, action, "#entries")
 
 
-async def _door(session: AsyncSession, event_id: str) -> bool:
-    """Whether players check in at the door now: the event takes check-in and has not started."""
-    event = await get_event(session, event_id)
-    return event.status == EventStatus.REGISTRATION and settings_of(event).check_in
-
-
-def _link(request: Request, event_id: str, name: str, token: str, door: bool) -> tuple[str, str, str]:
-    """A player's personal link, and what its card's QR code opens: the check-in page (the same
-    token, one tap to check in) while the event checks players in, else the personal link."""
-    base = f"{str(request.base_url).rstrip('/')}/e/{event_id}"
-    return (
-        name,
-        f"{base}/me#token={token}",
-        f"{base}/check-in#token={token}" if door else f"{base}/me#token={token}",
-    )
-
-
 @router.post("/e/{event_id}/entries/{entry_id}/token", response_class=HTMLResponse)
 async def reissue(request: Request, event_id: str, entry_id: str, session: SessionDep) -> Response:
-    """A new personal link for one player (the old one stops working), shown once."""
+    """A new personal link for one player (the old one stops working), shown once, beside the cards
+    the page still showed (the player's old card, now void, is not among them)."""
 
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
         token = new_token()
-        entry = await event_svc.reissue_entry_token(session, event_id, entry_id, hash_token(token))
-        return {"links": [_link(request, event_id, entry.name, token, await _door(session, event_id))]}
+        entry = await event_svc.reissue_entry_token(session, event_id, entry_id, hash_token(token), principal)
+        new = links.link(request, event_id, entry.name, token, await links.door(session, event_id))
+        return {"links": [*await links.carried(request, session, event_id, form), new]}
+
+    return await _act(request, session, event_id, action, "#entries")
+
+
+@router.post("/e/{event_id}/entries/tokens", response_class=HTMLResponse)
+async def reissue_all(request: Request, event_id: str, session: SessionDep) -> Response:
+    """New links for every player still in the event, on the organizer's word (every link handed
+    out stops working): the sheet of everyone's cards, by name, shown once."""
+
+    async def action(principal: Principal, form: dict[str, Any]) -> Any:
+        if form.get("sure") != "yes":
+            msg = translator(language(request))("new_links_unconfirmed")
+            raise InvalidInput(msg, [Problem(("sure",), msg)])
+        issued = await event_svc.reissue_every_entry_token(session, event_id, principal)
+        door = await links.door(session, event_id)
+        sheet = [links.link(request, event_id, e.name, t, door) for e, t in issued]
+        return {"links": sorted(sheet, key=lambda lk: lk[0].casefold()), "sheet": True}
 
     return await _act(request, session, event_id, action, "#entries")
 

@@ -845,4 +845,62 @@ async def test_a_player_gets_a_new_link_and_the_old_one_stops_working(api: Api) 
     latest = link.split("#token=")[1]
     assert (await c.get(f"/e/{eid}/me/view", headers=bearer(new))).status_code == 401
     assert (await c.get(f"/e/{eid}/me/view", headers=bearer(latest))).status_code == 200
+    history = (await c.get(f"/v1/events/{eid}/history", headers=bearer(org))).json()["items"]
+    assert [(h["action"], h["payload"]["name"]) for h in history] == [("entry_token", "Ada")] * 2
+
+
+def _cards(page: str) -> list[str]:
+    return re.findall(r'class="personal" href="[^"]+#token=([^"]+)"', page)
+
+
+async def test_new_links_for_every_player_and_the_cards_a_page_carries(api: Api) -> None:
+    c = api.client
+    eid, org, entries = await setup_event(api, ["Ada", "Grace", "Hedy"])
+    old = {n: e["entry_token"] for n, e in entries.items()}
+    assert (
+        await c.delete(f"/v1/events/{eid}/entries/{entries['Hedy']['id']}", headers=bearer(org))
+    ).status_code == 200
+    c.cookies.set(COOKIE, org)
+    csrf = csrf_of(org)
+    # the cards a page showed go along with its next form: a refused one too (after the redirect),
+    # those whose token still works, of this event only
+    _, other, others = await setup_event(api, ["Zoe"])
+    carried = f"{old['Ada']} not/a/token {others['Zoe']['entry_token']}"
+    refused = await c.post(f"/console/e/{eid}/entries", data={"csrf": csrf, "names": " ", "shown": carried})
+    assert _cards(await _refused(c, refused, "nothing to register")) == [old["Ada"]]
+    added = await c.post(f"/console/e/{eid}/entries", data={"csrf": csrf, "names": "Ida", "shown": carried})
+    assert added.status_code == 200 and len(_cards(added.text)) == 2 and _cards(added.text)[0] == old["Ada"]
+    # every player's link: only on the organizer's word
+    unticked = await c.post(f"/console/e/{eid}/entries/tokens", data={"csrf": csrf})
+    await _refused(c, unticked, "tick the box to confirm")
+    assert (await c.get(f"/e/{eid}/me/view", headers=bearer(old["Ada"]))).status_code == 200
+    # a scorekeeper may not
+    staff = await c.post(
+        f"/v1/events/{eid}/staff", json={"name": "Sam", "role": "scorekeeper"}, headers=bearer(org)
+    )
+    c.cookies.set(COOKIE, staff.json()["token"])
+    forged = await c.post(
+        f"/console/e/{eid}/entries/tokens", data={"csrf": csrf_of(staff.json()["token"]), "sure": "yes"}
+    )
+    assert forged.status_code == 403
+    c.cookies.set(COOKIE, org)
+    sheet = await c.post(
+        f"/console/e/{eid}/entries/tokens", data={"csrf": csrf, "sure": "yes", "shown": carried}
+    )
+    assert sheet.status_code == 200 and "Every player&#39;s link (3)" in sheet.text
+    names = re.findall(r'<article class="slip link-card" aria-label="([^"]+)"', sheet.text)
+    assert names == ["Ada", "Grace", "Ida"]  # by name; the dropped player is not on the sheet
+    new = _cards(sheet.text)
+    for token in new:
+        assert (await c.get(f"/e/{eid}/me/view", headers=bearer(token))).status_code == 200
+    for token in (old["Ada"], old["Grace"]):
+        assert (await c.get(f"/e/{eid}/me/view", headers=bearer(token))).status_code == 401
+    assert (await c.get(f"/e/{eid}/me/view", headers=bearer(old["Hedy"]))).status_code == 200
+    history = (await c.get(f"/v1/events/{eid}/history", headers=bearer(org))).json()["items"]
+    assert history[-1]["action"] == "entry_tokens" and len(history[-1]["payload"]["entry_ids"]) == 3
+    # an event with nobody in it yet: refused in words
+    empty, nobody, _ = await setup_event(api, [])
+    c.cookies.set(COOKIE, nobody)
+    none = await c.post(f"/console/e/{empty}/entries/tokens", data={"csrf": csrf_of(nobody), "sure": "yes"})
+    await _refused(c, none, "no player in it")
     c.cookies.clear()

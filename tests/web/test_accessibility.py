@@ -348,13 +348,16 @@ def _open(page: Any, server: str, hall: dict[str, Any], name: str, lang: str) ->
         with page.expect_navigation():
             page.locator("form[action$='/staff'] button[type=submit]").click()
         page.wait_for_selector("#staff-link")
-    elif name == "console-links":  # an event in registration, just after names were pasted
+    elif name == "console-links":  # an event in registration, just after names were pasted, with
+        # the form of new links for every player open
         page.goto(f"{server}/console?lang={lang}")
         _sign_in(page, server, hall["waiting"]["organizer_token"])
         page.fill("#names", "\n".join(f"{n} ({lang})" for n in ("Hana", "Ichiro", "Jun")))
         with page.expect_navigation():
             page.locator("form[action$='/entries'] button[type=submit]").click()
         page.wait_for_selector("#links")
+        page.locator("#all-links summary").click()
+        page.wait_for_selector("#links-sure")
     elif name == "verdict":
         rings = hall["rings"]
         page.goto(f"{server}/console?lang={lang}")

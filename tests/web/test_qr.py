@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import zxingcpp
 from PIL import Image
 
-from tests.web.conftest import ADMIN, api, bearer, items, shot
+from tests.web.conftest import ADMIN, api, bearer, items, reloaded, shot, submit
 
 PDFTOPPM = shutil.which("pdftoppm") or "/usr/bin/pdftoppm"
 MM_PER_CSS_PX = 25.4 / 96
@@ -142,4 +142,112 @@ def test_personal_links_print_as_cards_whose_codes_open_each_players_page(
         opened.append(phone.inner_text("#me h2"))
         phone.context.close()
     assert sorted(opened) == sorted(names)
+    page.close()
+
+
+def _player_page(phone: Any, url: str) -> str | None:
+    """The name a personal link opens the player's page of, in a new tab of the phone's browser
+    (the link's token, in its fragment, is the one the page uses); None when the page asks for a
+    token instead (the link's token is refused)."""
+    tab = phone.new_page()
+    tab.goto(url)
+    tab.wait_for_selector("#me h2, #token-form:not([hidden])")
+    name = tab.inner_text("#me h2") if tab.locator("#me h2").count() else None
+    tab.close()
+    return name
+
+
+def _card_codes(page: Any) -> list[str]:
+    """Each link card's code, decoded from its own screenshot, checked against the link it prints."""
+    cards = page.locator("article.link-card")
+    out = []
+    for i in range(cards.count()):
+        code = cards.nth(i).locator(".qr svg")
+        box = code.bounding_box()
+        assert box is not None and box["width"] * MM_PER_CSS_PX >= 20
+        decoded = _decoded(Image.open(io.BytesIO(code.screenshot())))
+        assert decoded == [cards.nth(i).locator(".url").inner_text()]
+        out += decoded
+    return out
+
+
+def _printed(page: Any, tmp_path: Path, stem: str) -> list[str]:
+    """The codes of the page as printed: its PDF rendered at 150 dpi, each code at least 20 mm."""
+    page.emulate_media(media="print")
+    pdf = tmp_path / f"{stem}.pdf"
+    pdf.write_bytes(page.pdf())
+    page.emulate_media(media="screen")
+    done = subprocess.run(
+        [PDFTOPPM, "-r", "150", "-gray", "-png", str(pdf), str(tmp_path / stem)],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    found = [r for p in sorted(tmp_path.glob(f"{stem}*.png")) for r in zxingcpp.read_barcodes(Image.open(p))]
+    widths = [r.position.top_right.x - r.position.top_left.x for r in found]
+    assert all(px / 150 * 25.4 >= 20 for px in widths), widths
+    return sorted(r.text for r in found if r.format == zxingcpp.BarcodeFormat.QRCode)
+
+
+def test_a_new_link_and_new_links_for_every_player_scan_and_void_the_old_ones(
+    server: str, browser: Any, tmp_path: Path
+) -> None:
+    client = api(server)
+    made = client.post("/v1/events", json={"name": "Desk", "game": "generic"}, headers=bearer(ADMIN)).json()
+    eid, org = made["id"], bearer(made["organizer_token"])
+    # links handed out earlier, in a batch of their own (the API's); one player dropped since
+    first = items(
+        client.post(
+            f"/v1/events/{eid}/entries", json=[{"name": n} for n in ("Lena", "Kai", "Omar")], headers=org
+        ).json()
+    )
+    old = {e["name"]: e["entry_token"] for e in first}
+    omar = next(e for e in first if e["name"] == "Omar")
+    assert client.delete(f"/v1/events/{eid}/entries/{omar['id']}", headers=org).status_code == 200
+    page = browser.new_page(viewport={"width": 1024, "height": 800}, locale="en-US")
+    phone = browser.new_context(locale="en-US")
+    page.goto(f"{server}/console")
+    page.fill("#org-token", made["organizer_token"])
+    submit(page, page.get_by_role("button", name="Sign in"))
+
+    # one player's new link: its card's code opens Lena's page, her old link asks for a token
+    submit(page, page.get_by_role("button", name="New link for Lena"))
+    assert page.locator("article.link-card").count() == 1
+    [lena] = _card_codes(page)
+    assert _player_page(phone, lena) == "Lena"
+    assert _player_page(phone, f"{server}/e/{eid}/me#token={old['Lena']}") is None
+    # a batch registered next: Lena's card stays on the page beside the new one
+    page.fill("#names", "Nao")
+    submit(page, page.get_by_role("button", name="Register"))
+    shown = _card_codes(page)
+    assert len(shown) == 2 and shown[0] == lena
+    nao = shown[1]
+
+    # every player's link: refused in words without the box ticked, and nothing changed
+    page.eval_on_selector("#links-sure", "el => el.removeAttribute('required')")
+    page.locator("#all-links summary").click()
+    submit(page, page.get_by_role("button", name="New links for all 3 players"))
+    assert "tick the box to confirm" in page.inner_text(".error")
+    assert client.get(f"/e/{eid}/me/view", headers=bearer(lena.split("#token=")[1])).status_code == 200
+    assert page.locator("#all-links").get_attribute("open") is not None  # the form, kept open
+    page.check("#links-sure")
+    submit(page, page.get_by_role("button", name="New links for all 3 players"))
+    assert page.inner_text("#h-links") == "Every player's link (3)"
+    cards = page.locator("article.link-card")
+    assert [cards.nth(i).locator("h3").inner_text() for i in range(3)] == ["Kai", "Lena", "Nao"]
+    sheet = _card_codes(page)
+    assert sorted(_decoded(Image.open(io.BytesIO(page.screenshot(full_page=True))))) == sorted(sheet)
+    assert _printed(page, tmp_path, "sheet") == sorted(sheet)
+    # each new card opens its player's page; every link handed out before is refused; the dropped
+    # player keeps theirs
+    assert [_player_page(phone, url) for url in sheet] == ["Kai", "Lena", "Nao"]
+    voided = [lena, nao, *(f"{server}/e/{eid}/me#token={old[n]}" for n in ("Lena", "Kai"))]
+    assert [_player_page(phone, url) for url in voided] == [None] * 4
+    assert _player_page(phone, f"{server}/e/{eid}/me#token={old['Omar']}") == "Omar (dropped)"
+    history = items(client.get(f"/v1/events/{eid}/history", headers=org).json())
+    assert [h["action"] for h in history][-2:] == ["entry_token", "entry_tokens"]
+    # shown once: a reload is the console, and sends nothing again
+    reloaded(page, client, eid)
+    assert page.locator("article.link-card").count() == 0
+    phone.close()
     page.close()

@@ -16,6 +16,25 @@
   // console's own address, so that a reload shows the console instead of sending the form again
   var once = document.querySelector("[data-page-url]");
   if (once && window.history && history.replaceState) history.replaceState(null, "", once.getAttribute("data-page-url"));
+  // the cards this page shows go along with the next batch or new link (their tokens in the form's
+  // body, never in a URL): the answer shows them again beside the new ones, those still valid
+  document.querySelectorAll("form[data-keeps-links]").forEach(function (f) {
+    f.addEventListener("submit", function () {
+      var tokens = [].map.call(document.querySelectorAll("#links a.personal"), function (a) {
+        var t = /#token=([^&]+)/.exec(a.getAttribute("href") || "");
+        return t ? decodeURIComponent(t[1]) : "";
+      }).filter(Boolean);
+      if (!tokens.length) return;
+      var field = f.querySelector('input[name="shown"]');
+      if (!field) {
+        field = document.createElement("input");
+        field.type = "hidden";
+        field.name = "shown";
+        f.appendChild(field);
+      }
+      field.value = tokens.join(" ");
+    });
+  });
   // back from a result (the redirect names its row): the focus goes to the next table still open,
   // so a round is entered key after key without reaching for the mouse
   // (after the browser's own move to the fragment, which would take the focus back to that row)
