@@ -199,7 +199,10 @@ def _two_seat_differentials(
         for i, d in enumerate(given):
             if d:
                 problems.append(
-                    Problem(("seats", i, "differential"), f"{d:g}: an undecided game's differential is 0")
+                    Problem(
+                        ("seats", i, "differential"),
+                        f"{seats[i].entry_id}'s differential is {d:g}, but an undecided game's differential is 0",
+                    )
                 )
         if problems:
             raise InvalidInput(problems[0].msg, problems)
@@ -209,24 +212,34 @@ def _two_seat_differentials(
     won, lost = given[w], given[lo]
     if won is not None and won < 0:
         problems.append(
-            Problem(("seats", w, "differential"), f"{won:g}: the winner's differential is + (or 0)")
+            Problem(
+                ("seats", w, "differential"),
+                f"{seats[w].entry_id} won: their differential is + (or 0), not {won:g}",
+            )
         )
     if lost is not None and lost > 0:
         problems.append(
-            Problem(("seats", lo, "differential"), f"{lost:g}: the loser's differential is − (or 0)")
+            Problem(
+                ("seats", lo, "differential"),
+                f"{seats[lo].entry_id} lost: their differential is − (or 0), not {lost:g}",
+            )
         )
     if not problems and won is not None and lost is not None and lost != -won:
         problems.append(
             Problem(
                 ("seats", lo, "differential"),
-                f"{lost:g}: the loser's differential is the winner's with the sign turned ({-won:g})",
+                f"{seats[lo].entry_id}'s differential, {lost:g}, is not the winner's with the sign turned"
+                f" ({-won:g})",
             )
         )
     magnitude = won if won is not None else (None if lost is None else -lost)
     if not problems and magnitude is not None and gap is not None and magnitude != gap:
         at, value = (w, won) if won is not None else (lo, lost)
         problems.append(
-            Problem(("seats", at, "differential"), f"{value:g} contradicts the body points, {gap:g} apart")
+            Problem(
+                ("seats", at, "differential"),
+                f"{seats[at].entry_id}'s differential, {value:g}, contradicts the body points, {gap:g} apart",
+            )
         )
     if problems:
         raise InvalidInput(problems[0].msg, problems)

@@ -105,5 +105,10 @@ class EventRules:
         """The judge of a ``game_log`` reported for this match; None = the game's catalog adjudicator."""
         return None
 
+    # The registry's name of the adjudicator ``adjudicator`` hands in when the preset judges its
+    # records itself for a game the catalog does not adjudicate (the Battle Royal's record of a
+    # BATTLEBOOKS table): the console then offers each table's game log form.
+    own_adjudicator: str | None = None
+
 
 GENERIC = EventRules()

@@ -10,7 +10,8 @@ import base64
 import hashlib
 import hmac
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
@@ -38,7 +39,7 @@ from app.services.keyring import keyring_of
 from app.services.preset_catalog import get_preset, list_presets
 from app.services.presets import battlebooks as bb_svc
 from app.services.presets import titan_arena as titan_svc
-from app.services.reads import load_match
+from app.services.reads import load_match, names_of
 from app.services.tokens import hash_token, new_token
 from app.web import forms, links, verdicts
 from app.web.i18n import translator
@@ -148,12 +149,13 @@ async def _verdict(
     entries = await entries_of(session, event_id, principal)
     names = {e.entry.id: e.entry.name for e in entries}
     event = (await event_svc.get_event_view(session, event_id)).event
-    # a Strategic Titan verdict in words (who won, why, each player at the end), not its JSON
-    titan = verdicts.strategic_titan(shown.verdict or {}) if shown.adjudicator == "strategic-titan" else None
+    # a verdict in words (who won, why, each player at the end), not its JSON
+    seat_names = [names.get(s.entry_id, s.entry_id) for s in shown.report.seats]
+    said = verdicts.in_words(shown.adjudicator, shown.verdict, names, seat_names)
     return page(
         request,
         "console_verdict.html",
-        titan=titan,
+        said=said,
         event=event,
         match=match,
         seats=sorted(
@@ -161,9 +163,7 @@ async def _verdict(
             key=lambda ns: (ns[1].place is None, ns[1].place or 0),
         ),
         outcome=shown.report.outcome,
-        details=json.dumps(shown.verdict, ensure_ascii=False, indent=2)
-        if shown.verdict and not titan
-        else "",
+        details=json.dumps(shown.verdict, ensure_ascii=False, indent=2) if shown.verdict and not said else "",
         adjudicator=shown.adjudicator,
         log=log,
         csrf=csrf_of(token),
@@ -602,14 +602,27 @@ async def _log_text(form: dict[str, Any]) -> str:
     return text
 
 
+@asynccontextmanager
+async def _seats_named(session: AsyncSession, match: Any) -> AsyncIterator[None]:
+    """A refusal of a record that numbers the table's seats (a Battle Royal record's "seat 2"),
+    said with each seat's player beside its number."""
+    seats = [s.entry_id for s in sorted(match.seats, key=lambda s: s.seat)]
+    names = await names_of(session, seats)
+    try:
+        yield
+    except DomainError as exc:
+        raise forms.seats_named(exc, [names.get(e, e) for e in seats]) from None
+
+
 async def _judged(
     request: Request, session: AsyncSession, event_id: str, match_id: str, principal: Principal, text: str
 ) -> dict[str, Any]:
     """The adjudicator's verdict of a game log, to be shown and not recorded."""
     match = await _match_of(session, event_id, match_id)
     _still_open(request, match)
-    shown = await result_svc.preview(session, match_id, principal, {"game_log": _game_log(text)})
     table = {"id": match.id, "table": match.table}  # kept: the rollback expires the row
+    async with _seats_named(session, match):
+        shown = await result_svc.preview(session, match_id, principal, {"game_log": _game_log(text)})
     return {"verdict_of": (table, shown, json.dumps(json.loads(text), ensure_ascii=False))}
 
 
@@ -620,9 +633,11 @@ async def game_log(request: Request, event_id: str, match_id: str, session: Sess
     if (await request.form()).get("step") == "commit":
 
         async def commit(principal: Principal, form: dict[str, Any]) -> Any:
-            _still_open(request, await _match_of(session, event_id, match_id))
+            match = await _match_of(session, event_id, match_id)
+            _still_open(request, match)
             body = {"game_log": _game_log(str(form.get("log", "")))}
-            await result_svc.report(session, match_id, principal, body)
+            async with _seats_named(session, match):
+                await result_svc.report(session, match_id, principal, body)
 
         return await _act(request, session, event_id, commit, f"#m-{match_id}", Access.RESULTS)
 

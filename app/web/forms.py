@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hmac
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.api.bga import TableIn
-from app.core.errors import InvalidInput, Problem
+from app.core.errors import DomainError, InvalidInput, Problem
 from app.core.games.rite_of_command import MAX_DECK_SIZE
 from app.core.vocabulary import EntryStatus, EventStatus, StaffRole
 from app.db.models import Event, Match
@@ -193,6 +194,32 @@ def named(text: str, names: dict[str, str]) -> str:
         if entry_id:
             text = text.replace(entry_id, name)
     return text
+
+
+# "seat 2", "seats 1, 3" in a refusal of a record that numbers its seats from 0 (not "seats 0–7")
+SEAT_NUMBERS = re.compile(r"\bseats? (\d+(?:, \d+)*)(?![\d–])")
+DIGITS = re.compile(r"\d+")
+
+
+def seats_named(exc: DomainError, seats: list[str]) -> DomainError:
+    """The refusal of a record that numbers the table's seats from 0, each seat number of the
+    table followed by its player's name (``seats``, seat 0 first): "seat 2 (Cleo)". The same
+    error, its words changed."""
+
+    def one(number: re.Match[str]) -> str:
+        k = int(number.group(0))
+        return f"{k} ({seats[k]})" if k < len(seats) else number.group(0)
+
+    def said(text: str) -> str:
+        return SEAT_NUMBERS.sub(
+            lambda m: m.group(0)[: m.start(1) - m.start(0)] + DIGITS.sub(one, m.group(1)), text
+        )
+
+    exc.detail = said(exc.detail)
+    exc.args = (exc.detail,)
+    if isinstance(exc, InvalidInput):
+        exc.problems = [Problem(p.loc, said(p.msg)) for p in exc.problems]
+    return exc
 
 
 RESULT_FIELDS = ("score", "body_points", "differential")

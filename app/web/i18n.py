@@ -10,6 +10,7 @@ from app.web import i18n_formats as format_words
 from app.web import i18n_league as league_words
 from app.web import i18n_links as link_words
 from app.web import i18n_players as player_words
+from app.web import i18n_verdicts as verdict_words
 
 LANGUAGES = ("en", "ja")
 
@@ -712,7 +713,7 @@ JA: dict[str, str] = {
     "declare_hero": "{name} のヒーローを宣言",
 }
 
-for _words in (league_words, format_words, player_words, link_words):
+for _words in (league_words, format_words, player_words, link_words, verdict_words):
     _taken = (set(EN) | set(JA)) & (set(_words.EN) | set(_words.JA))
     if _taken:
         raise ImportError(f"page words defined twice: {', '.join(sorted(_taken))}")

@@ -1,7 +1,10 @@
 """A game log's verdict as the console's verdict page shows it before it is recorded (docs/web.md
-"The formats' own actions from the console"): a Strategic Titan verdict in words — who won and why,
-and each player's standing at the end — read from the replayed record the adjudicator answers
-(strategic-titan.md; ``ReplayResult.to_dict``), no rule of its own."""
+"One copy of every rule", its game logs), in words, read from what the adjudicator answers, no rule
+of its own: a Strategic Titan verdict — who won and why, each player's standing at the end
+(strategic-titan.md; ``ReplayResult.to_dict``); a Titan: The Arena one — who won, how each tie was
+broken, the deaths, kills and bets (titan-arena.md; ``Verdict.as_dict``); a Battle Royal one — the
+last one standing, who held the token first, when each player fell (battlebooks.md;
+``battlebooks_royal.Verdict``)."""
 
 from __future__ import annotations
 
@@ -89,3 +92,196 @@ def strategic_titan(details: dict[str, Any]) -> TitanVerdict | None:
     ]
     ordered = sorted(players, key=lambda p: p.place)  # stable: seat order within a place
     return TitanVerdict(state.get("ended_by"), int(state.get("events", 0)), ordered)
+
+
+# --------------------------------------------------------------------------- Titan: The Arena
+@dataclass(frozen=True)
+class ArenaPlayer:
+    """One player of a Titan: The Arena verdict: the place the log gives, its score and kills."""
+
+    name: str
+    place: int
+    score: float
+    kills: int
+
+
+@dataclass(frozen=True)
+class ArenaTie:
+    """One boundary inside a tied group: ``above`` ranks over ``below``, both on ``score``, by
+    ``rule`` ("bets": on ``creature``; "last_play"; "dice"), comparing ``values``."""
+
+    above: str
+    below: str
+    score: float
+    rule: str
+    creature: str | None
+    values: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class ArenaBets:
+    creature: str
+    bets: int
+    points: float
+    secret: int
+
+
+@dataclass(frozen=True)
+class ArenaVerdict:
+    variant: str
+    tie_rule: str
+    players: list[ArenaPlayer]  # by place
+    ties: list[ArenaTie]
+    deaths: list[str]  # in the order the creatures died
+    bets: list[ArenaBets]
+
+    def outcome(self, t: Callable[..., str]) -> str:
+        """Who won, and by what: the score alone, or the tie-break that split a shared top score."""
+        winner, *rest = self.players
+        level = [p.name for p in rest if p.score == winner.score]
+        if level:
+            return t("ta_win_tied", name=winner.name, others=", ".join(level), score=f"{winner.score:g}")
+        if not rest:
+            return t("ta_win_alone", name=winner.name, score=f"{winner.score:g}")
+        return t(
+            "ta_win",
+            name=winner.name,
+            score=f"{winner.score:g}",
+            other=rest[0].name,
+            theirs=f"{rest[0].score:g}",
+        )
+
+    def rules(self, t: Callable[..., str]) -> str:
+        return t(
+            "ta_rules",
+            variant=t("ta_variant_" + self.variant.replace("-", "_")),
+            rule=t("ta_rule_" + self.tie_rule),
+        )
+
+    def died(self, t: Callable[..., str]) -> str:
+        return t("ta_deaths", creatures=", ".join(self.deaths)) if self.deaths else t("ta_no_deaths")
+
+    def tie(self, tie: ArenaTie, t: Callable[..., str]) -> str:
+        """Why ``tie.above`` ranks over ``tie.below``, in the page's words."""
+        va, vb = (f"{v:g}" for v in tie.values)
+        said = {"a": tie.above, "b": tie.below, "score": f"{tie.score:g}", "va": va, "vb": vb}
+        if tie.rule == "bets":
+            at = self.deaths.index(tie.creature) + 1 if tie.creature in self.deaths else 0
+            when = t("ta_died_last") if at == len(self.deaths) else t("ta_died_n", n=at, of=len(self.deaths))
+            return t("ta_tie_bets", creature=tie.creature, when=when, **said)
+        return t("ta_tie_" + ("last_play" if tie.rule == "last_play" else "dice"), **said)
+
+
+def titan_arena(details: dict[str, Any], names: dict[str, str]) -> ArenaVerdict | None:
+    """The verdict's facts from the adjudicator's answer (``Verdict.as_dict``), each player as the
+    log names them — an entry id said as its name (``names``); ``None`` when it is not one."""
+    places = details.get("places") if isinstance(details, dict) else None
+    if not isinstance(places, list) or not places or not isinstance(details.get("tiebreaks"), list):
+        return None
+    stats = details.get("statistics") or {}
+    kills = stats.get("kills") or {}
+
+    def said(label: Any) -> str:
+        return names.get(str(label), str(label))
+
+    players = [
+        ArenaPlayer(said(p["player"]), int(p["place"]), float(p["score"]), int(kills.get(p["player"], 0)))
+        for p in sorted(places, key=lambda p: int(p["place"]))
+    ]
+    ties = [
+        ArenaTie(
+            above=said(tb["order"][0]),
+            below=said(tb["order"][1]),
+            score=float(tb["score"]),
+            rule=str(tb["rule"]),
+            creature=str(tb["decided_by"]) if tb["rule"] == "bets" else None,
+            values=(float(tb["values"][tb["order"][0]]), float(tb["values"][tb["order"][1]])),
+        )
+        for tb in details["tiebreaks"]
+    ]
+    bets = [
+        ArenaBets(c, int(v.get("bets", 0)), float(v.get("points", 0)), int(v.get("secret", 0)))
+        for c, v in (stats.get("bets") or {}).items()
+    ]
+    return ArenaVerdict(
+        str(details.get("variant") or "titan-the-arena"),
+        str(details.get("tie_rule") or "wbc"),
+        players,
+        ties,
+        [str(c) for c in details.get("deaths") or []],
+        bets,
+    )
+
+
+# --------------------------------------------------------------------------- Battle Royal
+@dataclass(frozen=True)
+class RoyalPlayer:
+    """One seat of a Battle Royal verdict: its place, when it fell (and in whose attack), its body
+    points after the last turn."""
+
+    name: str
+    place: int
+    out_at: int | None  # the turn it was eliminated at, from 1; None: still standing
+    attacker: str | None  # the token holder of that turn
+    body_points: float
+
+
+@dataclass(frozen=True)
+class RoyalVerdict:
+    first: str  # who held the token first
+    turns: int
+    players: list[RoyalPlayer]  # by place, then seat
+
+    def outcome(self, t: Callable[..., str]) -> str:
+        top = [p for p in self.players if p.place == 1]
+        if len(top) > 1:
+            return t("br_shared", names=", ".join(p.name for p in top), turn=top[0].out_at or self.turns)
+        return t("br_win", name=top[0].name, points=f"{top[0].body_points:g}")
+
+    def how(self, t: Callable[..., str]) -> str:
+        return t("br_how", name=self.first, turns=self.turns)
+
+    def status(self, player: RoyalPlayer, t: Callable[..., str]) -> str:
+        if player.out_at is None:
+            return t("br_standing")
+        return t("br_out_at", n=player.out_at, name=player.attacker or "")
+
+
+def battle_royal(details: dict[str, Any], seats: list[str]) -> RoyalVerdict | None:
+    """The verdict's facts from the checked record (``Verdict.as_dict``), each seat said by its
+    player's name (``seats``: the table's names, seat 0 first); ``None`` when it is not one."""
+    places = details.get("places") if isinstance(details, dict) else None
+    holders = details.get("holders") if isinstance(details, dict) else None
+    if not isinstance(places, list) or not isinstance(holders, list) or len(places) != len(seats):
+        return None
+    out = {int(e["seat"]): int(e["turn"]) for e in details.get("eliminations") or []}
+    body = list(details.get("body_points") or [0] * len(seats))
+    players = [
+        RoyalPlayer(
+            name=seats[s],
+            place=int(places[s]),
+            out_at=out[s] + 1 if s in out else None,
+            attacker=seats[int(holders[out[s]])] if s in out and out[s] < len(holders) else None,
+            body_points=float(body[s]),
+        )
+        for s in range(len(seats))
+    ]
+    first = int(details.get("first") or 0)
+    return RoyalVerdict(seats[first], len(holders), sorted(players, key=lambda p: p.place))
+
+
+def in_words(
+    adjudicator: str | None, details: dict[str, Any] | None, names: dict[str, str], seats: list[str]
+) -> dict[str, Any]:
+    """The verdict's facts to say in words, under the adjudicator's kind ("titan", "arena",
+    "royal"; empty when its verdict has no words here, and is shown as it is): ``names`` are the
+    entries' names by id, ``seats`` the table's names in seat order."""
+    shown = details or {}
+    facts: Any = None
+    if adjudicator == "strategic-titan":
+        facts = ("titan", strategic_titan(shown))
+    elif adjudicator == "titan-arena":
+        facts = ("arena", titan_arena(shown, names))
+    elif adjudicator == "battlebooks-royal":
+        facts = ("royal", battle_royal(shown, seats))
+    return {facts[0]: facts[1]} if facts and facts[1] is not None else {}

@@ -287,7 +287,9 @@ async def event_page(
     fmt = registry_of(session).format_of(active) if active is not None else None
     in_active = [r for r in rounds if active is not None and r.stage.id == active.id]
     if fresh:  # the console: whether a table's result can be its game log, whether to pair
-        page.adjudicator = (await game_of(session, view.event)).adjudicator or None
+        page.adjudicator = (await game_of(session, view.event)).adjudicator or registry_of(session).rules_for(
+            view.event
+        ).own_adjudicator
         page.adjudicated = page.adjudicator is not None
         page.can_pair = (
             active is not None

@@ -55,6 +55,8 @@ class LastManStanding(EventRules):
 
 
 class BattleRoyal(EventRules):
+    own_adjudicator = "battlebooks-royal"
+
     async def before_start(self, session: AsyncSession, event: Event, entries: list[Entry]) -> None:
         _refuse_rankings(event, "Battle Royal")
         n = len(entries)
