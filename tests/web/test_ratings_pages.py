@@ -125,8 +125,9 @@ def test_a_players_chart_follows_their_history(server: str, browser: Any, league
         box = chart.bounding_box()
         assert box is not None and box["width"] <= 390
         rows = _cells(page, f"section.pool-history[data-pool='{pool}'] table.history tbody tr")
-        assert [r[5] for r in rows] == [f"{h['after']:.1f}" for h in history]
+        assert [r[6] for r in rows] == [f"{h['after']:.1f}" for h in history]
         assert all(r[2] and r[2] != "—" for r in rows)  # every game names its opponent
+        assert [r[3] for r in rows] == _results(client, top["name"], history)  # and its result
         # the event the player played, with their place, and its link to the pool's board
         season = client.get(f"/v1/seasons/{league['season']}/standings").json()["items"]
         (mine,) = [r["results"][0] for r in season if r["player_id"] == top["player_id"]]
@@ -141,8 +142,32 @@ def test_a_players_chart_follows_their_history(server: str, browser: Any, league
         page.locator(f"tr[data-event='{league['event']}'] a").click()
         page.get_by_role("link", name="Rating leaderboard").click()
         page.wait_for_url(f"**/ratings/{pool}")
+        # the last on the board lost games: their results say so
+        last = client.get(f"/v1/ratings/{pool}").json()["items"][-1]
+        page.locator(f"tr[data-player='{last['player_id']}'] a").click()
+        page.wait_for_url(f"**/players/{last['player_id']}")
+        theirs = client.get(f"/v1/players/{last['player_id']}/ratings").json()["items"]
+        (mine,) = [p["history"] for p in theirs if p["pool"] == pool]
+        shown = [
+            r[3] for r in _cells(page, f"section.pool-history[data-pool='{pool}'] table.history tbody tr")
+        ]
+        assert shown == _results(client, last["name"], mine) and "Loss" in shown
     finally:
         context.close()
+
+
+def _results(client: Any, name: str, history: list[dict[str, Any]]) -> list[str]:
+    """Each game's result for the player of ``name``, as the API's match reads: two seats, so a win,
+    a loss or a draw."""
+    out = []
+    for h in history:
+        match = client.get(f"/v1/matches/{h['match_id']}").json()
+        names = {s["entry_id"]: s["name"] for s in match["seats"]}
+        places = {names[s["entry_id"]]: s["place"] for s in match["result"]["seats"]}
+        mine = places.pop(name)
+        (theirs,) = places.values()
+        out.append("Win" if mine < theirs else "Loss" if mine > theirs else "Draw")
+    return out
 
 
 def test_a_season_page_is_its_standings(server: str, browser: Any, league: dict[str, Any]) -> None:

@@ -60,9 +60,7 @@ def _games(rows: Sequence[Sequence[Any]]) -> list[core.CharacterGame]:
     games = []
     for match_id, group in groupby(rows, lambda r: r[GameRow._fields.index("match_id")]):
         seats = [GameRow(*r) for r in group]
-        places: tuple[int | None, ...] = tuple(s.place for s in seats)
-        if any(s.violation for s in seats):  # violators rank below everyone else, as they score
-            places = tuple(2 if s.violation else 1 for s in seats)
+        places = tuple(core.rated_places([s.place for s in seats], [s.violation for s in seats]))
         games.append(
             core.CharacterGame(
                 match_id,
