@@ -65,7 +65,8 @@ EN: dict[str, str] = {
     "season_result": "{place}. · {points}",
     "season_dropped": "In parentheses: a result outside the player's best, not counted.",
     "season_no_events": "No events in this season yet.",
-    "embeds_hint_season": "Copy a frame into your site's page: it shows the table as it stands when the page is opened. Add ?theme=dark for dark colours, ?limit=10 for the first ten players, ?lang=ja for Japanese.",
+    "embeds_hint_season": "Copy a frame into your site's page: it follows the season's table live. Add ?theme=dark for dark colours, ?limit=10 for the first ten players, ?lang=ja for Japanese.",
+    "embeds_hint_board": "Copy a frame into your site's page: it follows the board live, as games are rated. Add ?theme=dark for dark colours, ?limit=10 for the first ten players, ?lang=ja for Japanese.",
     "event_leaderboard": "Rating leaderboard",
 }
 
@@ -131,6 +132,7 @@ JA: dict[str, str] = {
     "season_result": "{place}位 · {points}",
     "season_dropped": "括弧内: 上位の成績に入らず集計されない成績。",
     "season_no_events": "このシーズンにはまだイベントがありません。",
-    "embeds_hint_season": "このフレームをサイトのページに貼り付けると、ページを開いた時点のシーズン順位が表示されます。?theme=dark で暗い配色、?limit=10 で上位 10 人、?lang=en で英語になります。",
+    "embeds_hint_season": "このフレームをサイトのページに貼り付けると、シーズン順位が自動で更新されます。?theme=dark で暗い配色、?limit=10 で上位 10 人、?lang=en で英語になります。",
+    "embeds_hint_board": "このフレームをサイトのページに貼り付けると、試合のレーティングに合わせてランキングが自動で更新されます。?theme=dark で暗い配色、?limit=10 で上位 10 人、?lang=en で英語になります。",
     "event_leaderboard": "レーティングのランキング",
 }
