@@ -201,8 +201,11 @@ async def run_job(
     kinds: JobKinds,
     *,
     lease: int = DEFAULT_LEASE,
+    dispatcher: Dispatcher | None = None,
 ) -> str:
-    """Claim and run one job; returns the job's status afterwards (or 'skipped', 'timed out').
+    """Claim and run one job; returns the job's status afterwards (or 'skipped', 'timed out'). The
+    jobs the job itself created (a webhook delivery of a change it announced) are handed to
+    ``dispatcher`` once its transaction commits (without one, the sweep carries them).
 
     A running job holds a *lease*: its row's deadline, ``lease`` seconds ahead, renewed every third
     of it while the attempt runs. A worker that dies stops renewing, so the sweep takes the job over
@@ -261,6 +264,12 @@ async def run_job(
                     outcome = await _run(s, spec, ctx)
                 finally:
                     _LIVE_PROGRESS.pop(job_id, None)
+                created: list[str] = s.info.pop(PENDING_KEY, [])
+        if created and outcome == JobStatus.DONE and dispatcher is not None:
+            try:
+                await dispatcher.dispatch(created)
+            except Exception:  # the rows are committed: the sweep will carry them later
+                log.exception("could not dispatch jobs %s; the sweep will retry", created)
     finally:
         if renewal is not None:
             renewal.cancel()
@@ -427,7 +436,9 @@ class InProcessDispatcher:
 
     async def dispatch(self, job_ids: list[str]) -> None:
         for job_id in job_ids:
-            task = asyncio.create_task(run_job(self.sessionmaker, job_id, self.kinds, lease=self.lease))
+            task = asyncio.create_task(
+                run_job(self.sessionmaker, job_id, self.kinds, lease=self.lease, dispatcher=self)
+            )
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
 

@@ -110,7 +110,11 @@ async def run_job_task(ctx: dict[str, Any], job_id: str) -> str:
     outcome = "handed back"
     try:
         outcome = await run_job(
-            ctx["sessionmaker"], job_id, ctx["registry"].job_kinds, lease=get_settings().arbiter_job_lease
+            ctx["sessionmaker"],
+            job_id,
+            ctx["registry"].job_kinds,
+            lease=get_settings().arbiter_job_lease,
+            dispatcher=ctx["dispatcher"],
         )
         return outcome
     finally:

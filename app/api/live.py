@@ -1,7 +1,7 @@
-"""The live streams: an event's ``GET /v1/events/{id}/stream`` and a season's ``GET
-/v1/seasons/{id}/stream``, as Server-Sent Events (api.md "Live updates"). A route checks the request
-and takes a place in the process's ``Hub``; the hub reads the outbox; this module frames what it
-sends as SSE, the same for both."""
+"""The live streams: an event's ``GET /v1/events/{id}/stream``, a season's ``GET
+/v1/seasons/{id}/stream`` and a rating pool's ``GET /v1/ratings/{pool}/stream``, as Server-Sent Events
+(api.md "Live updates"). A route checks the request and takes a place in the process's ``Hub``; the
+hub reads the outbox; this module frames what it sends as SSE, the same for all."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
 from app.api.deps import SessionDep
-from app.api.schemas import LiveEvent, SeasonLiveEvent
+from app.api.schemas import LiveEvent, RatingsLiveEvent, SeasonLiveEvent
 from app.services.live import Hub, Item
 
 router = APIRouter(tags=["live"])
@@ -143,3 +143,25 @@ async def stream_season(
     resume = last_event_id if last_event_id is not None else since
     items = await hub.open_season(session, season_id, resume, _client(request))
     return _answer(items, hub, f"season {season_id}")
+
+
+@router.get(
+    "/v1/ratings/{pool}/stream",
+    operation_id="stream_rating_pool",
+    response_class=StreamingResponse,
+    responses=_streamed(RatingsLiveEvent),
+)
+async def stream_rating_pool(
+    request: Request,
+    pool: str,
+    session: SessionDep,
+    last_event_id: LastEventId = None,
+    since: Since = None,
+) -> StreamingResponse:
+    """The pool's rating changes as they happen (public): a `ratings.updated` when its games are
+    rated, it is recomputed, or a player's starting rating is taken at once. As an event's stream:
+    `Last-Event-ID` resumes, heartbeats, the same limits; 404 for an unknown pool."""
+    hub: Hub = request.app.state.hub
+    resume = last_event_id if last_event_id is not None else since
+    items = await hub.open_pool(session, pool, resume, _client(request))
+    return _answer(items, hub, f"rating pool {pool}")

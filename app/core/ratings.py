@@ -301,6 +301,43 @@ def rateable(outcome: str | None, seats: int, places: Sequence[int | None], cfg:
     return all(p is not None for p in places)
 
 
+def rated_places(places: Sequence[int | None], violations: Sequence[bool]) -> list[int | None]:
+    """The places a game is rated by: as reported, unless a seat broke a rule — then every violator
+    ranks below every other seat, as they score (formats.md "Violations")."""
+    if any(violations):
+        return [2 if violator else 1 for violator in violations]
+    return list(places)
+
+
+@dataclass(frozen=True)
+class SeatOutcome:
+    """What a rated game was for one seat (a player's page, docs/web.md "Rating pages"): between two
+    seats ``win``, ``draw`` or ``loss``; at a bigger table ``place``, the seat's place (one more than
+    the seats placed above it), how many seats share it, and the table's size."""
+
+    kind: str
+    place: int
+    shared: int
+    field: int
+
+
+def seat_outcome(places: Sequence[int | None], seat: int, draw: bool) -> SeatOutcome:
+    """The game as rated (``rated_places``, ``draw`` for a draw or timeout) for the seat at index
+    ``seat``: every seat of a draw shares the first place."""
+    n = len(places)
+    mine = places[seat]
+    if draw or mine is None:
+        ahead, shared = 0, n
+    else:
+        ahead = sum(1 for p in places if p is not None and p < mine)
+        shared = sum(1 for p in places if p == mine)
+    if n == 2:
+        kind = "draw" if shared == 2 else "win" if ahead == 0 else "loss"
+    else:
+        kind = "place"
+    return SeatOutcome(kind, ahead + 1, shared, n)
+
+
 # --------------------------------------------------------------------------- a stream of games
 
 

@@ -83,8 +83,8 @@ class JobKindName(StrEnum):
 
 class LiveEventType(StrEnum):
     """What an event's live stream and its webhooks announce (api.md "Live updates"): one row of the
-    outbox each, written in the transaction of the change it announces. A season's stream has its
-    own (``SEASON_TYPES``)."""
+    outbox each, written in the transaction of the change it announces. A season's stream and a
+    rating pool's have their own (``SEASON_TYPES``, ``POOL_TYPES``)."""
 
     EVENT_UPDATED = "event.updated"  # renamed, or its settings replaced
     EVENT_STARTED = "event.started"
@@ -113,11 +113,17 @@ class LiveEventType(StrEnum):
     CLOCK_ENDED = "clock.ended"  # time is up
     ANNOUNCEMENT_POSTED = "announcement.posted"
     SEASON_UPDATED = "season.updated"  # a season's events or table changed (its rows keyed by the season)
+    RATINGS_UPDATED = "ratings.updated"  # a rating pool's ratings changed (its rows keyed by the pool)
 
 
 # The types of a season's stream: their outbox rows are keyed by the season, and their envelope names
 # ``season_id`` where an event's names ``event_id``.
 SEASON_TYPES = frozenset({LiveEventType.SEASON_UPDATED})
+# The types of a rating pool's stream: their outbox rows are keyed by the pool (``outbox.pool_key``),
+# and their envelope names ``pool`` where an event's names ``event_id``.
+POOL_TYPES = frozenset({LiveEventType.RATINGS_UPDATED})
+# The types of no event's stream: only the webhooks of every event receive them.
+LEAGUE_TYPES = SEASON_TYPES | POOL_TYPES
 
 
 class SeasonChange(StrEnum):
@@ -130,6 +136,17 @@ class SeasonChange(StrEnum):
     EVENT_FINISHED = "event_finished"
     STANDINGS_CHANGED = "standings_changed"
     DELETED = "deleted"
+
+
+class RatingChange(StrEnum):
+    """Why a ``ratings.updated`` was sent (api.md "Live updates"): new games rated after the pool's
+    last (the incremental update), the whole pool rated again (a recompute: a correction, new
+    settings, a starting rating, an import), or a player's starting rating taken at once (a player
+    without games)."""
+
+    RATED = "rated"
+    RECOMPUTED = "recomputed"
+    START_RATING = "start_rating"
 
 
 class WebhookStatus(StrEnum):

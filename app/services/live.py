@@ -15,7 +15,9 @@ requests.
 
 A season's stream (``GET /v1/seasons/{id}/stream``, ``open_season``) is the same machinery under
 the season's id: its rows are keyed by it in the outbox (``outbox.season_updated``), so its feed,
-wake-ups and ``Last-Event-ID`` are an event's; only its envelope names ``season_id``.
+wake-ups and ``Last-Event-ID`` are an event's; only its envelope names ``season_id``. So is a rating
+pool's (``GET /v1/ratings/{pool}/stream``, ``open_pool``), under the pool's outbox key
+(``outbox.pool_key``), its envelope naming ``pool``.
 
 The hub bounds its streams: ``max_streams`` in the process (503 beyond) and ``max_per_client``
 from one client address (429 beyond), so a reconnecting loop cannot exhaust a process.
@@ -41,6 +43,7 @@ from app.core.vocabulary import LiveEventType
 from app.db.session import make_engine, read_only
 from app.observability.metrics import sse_subscriber
 from app.services import outbox
+from app.services.ratings import get_pool
 from app.services.reads import get_event
 from app.services.seasons import get_season
 
@@ -303,9 +306,25 @@ class Hub:
         await get_season(session, season_id)
         return await self._open(session, season_id, after, client, "season_id")
 
-    async def _open(
-        self, session: AsyncSession, key: str, after: int | None, client: str, named: str
+    async def open_pool(
+        self, session: AsyncSession, pool: str, last_event_id: str | None, client: str
     ) -> AsyncIterator[Item]:
+        """``open`` for a rating pool's stream (the pool exists), under its outbox key."""
+        after = _after(last_event_id)
+        await get_pool(session, pool)
+        return await self._open(session, outbox.pool_key(pool), after, client, "pool", pool)
+
+    async def _open(
+        self,
+        session: AsyncSession,
+        key: str,
+        after: int | None,
+        client: str,
+        named: str,
+        shown: str | None = None,
+    ) -> AsyncIterator[Item]:
+        """The stream of the rows keyed ``key``; its own messages name ``shown`` (default ``key``) as
+        ``named``."""
         low, high = await outbox.bounds(session)
         reset: str | None = None
         if after is None:
@@ -317,7 +336,7 @@ class Hub:
             if low > after + 1:
                 reset = "some events after Last-Event-ID are no longer kept"
         self.check(client)
-        return self._stream(key, client, position, reset, named)
+        return self._stream(key, client, position, reset, (named, shown if shown is not None else key))
 
     async def _read(self, event_id: str, position: int) -> list[Any]:
         async with self.sessionmaker() as s:
@@ -333,7 +352,7 @@ class Hub:
         return [_item(row) for row in rows]
 
     async def _stream(
-        self, event_id: str, client: str, position: int, reset: str | None, named: str
+        self, event_id: str, client: str, position: int, reset: str | None, named: tuple[str, str]
     ) -> AsyncIterator[Item]:
         loop = asyncio.get_running_loop()
         # taken as the stream starts, so a stream never sent holds none
@@ -341,8 +360,9 @@ class Hub:
         try:
             with sse_subscriber():
                 if reset is not None:
+                    name, shown = named
                     yield Item(
-                        id=position, type=RESET, data=outbox.notice(position, RESET, event_id, reset, named)
+                        id=position, type=RESET, data=outbox.notice(position, RESET, shown, reset, name)
                     )
                 quiet_since = loop.time()
                 while True:

@@ -27,11 +27,19 @@ as the change (api.md "Live updates"). The live stream (``app/services/live.py``
   place). Its rows are written with the season row locked (``FOR NO KEY UPDATE``, which an
   attach's foreign key does not wait for), after the event's own rows, so a season's rows too are
   numbered in the order their transactions commit. Only the webhooks of every event receive them.
+- A rating pool's ``ratings.updated`` is keyed by the pool (``pool_key``: a name-based UUID of the
+  pool's key, which fits the outbox's key column as a pool's key may not and which no event's or
+  season's random id can equal) and written once per pool per transaction, by the rating work that
+  changed its ratings (``ratings_updated``: the incremental update, a recompute, a starting rating
+  taken at once). Its rows are written with the pool's row locked (``FOR NO KEY UPDATE``; the rating
+  jobs hold it already), so they too are numbered in the order their transactions commit. Only the
+  webhooks of every event receive them.
 """
 
 from __future__ import annotations
 
 import functools
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -44,12 +52,14 @@ from sqlalchemy.orm import Session
 
 from app.core.lifecycle import standings_final
 from app.core.vocabulary import (
+    POOL_TYPES,
     SEASON_TYPES,
     DeliveryStatus,
     EventStatus,
     JobKindName,
     LiveEventType,
     MatchStatus,
+    RatingChange,
     SeasonChange,
     StageStatus,
     WebhookStatus,
@@ -61,6 +71,7 @@ from app.db.models import (
     Event,
     Match,
     OutboxEvent,
+    RatingPool,
     Round,
     Season,
     SeasonEvent,
@@ -90,8 +101,9 @@ class _Pending:
     rows: list[dict[str, Any]] = field(default_factory=list)  # emitted, written at commit (``_write``)
     unwoken: set[str] = field(default_factory=set)  # events whose wake-up goes with their rows (``no_hooks``)
     seasons: set[str] = field(default_factory=set)  # the seasons whose rows this transaction emitted
-    held: set[str] = field(default_factory=set)  # the seasons whose row it has locked (``_hold_season``)
+    held: set[str] = field(default_factory=set)  # the seasons and pools whose row it has locked (``_hold``)
     followed: set[str] = field(default_factory=set)  # events whose seasons it told (``_seasons_follow``)
+    pools: dict[str, str] = field(default_factory=dict)  # the pools whose rows it emitted: key -> pool
 
 
 def _pending(session: AsyncSession | Session) -> _Pending:
@@ -118,8 +130,8 @@ def _write(session: Session) -> None:
         by_event.setdefault(row["event_id"], []).append(row)
     postgres = session.get_bind().dialect.name == "postgresql"
     for event_id, its in by_event.items():
-        if event_id in pending.seasons:
-            _hold_season(session, event_id)
+        if event_id in pending.seasons or event_id in pending.pools:
+            _hold(session, event_id)
             session.execute(insert(OutboxEvent), its)
             continue
         mark = unmarked(session, event_id)
@@ -138,20 +150,31 @@ def _write(session: Session) -> None:
             raise RuntimeError(f"event {event_id} vanished before its outbox rows were written")
 
 
-# A season's rows are written with its row locked until the transaction ends (``_hold_season``).
+# A season's rows are written with its row locked until the transaction ends, a pool's with its
+# (``_hold``).
 _HOLD_SEASON = (
-    select(Season.id).where(Season.id == bindparam("season_id", type_=String)).with_for_update(key_share=True)
+    select(Season.id).where(Season.id == bindparam("key", type_=String)).with_for_update(key_share=True)
+)
+_HOLD_POOL = (
+    select(RatingPool.key)
+    .where(RatingPool.key == bindparam("key", type_=String))
+    .with_for_update(key_share=True)
 )
 
 
-def _hold_season(session: Session, season_id: str) -> None:
-    """Lock the season's row (once per transaction; Postgres: ``FOR NO KEY UPDATE``, which neither
-    waits for nor holds up an attach's foreign key; SQLite's writer holds the whole database)."""
+def _hold(session: Session, key: str) -> None:
+    """Lock the row of the season, or the pool, whose rows are keyed ``key`` (once per transaction;
+    Postgres: ``FOR NO KEY UPDATE``, which neither waits for nor holds up an attach's foreign key, or
+    a rating's; SQLite's writer holds the whole database)."""
     pending = _pending(session)
-    if season_id in pending.held or session.get_bind().dialect.name != "postgresql":
+    if key in pending.held or session.get_bind().dialect.name != "postgresql":
         return
-    pending.held.add(season_id)
-    session.execute(_HOLD_SEASON, {"season_id": season_id})
+    pending.held.add(key)
+    pool = pending.pools.get(key)
+    if pool is not None:
+        session.execute(_HOLD_POOL, {"key": pool})
+    else:
+        session.execute(_HOLD_SEASON, {"key": key})
 
 
 @functools.cache
@@ -198,7 +221,8 @@ async def emit(
 
 
 async def _emit(session: AsyncSession, event_id: str, type: LiveEventType, data: dict[str, Any]) -> None:
-    """``emit``'s row under the key ``event_id`` (an event's id, or a season's: ``season_updated``)."""
+    """``emit``'s row under the key ``event_id`` (an event's id, a season's: ``season_updated``, or a
+    pool's: ``ratings_updated``)."""
     pending = _pending(session)
     if event_id not in pending.events:
         pending.events.add(event_id)
@@ -215,10 +239,10 @@ async def _emit(session: AsyncSession, event_id: str, type: LiveEventType, data:
         pending.rows.append(row)  # written at commit (``_write``)
         return
     # the deliveries name the row: written now, after the rows emitted before it, the event marked
-    # (a season: its row locked)
+    # (a season or a pool: its row locked)
     await session.run_sync(_write)
-    if event_id in pending.seasons:
-        await session.run_sync(_hold_season, event_id)
+    if event_id in pending.seasons or event_id in pending.pools:
+        await session.run_sync(_hold, event_id)
     else:
         await mark_changed(session, event_id)
     written = OutboxEvent(**row)
@@ -294,11 +318,16 @@ def _stamp(at: datetime) -> str:
 
 def envelope(row: OutboxEvent) -> dict[str, Any]:
     """A row as streams and webhooks send it: ``{id, type, event_id, timestamp, data}`` — a season's
-    (``SEASON_TYPES``) with ``season_id`` in place of ``event_id``."""
+    (``SEASON_TYPES``) with ``season_id`` in place of ``event_id``, a pool's (``POOL_TYPES``) with
+    ``pool`` (its key, which its data holds)."""
+    if row.type in POOL_TYPES:
+        named: tuple[str, Any] = ("pool", row.data["pool"])
+    else:
+        named = ("season_id" if row.type in SEASON_TYPES else "event_id", row.event_id)
     return {
         "id": row.id,
         "type": row.type,
-        "season_id" if row.type in SEASON_TYPES else "event_id": row.event_id,
+        named[0]: named[1],
         "timestamp": _stamp(row.created_at),
         "data": row.data,
     }
@@ -306,7 +335,8 @@ def envelope(row: OutboxEvent) -> dict[str, Any]:
 
 def notice(position: int, type: str, key: str, reason: str, named: str = "event_id") -> dict[str, Any]:
     """A stream's own message in the same envelope (``stream.reset``), at the stream's position: an
-    event's stream names its event (``named``: ``event_id``), a season's its season (``season_id``)."""
+    event's stream names its event (``named``: ``event_id``), a season's its season (``season_id``),
+    a pool's its pool (``pool``)."""
     return {
         "id": position,
         "type": type,
@@ -545,3 +575,23 @@ async def _seasons_follow(session: AsyncSession, event_id: str, reason: SeasonCh
     )
     for season_id in seasons.scalars():
         await season_updated(session, season_id, reason, event_id)
+
+
+# --------------------------------------------------------------------------- rating pools
+def pool_key(pool: str) -> str:
+    """The outbox key of a rating pool's rows: a name-based UUID (version 5) of the pool's key, as
+    long as an event's id whatever the pool's key, never one of the events' and seasons' random ids."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"arbiter:rating-pool:{pool}"))
+
+
+async def ratings_updated(session: AsyncSession, pool: str, reason: RatingChange, games: int) -> None:
+    """``ratings.updated`` for the pool, keyed by it: once per pool per transaction (the first change
+    names ``reason``, and ``games`` the games it rated)."""
+    pending = _pending(session)
+    key = pool_key(pool)
+    if key in pending.pools:
+        return
+    pending.pools[key] = pool
+    await _emit(
+        session, key, LiveEventType.RATINGS_UPDATED, {"pool": pool, "reason": str(reason), "games": games}
+    )

@@ -1,6 +1,6 @@
 """Webhooks (api.md "Webhooks"): endpoints registered for one event (its organizer) or for every
-event (the admin; these also receive the seasons' ``season.updated``), their signed deliveries, and
-the delivery log.
+event (the admin; these also receive the seasons' ``season.updated`` and the rating pools'
+``ratings.updated``), their signed deliveries, and the delivery log.
 
 - Registration checks the URL (http or https, no credentials) and, after resolving its host, that
   every address is public — unless the operator allows private targets
@@ -39,7 +39,7 @@ from typing_extensions import TypedDict
 from app.core import webhooks as core
 from app.core.access import Principal
 from app.core.errors import Conflict, InvalidInput, NotFound, Problem
-from app.core.vocabulary import SEASON_TYPES, DeliveryStatus, JobKindName, LiveEventType, WebhookStatus
+from app.core.vocabulary import LEAGUE_TYPES, DeliveryStatus, JobKindName, LiveEventType, WebhookStatus
 from app.db.base import utcnow
 from app.db.models import OutboxEvent, Webhook, WebhookDelivery
 from app.db.session import read_only, write_turn
@@ -187,8 +187,8 @@ class Registered:
 
 
 def _types_problems(types: Sequence[str] | None, one_event: bool) -> list[Problem]:
-    """What is wrong with the types asked for; a season's (``SEASON_TYPES``) are sent to the webhooks
-    of every event only (an event's webhook would never receive one)."""
+    """What is wrong with the types asked for; a season's and a pool's (``LEAGUE_TYPES``) are sent
+    to the webhooks of every event only (an event's webhook would never receive one)."""
     if types is None:
         return []
     known = {str(t) for t in LiveEventType}
@@ -201,7 +201,7 @@ def _types_problems(types: Sequence[str] | None, one_event: bool) -> list[Proble
         problems += [
             Problem(("events", i), f"{t} is sent to the webhooks of every event (POST /v1/webhooks) only")
             for i, t in enumerate(types)
-            if t in SEASON_TYPES
+            if t in LEAGUE_TYPES
         ]
     if not types:
         problems.append(Problem(("events",), "name at least one event type, or leave it out for all"))

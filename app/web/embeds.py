@@ -1,10 +1,11 @@
 """The embeds: an event's standings, current round and brackets, and a rating pool's leaderboard, as
 small pages for other sites to frame (docs/web.md "Embeds"). An event's read it as its public page
 does (``views.event_page``) and follow its live stream as every page does; the leaderboard reads
-``ratings.leaderboard``, as ``GET /v1/ratings/{pool}`` does, and a season's table
-``seasons.table``, as ``GET /v1/seasons/{id}/standings`` and the season's page do, and follows the
-season's stream as its page does. All may be framed by the origins of
-``ARBITER_EMBED_ORIGINS`` (the ``frame-ancestors`` the request middleware sends for ``/embed/``)."""
+``ratings.leaderboard``, as ``GET /v1/ratings/{pool}`` does, and follows the pool's stream as the
+leaderboard's page does; a season's table reads ``seasons.table``, as ``GET
+/v1/seasons/{id}/standings`` and the season's page do, and follows the season's stream as its page
+does. All may be framed by the origins of ``ARBITER_EMBED_ORIGINS`` (the ``frame-ancestors`` the
+request middleware sends for ``/embed/``)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from app.core.errors import NotFound
 from app.services import ratings as rating_svc
 from app.services import seasons as season_svc
 from app.web.render import PageRoute, page
-from app.web.views import LIVE_TYPES, SEASON_LIVE_TYPES, event_page
+from app.web.views import LIVE_TYPES, POOL_LIVE_TYPES, SEASON_LIVE_TYPES, event_page
 
 router = APIRouter(include_in_schema=False, route_class=PageRoute)
 
@@ -50,7 +51,9 @@ async def leaderboard(
     request: Request, pool: str, session: SessionDep, theme: Theme = "light", limit: Limit = None
 ) -> HTMLResponse:
     rows, _ = await rating_svc.leaderboard(session, pool, min(limit or BOARD_ROWS, 500), None, None)
-    return page(request, "embed_leaderboard.html", pool=pool, rows=rows, theme=theme)
+    return page(
+        request, "embed_leaderboard.html", pool=pool, rows=rows, theme=theme, live_types=POOL_LIVE_TYPES
+    )
 
 
 @router.get("/embed/seasons/{season_id}", response_class=HTMLResponse)

@@ -1,8 +1,9 @@
-"""A league's public pages (docs/web.md "Rating pages"): the rating pools, a pool's leaderboard, a
-player's page with their events and rating charts, and a season's table (live: it follows the
-season's stream, ``GET /v1/seasons/{id}/stream``, as an event's page follows the event's). Each
-reads the service the API's route reads (``GET /v1/ratings``, ``GET /v1/ratings/{pool}``, ``GET
-/v1/players/{id}/ratings``, ``GET /v1/seasons/{id}/standings``)."""
+"""A league's public pages (docs/web.md "Rating pages"): the rating pools, a pool's leaderboard (live:
+it follows the pool's stream, ``GET /v1/ratings/{pool}/stream``), a player's page with their events
+and rating charts, and a season's table (live: it follows the season's stream, ``GET
+/v1/seasons/{id}/stream``, as an event's page follows the event's). Each reads the service the API's
+route reads (``GET /v1/ratings``, ``GET /v1/ratings/{pool}``, ``GET /v1/players/{id}/ratings``,
+``GET /v1/seasons/{id}/standings``)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from app.web.charts import rating_chart
 from app.web.embeds import frame
 from app.web.i18n import translator
 from app.web.render import PageRoute, language, page
-from app.web.views import SEASON_LIVE_TYPES
+from app.web.views import POOL_LIVE_TYPES, SEASON_LIVE_TYPES
 
 router = APIRouter(include_in_schema=False, route_class=PageRoute)
 
@@ -64,6 +65,7 @@ async def leaderboard(
         first=_link(pool, keep),
         more=_link(pool, {**keep, "cursor": nxt}) if nxt else None,
         title=core.title,
+        live_types=POOL_LIVE_TYPES,
         embed=frame(
             f"{str(request.base_url).rstrip('/')}/embed/ratings/{quote(pool, safe='')}?theme=light", pool
         ),

@@ -18,6 +18,8 @@ from app.core.games import battlebooks_royal as bb_royal
 from app.core.pairing.double_elimination import DoubleBracket
 from app.core.stage_details import BracketDetails
 from app.core.vocabulary import (
+    LEAGUE_TYPES,
+    POOL_TYPES,
     SEASON_TYPES,
     EventStatus,
     LiveEventType,
@@ -43,9 +45,11 @@ from app.services.rounds import RoundView
 from app.services.standings import StandingsView
 from app.web.brackets import bracket_svg
 
-LIVE_TYPES = ",".join(t.value for t in LiveEventType if t not in SEASON_TYPES)
-# a season's page and embed redraw on each of its changes, and when its stream says to read it again
+LIVE_TYPES = ",".join(t.value for t in LiveEventType if t not in LEAGUE_TYPES)
+# a season's page and embed redraw on each of its changes, and when its stream says to read it again;
+# so do a pool's leaderboard and its embed
 SEASON_LIVE_TYPES = ",".join([*sorted(SEASON_TYPES), "stream.reset"])
+POOL_LIVE_TYPES = ",".join([*sorted(POOL_TYPES), "stream.reset"])
 OPEN = (MatchStatus.PENDING, MatchStatus.REPORTED, MatchStatus.DISPUTED)
 SCORE_CARD_PRESETS = frozenset(bb_games.PRESETS) | frozenset(bb_royal.PRESETS)
 HERO_PRESETS = frozenset(bb_games.PRESETS)  # heroes declared before each game (battlebooks.md)

@@ -1,4 +1,5 @@
-"""Elo for 2 and N seats, pools, clamping, titles and rating periods (app/core/ratings.py)."""
+"""Elo for 2 and N seats, pools, clamping, titles, rating periods and a seat's result as rated
+(app/core/ratings.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from app.core.ratings import (
     rate_characters,
     rate_games,
     rate_stream,
+    rated_places,
+    seat_outcome,
     seed_settings,
     settings_problems,
     title,
@@ -242,3 +245,18 @@ def test_hero_pools_count_the_opponent_in_the_pool_of_the_hero_they_played() -> 
     # one hero's games alone are the plain pool's
     plain = rate_games([RatedGame("m1", ("Ada", "Cy"), (1, 2))], PoolConfig())
     assert rating["Elf"]["Cy"] == plain.ratings["Cy"]
+
+
+def test_a_seats_result_is_the_game_as_rated() -> None:
+    def said(places: list[int | None], seat: int, draw: bool = False) -> tuple[str, int, int, int]:
+        o = seat_outcome(places, seat, draw)
+        return o.kind, o.place, o.shared, o.field
+
+    assert said([1, 2], 0) == ("win", 1, 1, 2) and said([1, 2], 1) == ("loss", 2, 1, 2)
+    assert said([1, 1], 1) == ("draw", 1, 2, 2) and said([1, 2], 1, draw=True) == ("draw", 1, 2, 2)
+    # a bigger table: the place after those above, shared places counted
+    assert said([3, 1, 2, 2], 0) == ("place", 4, 1, 4) and said([3, 1, 2, 2], 2) == ("place", 2, 2, 4)
+    assert said([1, 2, 3], 2, draw=True) == ("place", 1, 3, 3)
+    # a violator ranks below every other seat, whatever was reported
+    assert rated_places([1, 2, 3], [True, False, False]) == [2, 1, 1]
+    assert said(rated_places([1, 2], [True, False]), 0) == ("loss", 2, 1, 2)

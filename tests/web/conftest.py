@@ -125,11 +125,19 @@ def bearer(token: str) -> dict[str, str]:
 
 def rated(client: httpx.Client, pool: str, games: int, within: float = 15) -> None:
     """Waits until the pool has rated ``games`` games: rating runs as a job after each confirmed
-    result, so a test polls the pools' list (at a poll's pace) until the job has run."""
+    result, so a test polls the pools' list (at a poll's pace, every page of it: the shared server
+    holds many pools) until the job has run."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        found = [p for p in client.get("/v1/ratings").json()["items"] if p["pool"] == pool]
-        if found and found[0]["games"] == games:
+        params: dict[str, Any] = {"limit": 500}
+        found = None
+        while found is None:
+            page = client.get("/v1/ratings", params=params).json()
+            found = next((p for p in page["items"] if p["pool"] == pool), None)
+            if page["next_cursor"] is None:
+                break
+            params["cursor"] = page["next_cursor"]
+        if found and found["games"] == games:
             return
         time.sleep(0.05)
     raise AssertionError(f"pool {pool} did not reach {games} rated games in {within} s")

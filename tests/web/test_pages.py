@@ -4,12 +4,13 @@ the server, and the pages' two languages — in Chromium, on one server."""
 from __future__ import annotations
 
 import re
+import uuid
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
-from tests.web.conftest import ADMIN, api, bearer, items, shot
+from tests.web.conftest import ADMIN, api, bearer, items, rated, shot
 
 PHONE = {
     "viewport": {"width": 390, "height": 844},
@@ -21,14 +22,20 @@ PHONE = {
 
 @pytest.fixture(scope="module")
 def running(server: str) -> dict[str, Any]:
-    """A running 4-player Swiss made through the API: its id, organizer token and entry tokens."""
+    """A running 4-player Swiss made through the API, rated into a pool of its own: its id, organizer
+    token and entry tokens."""
     client = api(server)
+    pool = f"phone-{uuid.uuid4().hex[:8]}"
     made = client.post(
         "/v1/events",
         json={
             "name": "Phone Open",
             "game": "generic",
-            "settings": {"stages": [{"format": "swiss", "rounds": 2}]},
+            "settings": {
+                "rated": True,
+                "rating": {"pool": pool},
+                "stages": [{"format": "swiss", "rounds": 2}],
+            },
         },
         headers=bearer(ADMIN),
     )
@@ -44,7 +51,9 @@ def running(server: str) -> dict[str, Any]:
         "organizer": event["organizer_token"],
         "tokens": {e["id"]: e["entry_token"] for e in entries},
         "names": {e["id"]: e["name"] for e in entries},
+        "players": {e["id"]: e["player_id"] for e in entries},
         "round": started.json()["round"],
+        "pool": pool,
     }
 
 
@@ -127,7 +136,22 @@ def test_the_printed_sheets(server: str, browser: Any, running: dict[str, Any]) 
 
 
 def test_pages_and_docs_work_offline(server: str, browser: Any, running: dict[str, Any]) -> None:
-    """Nothing a page loads leaves the server: every other host is blocked, and none was asked."""
+    """Nothing a page loads leaves the server: every other host is blocked, and none was asked — the
+    league's pages too (a rated game's leaderboard, a player's chart, a season)."""
+    client = api(server)
+    org = bearer(running["organizer"])
+    table = running["round"]["matches"][1]  # the phone's test reports the first
+    seats = [{"entry_id": s["entry_id"], "place": p} for s, p in zip(table["seats"], (1, 2), strict=True)]
+    assert (
+        client.post(f"/v1/matches/{table['id']}/result", json={"seats": seats}, headers=org).status_code
+        == 200
+    )
+    played = client.get(f"/v1/events/{running['id']}/rounds/1").json()["matches"]
+    rated(client, running["pool"], len([m for m in played if m["status"] == "confirmed"]))
+    season = client.post(
+        "/v1/seasons", json={"name": "Phone League", "points": [3, 2, 1]}, headers=bearer(ADMIN)
+    )
+    assert season.status_code == 201, season.text
     context = browser.new_context(locale="en-US")
     outside: list[str] = []
 
@@ -150,6 +174,10 @@ def test_pages_and_docs_work_offline(server: str, browser: Any, running: dict[st
         "/console",
         f"/e/{running['id']}/print/slips",
         f"/e/{running['id']}/me",
+        "/ratings",
+        f"/ratings/{running['pool']}",
+        f"/players/{running['players'][table['seats'][0]['entry_id']]}",
+        f"/seasons/{season.json()['id']}",
     ):
         r = page.goto(server + path)
         assert r is not None and r.status == 200, path

@@ -1,17 +1,20 @@
 """A league's pages in Chromium (docs/web.md "Rating pages"): a rated Swiss played through the API,
 then the pools, the leaderboard row by row against ``GET /v1/ratings/{pool}`` (its search and its
-pages), a player's rating chart against their history (a point per game, in order, higher ratings
-drawn higher) with no CSP violation, and a season's table against ``GET /v1/seasons/{id}/standings``,
-with its embed framed by a site on another origin."""
+pages, every cell to the title), a player's rating chart against their history (a point per game, in
+order, higher ratings drawn higher) with no CSP violation and each game's result against its match,
+a season's table against ``GET /v1/seasons/{id}/standings`` with its embed framed by a site on
+another origin, and the leaderboard's embed framed so, redrawn with the board's page when a game is
+rated while they are open."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from app.web import i18n
-from tests.web.conftest import OtherOrigin, api, items, rated_league
+from tests.web.conftest import ADMIN, OtherOrigin, api, bearer, items, rated, rated_league
 from tests.web.test_csp import WATCH
 
 NAMES = ["Ada", "Adele", "Bruno", "Chiara", "Dario", "Elena"]
@@ -34,8 +37,13 @@ def _cells(page: Any, rows: str) -> list[list[str]]:
     ]
 
 
-def _board(api_rows: list[dict[str, Any]]) -> list[list[str]]:
-    return [[str(r["rank"]), r["name"], f"{r['rating']:.1f}", str(r["games"])] for r in api_rows]
+def _board(api_rows: list[dict[str, Any]], titles: bool = True) -> list[list[str]]:
+    """The rows as the leaderboard's page shows them (the embed: without the titles)."""
+    return [
+        [str(r["rank"]), r["name"], f"{r['rating']:.1f}", str(r["games"])]
+        + ([i18n.EN[f"title_{r['title']}"] if r["title"] else "—"] if titles else [])
+        for r in api_rows
+    ]
 
 
 def test_the_pools_and_a_leaderboard_with_its_search_and_pages(
@@ -59,7 +67,7 @@ def test_the_pools_and_a_leaderboard_with_its_search_and_pages(
         page.wait_for_url(f"**/ratings/{pool}")
         whole = client.get(f"/v1/ratings/{pool}").json()["items"]
         assert len(whole) == len(NAMES)
-        assert [c[:4] for c in _cells(page, "table.leaderboard tbody tr")] == _board(whole)
+        assert _cells(page, "table.leaderboard tbody tr") == _board(whole)
         hrefs = page.locator("table.leaderboard tbody a").evaluate_all(
             "as => as.map(a => a.getAttribute('href'))"
         )
@@ -72,15 +80,15 @@ def test_the_pools_and_a_leaderboard_with_its_search_and_pages(
         assert "q=ad" in page.url
         found = client.get(f"/v1/ratings/{pool}", params={"q": "ad"}).json()["items"]
         assert {r["name"] for r in found} == {"Ada", "Adele"}
-        assert [c[:4] for c in _cells(page, "table.leaderboard tbody tr")] == _board(found)
+        assert _cells(page, "table.leaderboard tbody tr") == _board(found)
         assert _board(found) == [b for b in _board(whole) if b[1] in ("Ada", "Adele")]
 
         # pages of four rows: the API's cursor, the next page the rest
         page.goto(f"{server}/ratings/{pool}?limit=4")
-        assert [c[:4] for c in _cells(page, "table.leaderboard tbody tr")] == _board(whole[:4])
+        assert _cells(page, "table.leaderboard tbody tr") == _board(whole[:4])
         page.locator("a[rel=next]").click()
         page.wait_for_url("**cursor=**")
-        assert [c[:4] for c in _cells(page, "table.leaderboard tbody tr")] == _board(whole[4:])
+        assert _cells(page, "table.leaderboard tbody tr") == _board(whole[4:])
         assert page.locator("a[rel=next]").count() == 0
 
         # an unknown pool: the project's error page, 404
@@ -125,8 +133,9 @@ def test_a_players_chart_follows_their_history(server: str, browser: Any, league
         box = chart.bounding_box()
         assert box is not None and box["width"] <= 390
         rows = _cells(page, f"section.pool-history[data-pool='{pool}'] table.history tbody tr")
-        assert [r[5] for r in rows] == [f"{h['after']:.1f}" for h in history]
+        assert [r[6] for r in rows] == [f"{h['after']:.1f}" for h in history]
         assert all(r[2] and r[2] != "—" for r in rows)  # every game names its opponent
+        assert [r[3] for r in rows] == _results(client, top["name"], history)  # and its result
         # the event the player played, with their place, and its link to the pool's board
         season = client.get(f"/v1/seasons/{league['season']}/standings").json()["items"]
         (mine,) = [r["results"][0] for r in season if r["player_id"] == top["player_id"]]
@@ -141,8 +150,32 @@ def test_a_players_chart_follows_their_history(server: str, browser: Any, league
         page.locator(f"tr[data-event='{league['event']}'] a").click()
         page.get_by_role("link", name="Rating leaderboard").click()
         page.wait_for_url(f"**/ratings/{pool}")
+        # the last on the board lost games: their results say so
+        last = client.get(f"/v1/ratings/{pool}").json()["items"][-1]
+        page.locator(f"tr[data-player='{last['player_id']}'] a").click()
+        page.wait_for_url(f"**/players/{last['player_id']}")
+        theirs = client.get(f"/v1/players/{last['player_id']}/ratings").json()["items"]
+        (mine,) = [p["history"] for p in theirs if p["pool"] == pool]
+        shown = [
+            r[3] for r in _cells(page, f"section.pool-history[data-pool='{pool}'] table.history tbody tr")
+        ]
+        assert shown == _results(client, last["name"], mine) and "Loss" in shown
     finally:
         context.close()
+
+
+def _results(client: Any, name: str, history: list[dict[str, Any]]) -> list[str]:
+    """Each game's result for the player of ``name``, as the API's match reads: two seats, so a win,
+    a loss or a draw."""
+    out = []
+    for h in history:
+        match = client.get(f"/v1/matches/{h['match_id']}").json()
+        names = {s["entry_id"]: s["name"] for s in match["seats"]}
+        places = {names[s["entry_id"]]: s["place"] for s in match["result"]["seats"]}
+        mine = places.pop(name)
+        (theirs,) = places.values()
+        out.append("Win" if mine < theirs else "Loss" if mine > theirs else "Draw")
+    return out
 
 
 def test_a_season_page_is_its_standings(server: str, browser: Any, league: dict[str, Any]) -> None:
@@ -206,10 +239,44 @@ def test_a_club_frames_the_leaderboard(server: str, browser: Any, league: dict[s
         cells = frame.locator("table.leaderboard tbody tr").evaluate_all(
             "rs => rs.map(r => [...r.cells].map(c => c.textContent.trim()))"
         )
-        assert cells == _board(top)
+        assert cells == _board(top, titles=False)
         assert "theme-dark" in (frame.locator("body").get_attribute("class") or "")
         answer = client.get(f"/embed/ratings/{pool}")
         assert answer.headers["content-security-policy"].endswith("frame-ancestors *")
+
+        # a rated game reported while the frame and the board's page are open: both redraw their rows
+        board = browser.new_page(locale="en-US")
+        board.goto(f"{server}/ratings/{pool}")
+        for live in (board, frame):
+            expect(live.locator("[data-live-label]")).to_contain_text("updates itself")  # its stream is open
+        whole = client.get(f"/v1/ratings/{pool}").json()["items"]
+        plain = client.get(f"/ratings/{pool}", headers={"Accept-Language": "en"}).text  # as served
+        assert "reload to see changes" in plain and plain.count("<tr data-player=") == len(whole)
+        _a_rated_game(client, pool, winner=whole[-1], loser=whole[2])
+        rated(client, pool, ROUNDS * len(NAMES) // 2 + 1)
+        now = client.get(f"/v1/ratings/{pool}").json()["items"]
+        assert now != whole
+        expect(board.locator("table.leaderboard tbody td")).to_have_text(sum(_board(now), []))  # no reload
+        expect(frame.locator("table.leaderboard tbody td")).to_have_text(sum(_board(now[:3], False), []))
+        board.close()
     finally:
         page.close()
         club.httpd.shutdown()
+
+
+def _a_rated_game(client: Any, pool: str, winner: dict[str, Any], loser: dict[str, Any]) -> None:
+    """A friendly of two players of the board, rated into its pool: ``winner`` wins."""
+    settings = {"rated": True, "rating": {"pool": pool}, "stages": [{"format": "swiss", "rounds": 1}]}
+    made = client.post(
+        "/v1/events",
+        json={"name": "Friendly", "game": "generic", "settings": settings},
+        headers=bearer(ADMIN),
+    ).json()
+    org = bearer(made["organizer_token"])
+    rows = [{"player_id": winner["player_id"]}, {"player_id": loser["player_id"]}]
+    entries = items(client.post(f"/v1/events/{made['id']}/entries", json=rows, headers=org).json())
+    won = next(e["id"] for e in entries if e["player_id"] == winner["player_id"])
+    (table,) = client.post(f"/v1/events/{made['id']}/start", headers=org).json()["round"]["matches"]
+    seats = [{"entry_id": s["entry_id"], "place": 1 if s["entry_id"] == won else 2} for s in table["seats"]]
+    r = client.post(f"/v1/matches/{table['id']}/result", json={"seats": seats}, headers=org)
+    assert r.status_code == 200, r.text

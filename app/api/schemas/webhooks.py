@@ -49,6 +49,24 @@ class SeasonLiveEvent(BaseModel):
     )
 
 
+class RatingsLiveEvent(BaseModel):
+    """One change of a rating pool, as its stream's `data:` and a webhook's body (of a webhook of
+    every event) carry it: `pool` where an event's change names `event_id`."""
+
+    id: int = Field(description="the outbox id: the SSE `id`, the `webhook-id`; increases with every change")
+    type: Literal["ratings.updated", "stream.reset"] = Field(
+        description="what changed; a stream's `stream.reset` (`data: {pool, reason}`) says: read the "
+        "leaderboard again"
+    )
+    pool: str
+    timestamp: datetime
+    data: dict[str, Any] = Field(
+        description="`ratings.updated`: `{pool, reason, games}`, `reason` one of `rated` (games rated after "
+        "the pool's last), `recomputed` (the whole pool rated again) or `start_rating` (a player's "
+        'starting rating taken at once), `games` the games it rated (api.md "Live updates")'
+    )
+
+
 class WebhookCreate(Strict):
     # the pattern is the document's; the service checks the URL itself, in its own words
     url: str = Field(
@@ -61,8 +79,8 @@ class WebhookCreate(Strict):
         default=None,
         min_length=1,
         max_length=32,
-        description="the event types to send; default every type (`season.updated`: the webhooks of every "
-        "event only)",
+        description="the event types to send; default every type (`season.updated`, `ratings.updated`: the "
+        "webhooks of every event only)",
     )
 
 

@@ -3,7 +3,9 @@
 described in app/core/ratings.py).
 
 Ruling where the spec is silent: changing a pool's settings, or the starting rating of a player who
-has games in the pool, queues a recompute of that pool.
+has games in the pool, queues a recompute of that pool (which announces the change). A starting
+rating taken at once is announced here (``ratings.updated``, ``start_rating``), with the pool's row
+locked before the rating's, in the rating jobs' order.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core import ratings as core
 from app.core.errors import InvalidInput, NotFound, Problem
+from app.core.vocabulary import RatingChange
 from app.db.models import Job, Player, Rating, RatingPool
+from app.services import outbox
 from app.services.ratings.jobs import enqueue_recompute
 from app.services.ratings.pools import get_pool
 
@@ -25,7 +29,10 @@ async def set_start_rating(
 ) -> tuple[Rating, Job | None]:
     """Give a player a starting rating in a pool (an imported rating). A player without games takes
     it at once; one with games gets it through the recompute queued here."""
-    row = await get_pool(session, pool)
+    # the pool's row first (``FOR NO KEY UPDATE``), then the rating's: the jobs' order
+    row = await session.get(RatingPool, pool, with_for_update={"key_share": True})
+    if row is None:
+        raise NotFound(f"rating pool {pool!r} not found")
     cfg = core.pool_config(row.settings)
     if not cfg.min_rating <= rating <= cfg.max_rating:
         raise InvalidInput(
@@ -50,6 +57,8 @@ async def set_start_rating(
         else:
             (job,) = await enqueue_recompute(session, [pool])
     await session.flush()
+    if job is None:
+        await outbox.ratings_updated(session, pool, RatingChange.START_RATING, 0)
     return current, job
 
 

@@ -5,7 +5,8 @@ In a game of per-character pools each seat is rated in the pool of the character
 counts for the others at its rating in the pool of *that* character. So the pools of one base (a
 family: ``battlebooks:Elf``, ``battlebooks:Orc``, …) depend on one another game by game, and are
 rated together: any change to one of them is a recompute of the family, in one transaction holding
-every family pool's row lock (taken in key order, so two such recomputes never deadlock).
+every family pool's row lock (taken in key order, so two such recomputes never deadlock); each pool
+of the family announces its change (``ratings.updated``).
 
 Rulings where the spec is silent:
 * A family is the character pools (``RatingPool.character`` set) whose key is the base, a colon and
@@ -26,9 +27,11 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core import ratings as core
+from app.core.vocabulary import RatingChange
 from app.db.base import utcnow
 from app.db.bulk import bulk_insert
 from app.db.models import Rating, RatingHistory, RatingPool
+from app.services import outbox
 from app.services.ratings.games import GameRow, games_stmt, stream_rows
 from app.services.ratings.pools import Sources, lock_pool, pool_sources
 from app.services.ratings.writing import RATING_COLS, write_history
@@ -57,9 +60,7 @@ def _games(rows: Sequence[Sequence[Any]]) -> list[core.CharacterGame]:
     games = []
     for match_id, group in groupby(rows, lambda r: r[GameRow._fields.index("match_id")]):
         seats = [GameRow(*r) for r in group]
-        places: tuple[int | None, ...] = tuple(s.place for s in seats)
-        if any(s.violation for s in seats):  # violators rank below everyone else, as they score
-            places = tuple(2 if s.violation else 1 for s in seats)
+        places = tuple(core.rated_places([s.place for s in seats], [s.violation for s in seats]))
         games.append(
             core.CharacterGame(
                 match_id,
@@ -119,6 +120,10 @@ async def recompute_family(session: AsyncSession, pool: str, base: str) -> dict[
             row.last_seq = None
             row.last_match_id = None
     await session.flush()
+    for c, row in rows.items():  # every pool of the family, in key order (their locks' order)
+        rated = run.pools.get(c)
+        games = len(set(rated.history.game)) if rated is not None else 0
+        await outbox.ratings_updated(session, row.key, RatingChange.RECOMPUTED, games)
     asked = run.pools.get(pool[len(base) + 1 :])
     games = len({asked.history.game[i] for i in range(len(asked.history))}) if asked else 0
     return {"games": games, "players": sum(1 for g in asked.state.games if g > 0) if asked else 0}

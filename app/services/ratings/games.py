@@ -242,9 +242,7 @@ class GameBuilder:
 
     def _game(self, seats: Sequence[Sequence[Any]]) -> core.StreamGame | None:
         match_id, event_id, outcome, _, _, _, _, _ = seats[0]
-        places: list[Any] = list(map(_place, seats))
-        if any(map(_violation, seats)):  # violators rank below everyone else at the table, as they score
-            places = [2 if violator else 1 for violator in map(_violation, seats)]
+        places: list[Any] = core.rated_places(list(map(_place, seats)), list(map(_violation, seats)))
         if not core.rateable(outcome, len(seats), places, self.cfg):
             return None
         mask: list[bool] | None = None

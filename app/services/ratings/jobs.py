@@ -26,6 +26,11 @@ up front), so running twice, or after being killed midway, leaves exactly a clea
 A character pool's jobs (both) recompute its family, every per-character pool of its base together
 (``characters``: each seat counts at its rating in the pool of the character it played).
 
+Every change of a pool's ratings is announced in its transaction (``outbox.ratings_updated``, api.md
+"Live updates"): an incremental update that rated games (``rated``), a recompute (``recomputed``,
+every pool of a family), a starting rating taken at once (``admin``). An update that finds nothing
+new announces nothing.
+
 Rulings where the spec is silent:
 * ``enqueue_rating_update`` sends a match that is already in a pool's history (a correction or a
   ruling) or that sorts before the pool's high-water mark (confirmed late) to a full recompute of
@@ -49,11 +54,13 @@ from typing_extensions import TypedDict
 
 from app.core import ratings as core
 from app.core.errors import NotFound
+from app.core.vocabulary import RatingChange
 from app.db.base import utcnow
 from app.db.bulk import bulk_insert
 from app.db.models import Event, Job, Match, Rating, RatingHistory, RatingPool, Seat
 from app.jobs import JobContext, create_job
 from app.observability.logs import event
+from app.services import outbox
 from app.services.offload import collector_paused
 from app.services.ratings import characters
 from app.services.ratings.games import GameBuilder, games_stmt, order_key, stream_rows
@@ -269,6 +276,7 @@ async def _recompute(session: AsyncSession, pool: str, ctx: JobContext | None, t
     row.history_gen = gen
     _set_mark(row, b, hist, -1)
     await session.flush()
+    await outbox.ratings_updated(session, pool, RatingChange.RECOMPUTED, len(b.match_ids))
     end = clock()
     took.write += end - t
     took.wall += end - began
@@ -376,6 +384,7 @@ async def update_pool(session: AsyncSession, pool: str, ctx: JobContext | None =
     await write_history(session, pool, b.players, b.match_ids, hist, last_seq + 1, row.history_gen)
     _set_mark(row, b, hist, last_seq)
     await session.flush()
+    await outbox.ratings_updated(session, pool, RatingChange.RATED, len(b.match_ids))
     return {"pool": pool, "mode": "incremental", "games": len(b.match_ids), "players": len(b.players)}
 
 

@@ -1,5 +1,6 @@
-// Live pages: follow the page's stream (data-stream: an event's or a season's) and redraw the #live
-// region from the page itself on each type data-types names. Without JavaScript the page stays whole.
+// Live pages: follow the page's stream (data-stream: an event's, a season's or a rating pool's) and
+// redraw the #live region from the page itself on each type data-types names. Without JavaScript the
+// page stays whole.
 (function () {
   "use strict";
   var region = document.getElementById("live");
