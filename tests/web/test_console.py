@@ -1,6 +1,7 @@
-"""An 8-player Swiss run entirely from the organizer's console in Chromium: created from a preset,
-names pasted, started, three rounds of results by clicks and a key (one a dispute the organizer
-rules on), advanced; then the public page and the projector agree with the API's standings."""
+"""An 8-player Swiss run entirely from the organizer's console in Chromium: created from a preset
+in a season, names pasted, started, three rounds of results by clicks and a key (one a dispute the
+organizer rules on), advanced; then the public page and the projector agree with the API's
+standings."""
 
 from __future__ import annotations
 
@@ -35,19 +36,26 @@ def test_a_swiss_runs_from_the_console(server: str, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="en-US")
     client = api(server)
 
-    # create from a preset: the form shows the preset's knobs
+    # create from a preset, in a season: the form shows the preset's knobs and the seasons
+    season = client.post(
+        "/v1/seasons", json={"name": "Thursday league", "points": [3, 2, 1]}, headers=bearer(ADMIN)
+    ).json()
     page.goto(f"{server}/console")
     page.select_option("#preset", "generic")
     page.wait_for_selector("[name='knob:stages.0.rounds']")
+    assert page.input_value("#season") == ""  # none chosen unless the organizer picks one
     page.fill("#admin-token", ADMIN)
     page.fill("#ev-name", "Thursday Swiss")
     page.fill("[name='knob:stages.0.rounds']", "3")
+    page.get_by_label("Season").select_option(label="Thursday league")
     submit(page, page.get_by_role("button", name="Create the event"))
     organizer = page.inner_text("#organizer-token").strip()
     submit(page, page.get_by_role("link", name="Open the console"))
     event_id = urlsplit(page.url).path.rsplit("/", 1)[1]
     event = client.get(f"/v1/events/{event_id}").json()
     assert event["preset"] == "generic" and event["settings"]["stages"][0]["rounds"] == 3
+    in_season = client.get(f"/v1/seasons/{season['id']}").json()["events"]
+    assert [e["event_id"] for e in in_season] == [event_id]
 
     # paste the names: each player's personal link (its token in the fragment) is shown once
     page.fill("#names", "\n".join(NAMES))
