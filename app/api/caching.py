@@ -45,6 +45,7 @@ CSV_LISTS = frozenset(
         "list_presets",
         "list_webhooks",
         "list_webhook_deliveries",
+        "list_seasons",
     }
 )
 # The operations answered through cached(): the OpenAPI document declares If-None-Match, ETag,

@@ -109,16 +109,29 @@ EntriesCreated = RootModel[list[EntryCreated]]
 
 @router.post("", operation_id="create_event", status_code=201, response_model=EventCreated)
 async def create_event(request: Request, body: EventCreate, session: SessionDep, admin: Admin) -> Response:
-    """Create an event (admin). The organizer token is returned once; only its hash is kept."""
+    """Create an event (admin). The organizer token is returned once; only its hash is kept. With
+    `season_id`, the event is counted in that season from the start (as `POST
+    /v1/seasons/{id}/events` would)."""
 
     async def handler() -> tuple[int, object, dict[str, str]]:
         token = new_token()
         event = await svc.create_event(
-            session, body.name, body.game, body.preset, body.settings, body.seed, hash_token(token)
+            session,
+            body.name,
+            body.game,
+            body.preset,
+            body.settings,
+            body.seed,
+            hash_token(token),
+            body.season_id,
         )
         read = event_read(EventView(event, 0))
         headers = {"Location": f"/v1/events/{event.id}", "ETag": f'"{event.version}"'}
-        return 201, EventCreated(**read.model_dump(), organizer_token=token), headers
+        return (
+            201,
+            EventCreated(**read.model_dump(), organizer_token=token, season_id=body.season_id),
+            headers,
+        )
 
     return await run_idempotent(request, session, admin, body, handler)
 

@@ -7,13 +7,16 @@ from fastapi.responses import JSONResponse
 
 from app.api.auth import AnyOrganizer, SeasonOrganizer
 from app.api.caching import cached
-from app.api.csv_io import CSV_CONTENT, FormatQuery, cached_csv, wants_csv
+from app.api.csv_io import CSV_CONTENT, FormatQuery, cached_csv, list_answer, wants_csv
 from app.api.deps import SessionDep
+from app.api.paging import DEFAULT_LIMIT, Cursor, Limit, from_service
 from app.api.schemas import (
     SeasonCreate,
     SeasonCreated,
     SeasonEventIn,
     SeasonEventRead,
+    SeasonListed,
+    SeasonPage,
     SeasonRead,
     SeasonResultRead,
     SeasonRowRead,
@@ -51,6 +54,25 @@ async def create_season(body: SeasonCreate, session: SessionDep, who: AnyOrganiz
     return JSONResponse(
         created.model_dump(mode="json"), status_code=201, headers={"Location": f"/v1/seasons/{season.id}"}
     )
+
+
+def season_listed(summary: svc.SeasonSummary) -> SeasonListed:
+    s = summary.season
+    return SeasonListed(id=s.id, name=s.name, events=summary.events, created_at=s.created_at)
+
+
+@router.get("/v1/seasons", operation_id="list_seasons", response_model=SeasonPage, responses=CSV_CONTENT)
+async def list_seasons(
+    request: Request,
+    session: SessionDep,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+    format: FormatQuery = "json",
+) -> Response:
+    """The seasons, newest first, each with its count of attached events (`?format=csv`: one season
+    a line, every one from the cursor on)."""
+    fetch = from_service(lambda n, after: svc.listing(session, n, after), season_listed)
+    return await list_answer(request, format, SeasonPage, fetch, "seasons.csv", limit=limit, cursor=cursor)
 
 
 @router.get("/v1/seasons/{season_id}", operation_id="get_season", response_model=SeasonRead)

@@ -19,7 +19,7 @@ from app.core.vocabulary import EntryStatus, EventStatus, JobKindName
 from app.db.base import utcnow
 from app.db.models import Entry, Event, EventHistory, Job, Player, Stage
 from app.jobs import create_job
-from app.services import outbox, registration, results
+from app.services import outbox, registration, results, seasons
 from app.services.games import get_game
 from app.services.history import record
 from app.services.offload import in_turns
@@ -67,8 +67,13 @@ async def create_event(
     settings: dict[str, Any] | None,
     seed: str | None,
     organizer_token_hash: str,
+    season_id: str | None = None,
 ) -> Event:
+    """A new event in registration; with ``season_id``, attached to that season in the same
+    transaction (announced as an attach is; an unknown season is a 422 and nothing is written)."""
     resolved = await resolve_settings(session, game_key, preset, settings)
+    if season_id is not None:
+        await seasons.named_for_new_event(session, season_id)
     seed = seed or secrets.token_hex(32)
     event = Event(
         name=name.strip(),
@@ -82,6 +87,8 @@ async def create_event(
     )
     session.add(event)
     await session.flush()
+    if season_id is not None:
+        await seasons.attach(session, season_id, event.id)
     return event
 
 

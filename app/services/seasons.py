@@ -1,6 +1,7 @@
 """A league's season (api.md "Seasons"; the table's rules are ``app/core/seasons.py``): created by
-the admin or any event's organizer with a points table, events attached by its own organizer, and
-its table read across them. Only finished events count: their final places are the event's places
+the admin or any event's organizer with a points table, events attached by its own organizer (or
+by the admin as an event is created in it, ``events.create_event``), listed newest first, and its
+table read across them. Only finished events count: their final places are the event's places
 (``event_places``); an attached event still running is listed, not counted.
 
 Every change of a season is announced as ``season.updated`` (api.md "Live updates"): an attach or a
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core import seasons as core
@@ -28,6 +29,14 @@ from app.services.tokens import hash_token, new_token
 class SeasonView:
     season: Season
     events: list[Event]
+
+
+@dataclass(frozen=True)
+class SeasonSummary:
+    """A season as the seasons' list shows it: with how many events it counts or lists."""
+
+    season: Season
+    events: int
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,45 @@ async def get_season(session: AsyncSession, season_id: str) -> Season:
     if season is None:
         raise NotFound(f"season {season_id} not found")
     return season
+
+
+async def listing(
+    session: AsyncSession, limit: int, cursor: str | None
+) -> tuple[list[SeasonSummary], str | None]:
+    """The seasons, newest first, after the season ``cursor`` names (api.md "Paging"), each with
+    its count of attached events."""
+    stmt = select(Season)
+    if cursor:
+        last = await session.get(Season, cursor) if len(cursor) <= 64 and cursor.isprintable() else None
+        if last is None:
+            raise InvalidInput("bad cursor", [Problem(("query", "cursor"), "not a cursor of this list")])
+        stmt = stmt.where(
+            (Season.created_at < last.created_at)
+            | ((Season.created_at == last.created_at) & (Season.id < last.id))
+        )
+    order = (Season.created_at.desc(), Season.id.desc())
+    rows = list((await session.execute(stmt.order_by(*order).limit(limit + 1))).scalars())
+    page = rows[:limit]
+    counts = {
+        season_id: int(n)
+        for season_id, n in await session.execute(
+            select(SeasonEvent.season_id, func.count())
+            .where(SeasonEvent.season_id.in_([s.id for s in page]))
+            .group_by(SeasonEvent.season_id)
+        )
+    }
+    nxt = page[-1].id if len(rows) > limit else None
+    return [SeasonSummary(s, counts.get(s.id, 0)) for s in page], nxt
+
+
+async def named_for_new_event(session: AsyncSession, season_id: str) -> None:
+    """The season a new event is created in (``POST /v1/events {season_id}``) exists: else a 422
+    naming ``season_id``, before anything is written."""
+    if await session.get(Season, season_id) is None:
+        raise InvalidInput(
+            f"season {season_id} not found",
+            [Problem(("body", "season_id"), f"no season {season_id}: create it first (POST /v1/seasons)")],
+        )
 
 
 async def view(session: AsyncSession, season_id: str) -> SeasonView:

@@ -34,6 +34,7 @@ from app.services import events as event_svc
 from app.services import games as game_svc
 from app.services import lifecycle
 from app.services import results as result_svc
+from app.services import seasons as season_svc
 from app.services import staff as staff_svc
 from app.services.keyring import keyring_of
 from app.services.preset_catalog import get_preset, list_presets
@@ -52,6 +53,7 @@ router = APIRouter(prefix="/console", include_in_schema=False)
 COOKIE = "arbiter_console"
 FLASH = "arbiter_console_flash"  # a refusal, carried across the redirect to the page that shows it
 FLASH_BYTES = 3800  # what a browser keeps of one cookie, with room for its attributes
+SEASONS_OFFERED = 200  # the newest seasons the new-event form offers (the API takes any season)
 
 
 def csrf_of(token: str) -> str:
@@ -292,6 +294,7 @@ async def _home(
     chosen = get_preset(preset if preset in names else "generic")
     catalog = await game_svc.list_games(session)
     games = [g for g in catalog if chosen.suits(g.key)]
+    seasons, _ = await season_svc.listing(session, SEASONS_OFFERED, None)
     return page(
         request,
         "console_home.html",
@@ -301,6 +304,7 @@ async def _home(
         knobs=forms.knobs(chosen.settings, offered=chosen.offered),
         games=games,
         restricted=len(games) < len(catalog),
+        seasons=[s.season for s in seasons],
         **extra,
     )
 
@@ -386,6 +390,7 @@ async def create_event(request: Request, session: SessionDep) -> Response:
             forms.overrides(preset.settings, form, preset.offered),
             None,
             hash_token(token),
+            form.get("season", "").strip() or None,
         )
     except DomainError as exc:
         failure = await _failed(session, exc)

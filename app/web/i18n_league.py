@@ -1,5 +1,5 @@
-"""The words of a league's pages (docs/web.md "Rating pages"), in English and Japanese; app/web/i18n.py
-takes them into its tables."""
+"""The words of a league's pages (docs/web.md "Rating pages") and of the console's season choice, in
+English and Japanese; app/web/i18n.py takes them into its tables."""
 
 from __future__ import annotations
 
@@ -68,6 +68,15 @@ EN: dict[str, str] = {
     "embeds_hint_season": "Copy a frame into your site's page: it follows the season's table live. Add ?theme=dark for dark colours, ?limit=10 for the first ten players, ?lang=ja for Japanese.",
     "embeds_hint_board": "Copy a frame into your site's page: it follows the board live, as games are rated. Add ?theme=dark for dark colours, ?limit=10 for the first ten players, ?lang=ja for Japanese.",
     "event_leaderboard": "Rating leaderboard",
+    "seasons": "Seasons",
+    "season_name": "Season",
+    "season_events_attached": "Events",
+    "season_created": "Created",
+    "no_seasons": "No seasons yet.",
+    "all_seasons": "All seasons",
+    "season": "Season",
+    "no_season": "None",
+    "season_hint": "The event counts in this season's table once it finishes.",
 }
 
 JA: dict[str, str] = {
@@ -135,4 +144,13 @@ JA: dict[str, str] = {
     "embeds_hint_season": "このフレームをサイトのページに貼り付けると、シーズン順位が自動で更新されます。?theme=dark で暗い配色、?limit=10 で上位 10 人、?lang=en で英語になります。",
     "embeds_hint_board": "このフレームをサイトのページに貼り付けると、試合のレーティングに合わせてランキングが自動で更新されます。?theme=dark で暗い配色、?limit=10 で上位 10 人、?lang=en で英語になります。",
     "event_leaderboard": "レーティングのランキング",
+    "seasons": "シーズン",
+    "season_name": "シーズン",
+    "season_events_attached": "イベント数",
+    "season_created": "作成日",
+    "no_seasons": "シーズンはまだありません。",
+    "all_seasons": "すべてのシーズン",
+    "season": "シーズン",
+    "no_season": "なし",
+    "season_hint": "大会が終了すると、このシーズンの順位表に集計されます。",
 }

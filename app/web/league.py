@@ -1,9 +1,9 @@
 """A league's public pages (docs/web.md "Rating pages"): the rating pools, a pool's leaderboard (live:
 it follows the pool's stream, ``GET /v1/ratings/{pool}/stream``), a player's page with their events
-and rating charts, and a season's table (live: it follows the season's stream, ``GET
+and rating charts, the seasons, and a season's table (live: it follows the season's stream, ``GET
 /v1/seasons/{id}/stream``, as an event's page follows the event's). Each reads the service the API's
 route reads (``GET /v1/ratings``, ``GET /v1/ratings/{pool}``, ``GET /v1/players/{id}/ratings``,
-``GET /v1/seasons/{id}/standings``)."""
+``GET /v1/seasons``, ``GET /v1/seasons/{id}/standings``)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from app.web.views import POOL_LIVE_TYPES, SEASON_LIVE_TYPES
 router = APIRouter(include_in_schema=False, route_class=PageRoute)
 
 POOLS_PER_PAGE = 50
+SEASONS_PER_PAGE = 50
 ROWS_PER_PAGE = 50
 Cursor = Annotated[str | None, Query(max_length=200)]
 
@@ -84,6 +85,13 @@ async def player(request: Request, player_id: str, session: SessionDep) -> HTMLR
     t = translator(language(request))
     charts = {r.pool: rating_chart(r.history, t, r.pool) for r in found.ratings}
     return page(request, "player_profile.html", profile=found, charts=charts)
+
+
+@router.get("/seasons", response_class=HTMLResponse)
+async def seasons(request: Request, session: SessionDep, cursor: Cursor = None) -> HTMLResponse:
+    """The seasons, newest first, a page at a time (``GET /v1/seasons``'s cursor)."""
+    rows, nxt = await season_svc.listing(session, SEASONS_PER_PAGE, cursor)
+    return page(request, "seasons.html", seasons=rows, next_cursor=nxt)
 
 
 @router.get("/seasons/{season_id}", response_class=HTMLResponse)

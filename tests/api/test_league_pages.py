@@ -1,7 +1,7 @@
 """A league's pages without a browser, on Postgres and on the SQLite default (docs/web.md "Rating
 pages"): each page shows what its API read answers — the pools, a leaderboard and its search, a
-player's chart and history with each game's opponent, a season's table — and an unknown pool,
-player or season is the 404 page."""
+player's chart and history with each game's opponent, the seasons, a season's table — and an
+unknown pool, player or season is the 404 page."""
 
 from __future__ import annotations
 
@@ -67,6 +67,21 @@ async def test_the_league_pages_show_what_the_api_reads(api: Api) -> None:
     ja = (await api.client.get(f"/players/{ada}", params={"lang": "ja"}, headers=HTML)).text
     assert i18n.JA["rating_in"].format(pool="generic") in ja
 
+    # the seasons' page lists what GET /v1/seasons lists, newest first, linked from every page's header
+    r = await api.client.post("/v1/seasons", json={"name": "Cup & co", "points": [1]}, headers=api.admin())
+    listed = (await api.client.get("/v1/seasons")).json()["items"]
+    assert [s["id"] for s in listed] == [r.json()["id"], season["id"]]
+    seasons = await api.client.get("/seasons", params={"lang": "en"}, headers=HTML)
+    found = re.findall(
+        r'<tr data-season="([^"]+)"><td><a href="/seasons/[^"]+">([^<]+)</a></td><td class="num">(\d+)</td>',
+        seasons.text,
+    )
+    assert found == [(s["id"], s["name"].replace("&", "&amp;"), str(s["events"])) for s in listed]
+    assert found[1][2] == "1" and '<a href="/seasons">Seasons</a>' in seasons.text
+    assert f'<a href="/seasons">{i18n.JA["seasons"]}</a>' in ja
+    ja_seasons = (await api.client.get("/seasons", params={"lang": "ja"}, headers=HTML)).text
+    assert f"<h1>{i18n.JA['seasons']}</h1>" in ja_seasons and i18n.JA["season_events_attached"] in ja_seasons
+
     for missing in ("/ratings/no-such-pool", "/players/no-such-player", "/seasons/no-such-season"):
         r = await api.client.get(missing, params={"lang": "en"}, headers=HTML)
         assert r.status_code == 404 and r.headers["content-type"].startswith("text/html"), missing
@@ -76,7 +91,11 @@ async def test_the_league_pages_show_what_the_api_reads(api: Api) -> None:
         .headers["content-type"]
         .startswith("application/problem+json")
     )
-    for bad in ("/ratings?cursor=!!", "/ratings/generic?cursor=!!"):  # not a cursor a page handed out
+    for bad in (
+        "/ratings?cursor=!!",
+        "/ratings/generic?cursor=!!",
+        "/seasons?cursor=!!",
+    ):  # not a cursor a page handed out
         r = await api.client.get(bad, headers=HTML)
         assert r.status_code == 422 and "cursor" in r.text, bad
     # a rated event's page links to its pool's leaderboard

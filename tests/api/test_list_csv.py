@@ -64,8 +64,13 @@ async def _build(api: Api, url: str) -> World:
         r = await api.client.post(f"/v1/events/{eid}/webhooks", json=body, headers=bearer(org))
         assert r.status_code == 201, r.text
         hooks.append(r.json()["id"])
-    _, other, _ = await setup_event(api, ["Zed"], name="Summer Cup")
-    await make_event(api, name="Autumn Cup")
+    seasons = []
+    for name in ("Spring league", "Summer league", "Club ladder"):
+        r = await api.client.post("/v1/seasons", json={"name": name, "points": [3, 2, 1]}, headers=admin)
+        assert r.status_code == 201, r.text
+        seasons.append(r.json()["id"])
+    _, other, _ = await setup_event(api, ["Zed"], name="Summer Cup", season_id=seasons[0])
+    await make_event(api, name="Autumn Cup", season_id=seasons[0])
     entries = {
         "Ada Lovelace": {"external_id": "FIDE-1", "rating": 1850, "club": "Hackers"},
         FORMULA: {"club": "+Plus"},
@@ -138,6 +143,7 @@ LISTS: dict[str, tuple[str, str | None, str, str | None]] = {
     "list_presets": ("/v1/presets", None, "PresetRead", None),
     "list_webhooks": ("/v1/webhooks", "admin", "WebhookRead", None),
     "list_webhook_deliveries": ("/v1/webhooks/{admin_hook}/deliveries", "admin", "DeliveryRead", None),
+    "list_seasons": ("/v1/seasons", None, "SeasonListed", None),
 }
 PAGED = [op for op in LISTS if op != "list_presets"]  # the presets are one whole list
 

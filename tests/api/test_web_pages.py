@@ -94,6 +94,7 @@ async def test_the_new_event_form_answers_refusals_by_redirect_and_leaves_rounds
     # a Swiss's rounds follow the field unless given: ceil(log2 n) for the n entries at the start
     home = (await c.get("/console")).text
     assert re.search(r'name="knob:stages.0.rounds" value=""', home)
+    assert 'name="season"' not in home  # no season to choose: no choice offered
     form = {"admin_token": ADMIN_TOKEN, "name": "Open Swiss", "game": "generic", "preset": "generic"}
     made = await c.post("/console/events", data={**form, "knob:stages.0.rounds": ""})
     assert made.status_code == 200, made.text

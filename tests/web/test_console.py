@@ -1,5 +1,5 @@
 """An 8-player Swiss run entirely from the organizer's console in Chromium: created from a preset
-(its game chosen: the generic preset names none), names pasted, started, two rounds of results (by
+(its game chosen: the generic preset names none) in a season, names pasted, started, two rounds of results (by
 keys, then by clicks), one table disputed by its two players from their own pages and ruled on by the
 organizer, advanced, a reload after every console action; then the public page and the projector
 agree with the API's standings. The organizer's clicks and keys are counted a round, as they are
@@ -86,16 +86,22 @@ def test_a_swiss_runs_from_the_console(server: str, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 900}, locale="en-US")
     client = api(server)
 
-    # create from a preset: the form shows the preset's knobs; the generic preset suits any game,
-    # so no game is chosen for the organizer and the form is not sent until one is
+    # create from a preset, in a season: the form shows the preset's knobs and the seasons; the
+    # generic preset suits any game, so no game is chosen for the organizer and the form is not sent
+    # until one is
+    season = client.post(
+        "/v1/seasons", json={"name": "Thursday league", "points": [3, 2, 1]}, headers=bearer(ADMIN)
+    ).json()
     page.goto(f"{server}/console")
     page.select_option("#preset", "generic")
     page.wait_for_url(f"{server}/console?preset=generic")
     assert page.input_value("#game") == ""
     assert page.locator("#game option:checked").inner_text() == "— choose the game —"
+    assert page.input_value("#season") == ""  # none chosen unless the organizer picks one
     page.fill("#admin-token", ADMIN)
     page.fill("#ev-name", "Thursday Swiss")
     page.fill("[name='knob:stages.0.rounds']", "2")
+    page.get_by_label("Season").select_option(label="Thursday league")
     page.get_by_role("button", name="Create the event").click()
     assert page.url == f"{server}/console?preset=generic"  # the browser kept the form
     assert page.eval_on_selector("#game", "e => e.validationMessage")  # and said why
@@ -112,6 +118,8 @@ def test_a_swiss_runs_from_the_console(server: str, browser: Any) -> None:
     assert page.url == f"{server}/console/e/{event_id}"
     made = items(client.get("/v1/events", params={"limit": 100}).json())
     assert [e["id"] for e in made if e["name"] == "Thursday Swiss"] == [event_id]
+    in_season = client.get(f"/v1/seasons/{season['id']}").json()["events"]
+    assert [e["event_id"] for e in in_season] == [event_id]
 
     # paste the names: each player's personal link (its token in the fragment) is shown once
     page.fill("#names", "\n".join(NAMES))

@@ -70,6 +70,10 @@ class EventCreate(Strict):
     )
     settings: SettingsDocument = Field(default=None, max_length=64)
     seed: str | None = Field(default=None, min_length=limits.SEED_LENGTH[0], max_length=limits.SEED_LENGTH[1])
+    season_id: Id | None = Field(
+        default=None,
+        description='a season to count the event in, attached as it is created (api.md "Seasons")',
+    )
 
 
 class EventUpdate(Strict):
@@ -126,6 +130,9 @@ class PresetPage(BaseModel):
 
 class EventCreated(EventRead):
     organizer_token: str = Field(description="shown once; keep it")
+    season_id: str | None = Field(
+        default=None, description="the season the event was attached to as it was created (null: none)"
+    )
 
 
 class EntryCreate(Strict):

@@ -37,6 +37,18 @@ class SeasonRead(BaseModel):
     created_at: datetime
 
 
+class SeasonListed(BaseModel):
+    id: str
+    name: str
+    events: int = Field(description="how many events are attached (finished or not)")
+    created_at: datetime
+
+
+class SeasonPage(BaseModel):
+    items: list[SeasonListed]
+    next_cursor: str | None = None
+
+
 class SeasonCreated(SeasonRead):
     organizer_token: str = Field(description="the season organizer's token: shown once")
 
