@@ -166,7 +166,7 @@ async def _verdict(
         ),
         outcome=shown.report.outcome,
         details=json.dumps(shown.verdict, ensure_ascii=False, indent=2) if shown.verdict and not said else "",
-        adjudicator=shown.adjudicator,
+        adjudicator=verdicts.adjudicator_named(shown.adjudicator, translator(language(request))),
         log=log,
         csrf=csrf_of(token),
     )

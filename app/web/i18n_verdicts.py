@@ -1,7 +1,10 @@
-"""The verdict page's words for a Titan: The Arena game log and a Battle Royal record
-(app/web/verdicts.py), in English and Japanese."""
+"""The verdict page's words for a Titan: The Arena game log, a Battle Royal record and a Rite of
+Command duel (app/web/verdicts.py), and every adjudicator's name, in English and Japanese: an
+adjudicator of the registry without its name in both languages fails as this module is imported."""
 
 from __future__ import annotations
+
+from app.core.games.registry import ADJUDICATORS
 
 EN: dict[str, str] = {
     "ta_verdict": "The game, as the log tells it",
@@ -37,6 +40,32 @@ EN: dict[str, str] = {
     "br_standing": "still standing",
     "br_out_at": "eliminated at turn {n}, in {name}'s attack",
     "br_body_points": "Body points at the end",
+    "roc_verdict": "The duel, as the record tells it",
+    "roc_win": "{name} wins: two rings of the three win the game, and {name} took {won}, {other} {theirs}.",
+    "roc_draw": "A draw: two rings of the three win the game, and nobody took two — {name} {won}, {other} {theirs}, {none} to nobody.",
+    "roc_how": "Once every card was down, each ring was fought on its own: its soldiers took up weapons from the left, the first soldier of each side fought, the higher power won (on equal power, the one further left) and fought on, 3 weaker for each fight won, and the ring went to the player with soldiers left in it.",
+    "roc_by_ring": "Ring by ring",
+    "roc_ring_won": "Ring {n} to {name}: {how}.",
+    "roc_ring_nobody": "Ring {n} to nobody: no soldier was played into it.",
+    "roc_fight": "{a} beat {b}, {pa} to {pb}",
+    "roc_fight_level": "{a} beat {b}, both at {pa}, standing further left",
+    "roc_then": "; then ",
+    "roc_unopposed": "{soldiers} met no opponent",
+    "roc_soldier": "{name}'s {card}",
+    "roc_soldier_armed": "{name}'s {card} (with {weapons})",
+    "roc_soldier_at": "{name}'s {card} (soldier {at} of the ring)",
+    "roc_soldier_at_armed": "{name}'s {card} (soldier {at} of the ring, with {weapons})",
+    "roc_comma": ", ",
+    "roc_at_the_end": "Each player at the end",
+    "roc_rings_won": "Rings won",
+    "roc_wager": "Wager",
+    "roc_receives": "Receives",
+    "roc_wagers_win": "{name} takes both wagers.",
+    "roc_wagers_back": "A draw: each wager goes back to its owner.",
+    "adjudicator_titan_arena": "Titan: The Arena",
+    "adjudicator_rite_of_command": "Rite of Command",
+    "adjudicator_battlebooks_royal": "BATTLEBOOKS Battle Royal",
+    "adjudicator_strategic_titan": "Strategic Titan",
 }
 
 JA: dict[str, str] = {
@@ -73,4 +102,46 @@ JA: dict[str, str] = {
     "br_standing": "残存",
     "br_out_at": "ターン {n}（{name} の攻撃）で脱落",
     "br_body_points": "終了時のボディポイント",
+    "roc_verdict": "記録が示す決闘の結果",
+    "roc_win": "{name} の勝ち：3 つのリングのうち 2 つを取ったプレイヤーが勝ちます。{name} は {won} つ、{other} は {theirs} つ取りました。",
+    "roc_draw": "引き分け：3 つのリングのうち 2 つを取ったプレイヤーが勝ちますが、2 つ取ったプレイヤーはいません（{name} {won}、{other} {theirs}、どちらのものでもないリング {none}）。",
+    "roc_how": "すべての札が出たあと、リングごとに戦います：兵士は左から順に武器を取り、双方の先頭の兵士が戦い、力の大きいほうが勝ちます（同じ力なら左にいるほう）。勝った兵士は勝つたびに力が 3 下がって次の相手と戦い、兵士が残ったプレイヤーがそのリングを取ります。",
+    "roc_by_ring": "リングごとの結果",
+    "roc_ring_won": "リング {n} は {name} のもの：{how}。",
+    "roc_ring_nobody": "リング {n} はどちらのものでもありません：兵士が置かれませんでした。",
+    "roc_fight": "{a} が {b} に勝利（{pa} 対 {pb}）",
+    "roc_fight_level": "{a} が {b} に勝利（ともに {pa}、左にいるほうの勝ち）",
+    "roc_then": "、続いて ",
+    "roc_unopposed": "{soldiers} に相手がいませんでした",
+    "roc_soldier": "{name} の {card}",
+    "roc_soldier_armed": "{name} の {card}（{weapons} を持つ）",
+    "roc_soldier_at": "{name} の {card}（リングの {at} 番目の兵士）",
+    "roc_soldier_at_armed": "{name} の {card}（リングの {at} 番目の兵士、{weapons} を持つ）",
+    "roc_comma": "、",
+    "roc_at_the_end": "終了時の各プレイヤー",
+    "roc_rings_won": "取ったリング",
+    "roc_wager": "賭け金",
+    "roc_receives": "受け取るもの",
+    "roc_wagers_win": "{name} が両者の賭け金を受け取ります。",
+    "roc_wagers_back": "引き分けなので、賭け金はそれぞれの持ち主に戻ります。",
+    "adjudicator_titan_arena": "タイタン・ジ・アリーナ",
+    "adjudicator_rite_of_command": "ライト・オブ・コマンド",
+    "adjudicator_battlebooks_royal": "BATTLEBOOKS バトルロイヤル",
+    "adjudicator_strategic_titan": "ストラテジック・タイタン",
 }
+
+
+def adjudicator_key(name: str) -> str:
+    """The key of an adjudicator's name in words (``titan-arena`` → ``adjudicator_titan_arena``)."""
+    return "adjudicator_" + name.replace("-", "_")
+
+
+# every adjudicator of the registry is said by its game's name (verdicts.adjudicator_named)
+_unnamed = [
+    f"{name} ({lang})"
+    for name in ADJUDICATORS
+    for lang, words in (("en", EN), ("ja", JA))
+    if adjudicator_key(name) not in words
+]
+if _unnamed:
+    raise ImportError(f"adjudicators without a name in words: {', '.join(_unnamed)}")

@@ -4,13 +4,19 @@ of its own: a Strategic Titan verdict — who won and why, each player's standin
 (strategic-titan.md; ``ReplayResult.to_dict``); a Titan: The Arena one — who won, how each tie was
 broken, the deaths, kills and bets (titan-arena.md; ``Verdict.as_dict``); a Battle Royal one — the
 last one standing, who held the token first, when each player fell (battlebooks.md;
-``battlebooks_royal.Verdict``)."""
+``battlebooks_royal.Verdict``); a Rite of Command one — who won and by which rule (two rings
+win the game), each ring's fights and powers, each player's rings and wagers at the end
+(rite-of-command.md; ``rite_of_command.Verdict.as_dict``). The adjudicator itself is said by its
+game's name (``adjudicator_named``)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from app.web.i18n_verdicts import adjudicator_key
 
 
 @dataclass(frozen=True)
@@ -270,11 +276,159 @@ def battle_royal(details: dict[str, Any], seats: list[str]) -> RoyalVerdict | No
     return RoyalVerdict(seats[first], len(holders), sorted(players, key=lambda p: p.place))
 
 
+# --------------------------------------------------------------------------- Rite of Command
+@dataclass(frozen=True)
+class DuelSoldier:
+    """A soldier of a ring, as armed: its card, its player's name, the weapons it took, and its
+    place in the ring's line (from 1) where that player has two of the card there."""
+
+    card: str
+    owner: str
+    weapons: list[str]
+    at: int | None = None
+
+    def said(self, t: Callable[..., str]) -> str:
+        key = "roc_soldier" + ("_at" if self.at else "") + ("_armed" if self.weapons else "")
+        return t(key, name=self.owner, card=self.card, at=self.at, weapons=t("roc_comma").join(self.weapons))
+
+
+@dataclass(frozen=True)
+class DuelFight:
+    won: DuelSoldier
+    lost: DuelSoldier
+    powers: tuple[int, int]  # the winner's, the loser's
+
+
+@dataclass(frozen=True)
+class DuelRing:
+    number: int
+    winner: str | None  # the player's name; None: nobody's (no soldier in it)
+    soldiers: list[DuelSoldier]  # in the ring's line
+    fights: list[DuelFight]
+
+
+@dataclass(frozen=True)
+class DuelPlayer:
+    """A player at the end: their place, rings won, their stake and what they receive."""
+
+    name: str
+    place: int
+    rings: int
+    stake: str | None
+    receives: str | None
+
+
+def _stake(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
+
+
+@dataclass(frozen=True)
+class DuelVerdict:
+    winner: str | None
+    players: list[DuelPlayer]  # by place, then seat
+    rings: list[DuelRing]
+    wagered: bool
+
+    def outcome(self, t: Callable[..., str]) -> str:
+        """Who won, by the rule that decides it (two rings of three), or why it is a draw."""
+        one, two = self.players
+        if self.winner is None:
+            nobody = sum(1 for r in self.rings if r.winner is None)
+            return t("roc_draw", name=one.name, won=one.rings, other=two.name, theirs=two.rings, none=nobody)
+        return t("roc_win", name=one.name, won=one.rings, other=two.name, theirs=two.rings)
+
+    def ring(self, ring: DuelRing, t: Callable[..., str]) -> str:
+        """The ring's winner and how: each fight with both powers, or the soldiers left unopposed."""
+        if ring.winner is None:
+            return t("roc_ring_nobody", n=ring.number)
+        how = [
+            t(
+                "roc_fight_level" if f.powers[0] == f.powers[1] else "roc_fight",
+                a=f.won.said(t),
+                b=f.lost.said(t),
+                pa=f.powers[0],
+                pb=f.powers[1],
+            )
+            for f in ring.fights
+        ] or [t("roc_unopposed", soldiers=t("roc_comma").join(s.said(t) for s in ring.soldiers))]
+        return t("roc_ring_won", n=ring.number, name=ring.winner, how=t("roc_then").join(how))
+
+    def wagers(self, t: Callable[..., str]) -> str:
+        if not self.wagered:
+            return ""
+        return t("roc_wagers_win", name=self.winner) if self.winner else t("roc_wagers_back")
+
+
+def _player_named(player: Any, seats: list[str]) -> str | None:
+    """Player 1 or 2 by their seat's name (player 1 is seat 0); ``None`` for nobody."""
+    return seats[int(player) - 1] if player in (1, 2) else None
+
+
+def _duel_ring(ring: dict[str, Any], seats: list[str]) -> DuelRing:
+    """One ring of the verdict: its soldiers as armed, each fight's winner first, its winner."""
+    line = ring.get("armed") or []
+    count = Counter((a["soldier"], a["owner"]) for a in line)
+    armed = {
+        int(a["position"]): DuelSoldier(
+            str(a["soldier"]),
+            seats[int(a["owner"]) - 1],
+            list(a["weapons"]),
+            int(a["position"]) + 1 if count[(a["soldier"], a["owner"])] > 1 else None,
+        )
+        for a in line
+    }
+    fights = []
+    for f in ring.get("fights") or []:
+        one, two = armed[int(f["p1_position"])], armed[int(f["p2_position"])]
+        powers = (int(f["p1_power"]), int(f["p2_power"]))
+        won = f["winner"] == 1
+        fights.append(DuelFight(one, two, powers) if won else DuelFight(two, one, (powers[1], powers[0])))
+    return DuelRing(int(ring["ring"]), _player_named(ring.get("winner"), seats), list(armed.values()), fights)
+
+
+def rite_of_command(details: dict[str, Any], seats: list[str]) -> DuelVerdict | None:
+    """The verdict's facts from the adjudicator's answer (``Verdict.as_dict``), player 1 said by the
+    name of seat 0 and player 2 by seat 1's (``seats``); ``None`` when it is not one."""
+    rings = details.get("rings") if isinstance(details, dict) else None
+    won = details.get("rings_won") if isinstance(details, dict) else None
+    if not isinstance(rings, list) or not isinstance(won, dict) or len(seats) != 2:
+        return None
+
+    said_rings = [_duel_ring(r, seats) for r in rings]
+    wagers = details.get("wagers") or {}
+    stakes, goes_to, payouts = wagers.get("stakes") or {}, wagers.get("goes_to") or {}, wagers.get("payouts")
+    winner = details.get("winner")
+    players = []
+    for p in (1, 2):
+        got = [_stake(stakes[q]) for q in ("1", "2") if q in stakes and goes_to.get(q) == p]
+        receives = _stake(payouts[str(p)]) if payouts else " + ".join(got) or "—"
+        players.append(
+            DuelPlayer(
+                name=seats[p - 1],
+                place=1 if winner in (None, p) else 2,
+                rings=int(won.get(str(p), 0)),
+                stake=_stake(stakes[str(p)]) if str(p) in stakes else None,
+                receives=receives if wagers else None,
+            )
+        )
+    ordered = sorted(players, key=lambda pl: pl.place)  # stable: seat order within a place
+    return DuelVerdict(_player_named(winner, seats), ordered, said_rings, bool(wagers))
+
+
+def adjudicator_named(adjudicator: str | None, t: Callable[..., str]) -> str | None:
+    """The adjudicator said by its game's name (``adjudicator_<name>``), its key where it has none."""
+    if adjudicator is None:
+        return None
+    key = adjudicator_key(adjudicator)
+    said = t(key)
+    return adjudicator if said == key else said
+
+
 def in_words(
     adjudicator: str | None, details: dict[str, Any] | None, names: dict[str, str], seats: list[str]
 ) -> dict[str, Any]:
     """The verdict's facts to say in words, under the adjudicator's kind ("titan", "arena",
-    "royal"; empty when its verdict has no words here, and is shown as it is): ``names`` are the
+    "royal", "duel"; empty when its verdict has no words here, and is shown as it is): ``names`` are the
     entries' names by id, ``seats`` the table's names in seat order."""
     shown = details or {}
     facts: Any = None
@@ -284,4 +438,6 @@ def in_words(
         facts = ("arena", titan_arena(shown, names))
     elif adjudicator == "battlebooks-royal":
         facts = ("royal", battle_royal(shown, seats))
+    elif adjudicator == "rite-of-command":
+        facts = ("duel", rite_of_command(shown, seats))
     return {facts[0]: facts[1]} if facts and facts[1] is not None else {}

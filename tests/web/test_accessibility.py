@@ -369,6 +369,7 @@ def _open(page: Any, server: str, hall: dict[str, Any], name: str, lang: str) ->
         with page.expect_navigation():
             row.locator("form[action$='/log'] button[type=submit]").click()
         page.wait_for_selector("table.verdict")
+        page.wait_for_selector("#roc-verdict")  # the duel said in words
     else:
         raise AssertionError(name)
     assert page.locator("html").get_attribute("lang") == lang

@@ -2,7 +2,8 @@
 Chromium: Board Game Arena's two round robins (``bga-round-robin``: capacity, drops, both groups'
 games, the best-of-3 final and its registration; ``bga-round-robin-3p``: the BGA tables recorded
 and judged, places and violations, a drop, the join deadline), Rite of Command (each table's deal
-and the rings its cards went into, the verdict before it is recorded) and Strategic Titan (a
+and the rings its cards went into, the verdict said in words before it is recorded — no JSON, no
+id, the adjudicator by its game's name — and read against the verdict the API then holds) and Strategic Titan (a
 record pasted or uploaded, the verdict before it is recorded). Every action is followed by a
 reload that must send nothing again; each event has a refused action shown in words and names,
 what was typed kept, and a live update after it; the public page is checked row by row against
@@ -443,6 +444,61 @@ def _commit_verdict(page: Any, client: Any, event_id: str, match_id: str) -> Non
 ROC = ["Ramses", "Nefert", "Khufu", "Tiye"]
 
 
+def _duel_said(page: Any) -> dict[str, Any]:
+    """The Rite of Command verdict page in words, read before anything is recorded: no JSON and no
+    id on it, the adjudicator by its game's name."""
+    shown = page.inner_text("main")
+    assert page.locator("pre.verdict-json").count() == 0 and "{" not in shown, shown
+    assert not UUID.search(shown), shown
+    assert page.inner_text("#h-verdict ~ p.meta") == "Adjudicator: Rite of Command"
+    rows = page.locator("table.roc-facts tbody tr")
+    return {
+        "outcome": page.inner_text("#roc-outcome"),
+        "rings": page.locator("#roc-rings li").all_inner_texts(),
+        "rows": [rows.nth(i).locator("td, th").all_inner_texts() for i in range(rows.count())],
+        "wagers": page.locator("#roc-wagers").all_inner_texts(),
+    }
+
+
+def _duel_checked(
+    said: dict[str, Any], client: Any, m: dict[str, Any], stakes: tuple[str, str] = ("", "")
+) -> None:
+    """The words shown were the verdict the API then recorded: who won by two rings (or the
+    draw), each ring's winner and every fight's powers, each player's place, rings and wager."""
+    got = client.get(f"/v1/matches/{m['id']}").json()
+    assert got["verdict"]["adjudicator"] == "rite-of-command", got
+    verdict = got["verdict"]["rite_of_command"]
+    seats = [s["name"] for s in _by_seat(got)]
+    won = [verdict["rings_won"][p] for p in ("1", "2")]
+    if verdict["winner"]:
+        w = verdict["winner"] - 1
+        assert said["outcome"] == (
+            f"{seats[w]} wins: two rings of the three win the game, and {seats[w]} took {won[w]}, "
+            f"{seats[1 - w]} {won[1 - w]}."
+        )
+    else:
+        assert said["outcome"].startswith("A draw: two rings of the three win the game, and nobody took two")
+    assert len(said["rings"]) == 3
+    for ring, text in zip(verdict["rings"], said["rings"], strict=True):
+        who = seats[ring["winner"] - 1] if ring["winner"] else "nobody"
+        assert text.startswith(f"Ring {ring['ring']} to {who}:"), text
+        powers = [(f["p1_power"], f["p2_power"])[:: 1 if f["winner"] == 1 else -1] for f in ring["fights"]]
+        assert [p for p in powers if f"{p[0]} to {p[1]}" in text or f"both at {p[0]}" in text] == powers, text
+    placed = _placed(client, m["id"])
+    wagered = any(stakes)
+    assert [r[:3] for r in said["rows"]] == sorted(
+        ([str(placed[n]), n, str(won[k])] for k, n in enumerate(seats)), key=lambda r: r[0]
+    )
+    if wagered:
+        assert {r[1]: r[3] for r in said["rows"]} == dict(zip(seats, (s or "—" for s in stakes), strict=True))
+        taker = seats[verdict["winner"] - 1] if verdict["winner"] else None
+        assert said["wagers"] == [
+            f"{taker} takes both wagers." if taker else "A draw: each wager goes back to its owner."
+        ]
+    else:
+        assert said["wagers"] == [] and all(len(r) == 3 for r in said["rows"])
+
+
 def _dealt(page: Any, m: dict[str, Any], rings: str, wagers: tuple[str, str] = ("", "")) -> None:
     """A table's deal opened from the console (six cards a player), the rings typed, the verdict asked."""
     submit(page, page.get_by_role("button", name=f"Deal table {m['table']}"))
@@ -489,8 +545,9 @@ def test_a_rite_of_command_event_runs_from_the_console(server: str, browser: Any
     desk.fill("#rings", "123123123123")
     desk.fill("#wager-2", "20 linen")
     submit(desk, desk.get_by_role("button", name="Show the verdict"))
-    assert "20 linen" in (desk.text_content("pre.verdict-json") or "")
+    said = _duel_said(desk)
     _commit_verdict(desk, client, event_id, first["id"])
+    _duel_checked(said, client, first, ("10", "20 linen"))
     # the console open all along sees it by itself
     page.wait_for_function(
         "id => document.querySelector('#m-' + id).textContent.includes('Confirmed')", arg=first["id"]
@@ -498,12 +555,16 @@ def test_a_rite_of_command_event_runs_from_the_console(server: str, browser: Any
     desk.close()
 
     _dealt(page, second, "111222333111")
+    said = _duel_said(page)
     _commit_verdict(page, client, event_id, second["id"])
+    _duel_checked(said, client, second)
     submit(page, page.get_by_role("button", name="Pair the next round"))
     reloaded(page, client, event_id, live=False)
     for m, rings in zip(_open(client, event_id), ("332211332211", "213213213213"), strict=True):
         _dealt(page, m, rings)
+        said = _duel_said(page)
         _commit_verdict(page, client, event_id, m["id"])
+        _duel_checked(said, client, m)
     submit(page, page.get_by_role("button", name="Close the stage and advance"))
     reloaded(page, client, event_id, live=False)
     assert client.get(f"/v1/events/{event_id}").json()["status"] == "finished"

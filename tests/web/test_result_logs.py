@@ -7,7 +7,8 @@ of turn) with the pasted record kept, then judged and recorded; a BATTLEBOOKS di
 on the console — one that contradicts the body points refused naming the player, the loser's
 then recorded — with the public standings' Differential column read against the API; and a game
 scored by its own score (``game_score``) reported from a player's page and the slip's page. The
-verdicts' words are then checked in English and Japanese without a browser."""
+verdicts' words — these two's and a Rite of Command duel's — and every adjudicator's name are then
+checked in English and Japanese without a browser."""
 
 from __future__ import annotations
 
@@ -17,11 +18,12 @@ from typing import Any
 
 import pytest
 
-from app.core.games import battlebooks_royal, titan_arena
+from app.core.games import battlebooks_royal, rite_of_command, titan_arena
 from app.core.games.registry import ADJUDICATORS
 from app.services.presets import battlebooks_royal as battle_royal_rules
 from app.web import verdicts
 from app.web.i18n import translator
+from tests.support.rite_of_command import RINGS
 from tests.web.conftest import UUID, api, reloaded, submit
 from tests.web.test_accessibility import _axe
 from tests.web.test_battlebooks_console import _standings_checked
@@ -347,6 +349,9 @@ def test_a_game_score_is_reported_from_a_players_page_and_the_slips_page(server:
 
 
 # --------------------------------------------------------------------------- the words, both languages
+DUEL = ["Ada", "Ben"]
+
+
 def test_the_arena_and_battle_royal_verdicts_in_both_languages() -> None:
     en, ja = translator("en"), translator("ja")
     judged = titan_arena.adjudicate_match(_seed_example(["Anne", "Louis", "Hatshepsut"]), 3, "seed")
@@ -402,3 +407,70 @@ def test_the_arena_and_battle_royal_verdicts_in_both_languages() -> None:
     # what is no verdict of theirs is shown as it is
     assert verdicts.in_words("titan-arena", {"rings": []}, {}, []) == {}
     assert verdicts.in_words("rite-of-command", {"places": [1, 2]}, {}, []) == {}
+
+
+def test_the_rite_of_command_verdict_and_every_adjudicators_name_in_both_languages() -> None:
+    en, ja = translator("en"), translator("ja")
+    # rite-of-command.md's example: ring 1 to player 1 (5 against 3), ring 2 to player 2, ring 3
+    # to nobody — a draw, the wagers go back
+    example = {**RINGS, "rings": [RINGS["rings"][0], RINGS["rings"][1], []]}
+    drawn = verdicts.in_words(
+        "rite-of-command", rite_of_command.adjudicate_match(example, 2, "s").details, {}, DUEL
+    )
+    duel = drawn["duel"]
+    assert duel.outcome(en) == (
+        "A draw: two rings of the three win the game, and nobody took two — Ada 1, Ben 1, 1 to nobody."
+    )
+    assert [duel.ring(r, en) for r in duel.rings] == [
+        "Ring 1 to Ada: Ada's Shield bearer (with Club) beat Ben's Mace bearer (with Divine Staff), 5 to 3.",
+        "Ring 2 to Ben: Ben's Priest of Osiris met no opponent.",
+        "Ring 3 to nobody: no soldier was played into it.",
+    ]
+    assert duel.ring(duel.rings[0], ja) == (
+        "リング 1 は Ada のもの：Ada の Shield bearer（Club を持つ） が Ben の Mace bearer（Divine Staff を持つ） に勝利（5 対 3）。"
+    )
+    assert duel.outcome(ja) == (
+        "引き分け：3 つのリングのうち 2 つを取ったプレイヤーが勝ちますが、2 つ取ったプレイヤーはいません"
+        "（Ada 1、Ben 1、どちらのものでもないリング 1）。"
+    )
+    assert [(p.name, p.place, p.rings, p.stake, p.receives) for p in duel.players] == [
+        ("Ada", 1, 1, "10", "10"),
+        ("Ben", 1, 1, "10", "10"),
+    ]
+    assert duel.wagers(ja) == "引き分けなので、賭け金はそれぞれの持ち主に戻ります。"
+
+    # player 2 takes two rings, and a text stake; two of a player's soldiers of one card are told apart
+    twice = [{"card": "Shield bearer", "owner": 1}, {"card": "Shield bearer", "owner": 1}]
+    won = rite_of_command.adjudicate_match(
+        {"rings": [twice, *RINGS["rings"][1:]], "wagers": {"1": "20 linen", "2": 5}}, 2, "s"
+    )
+    duel = verdicts.rite_of_command(won.details, DUEL)
+    assert duel is not None
+    assert duel.outcome(en) == "Ben wins: two rings of the three win the game, and Ben took 2, Ada 1."
+    assert duel.outcome(ja) == (
+        "Ben の勝ち：3 つのリングのうち 2 つを取ったプレイヤーが勝ちます。Ben は 2 つ、Ada は 1 つ取りました。"
+    )
+    assert duel.ring(duel.rings[0], en) == (
+        "Ring 1 to Ada: Ada's Shield bearer (soldier 1 of the ring), Ada's Shield bearer (soldier 2 of the ring) "
+        "met no opponent."
+    )
+    assert duel.ring(duel.rings[0], ja).startswith(
+        "リング 1 は Ada のもの：Ada の Shield bearer（リングの 1 番目の兵士）"
+    )
+    assert [(p.name, p.place, p.rings, p.stake, p.receives) for p in duel.players] == [
+        ("Ben", 1, 2, "5", "20 linen + 5"),
+        ("Ada", 2, 1, "20 linen", "—"),
+    ]
+    assert (duel.wagers(en), duel.wagers(ja)) == (
+        "Ben takes both wagers.",
+        "Ben が両者の賭け金を受け取ります。",
+    )
+
+    # every adjudicator of the registry said by its game's name, in both languages
+    for name in ADJUDICATORS:
+        assert name not in (verdicts.adjudicator_named(name, en), verdicts.adjudicator_named(name, ja))
+    assert [verdicts.adjudicator_named("rite-of-command", t) for t in (en, ja)] == [
+        "Rite of Command",
+        "ライト・オブ・コマンド",
+    ]
+    assert verdicts.adjudicator_named("titan-arena", en) == "Titan: The Arena"
