@@ -718,7 +718,7 @@ async def test_a_game_log_shows_its_verdict_before_it_is_recorded(api: Api) -> N
         data={"csrf": csrf, "step": "preview", "form_match": m["id"], "log": ""},
         files={"logfile": ("ring.json", json.dumps(RINGS).encode(), "application/json")},
     )
-    assert shown.status_code == 200 and "rite-of-command" in shown.text
+    assert shown.status_code == 200 and "Adjudicator: Rite of Command" in shown.text
     winner = m["seats"][1]["name"]
     assert re.search(rf'<td class="num">1</td><td>{winner}</td><td class="num">2</td>', shown.text), (
         shown.text
