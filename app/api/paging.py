@@ -19,7 +19,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Query
 
-from app.core.errors import InvalidInput, Problem
+from app.services.paging import bad_cursor
 
 T = TypeVar("T")
 
@@ -39,10 +39,6 @@ def decode_cursor(cursor: str) -> Any:
         return json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode())
     except (ValueError, UnicodeDecodeError, binascii.Error) as exc:
         raise bad_cursor() from exc
-
-
-def bad_cursor() -> InvalidInput:
-    return InvalidInput("bad cursor", [Problem(("query", "cursor"), "not a cursor of this list")])
 
 
 def page(

@@ -23,6 +23,7 @@ from app.services import outbox, registration, results, seasons
 from app.services.games import get_game
 from app.services.history import record
 from app.services.offload import in_turns
+from app.services.paging import newest_first
 from app.services.players import Identity
 from app.services.reads import (
     active_stage,
@@ -112,22 +113,8 @@ async def get_event_view(session: AsyncSession, event_id: str) -> EventView:
 async def list_events(
     session: AsyncSession, limit: int, cursor: str | None
 ) -> tuple[list[EventView], str | None]:
-    stmt = select(Event)
-    if cursor:
-        last = await session.get(Event, cursor) if len(cursor) <= 64 and cursor.isprintable() else None
-        if last is None:  # not a cursor this list handed out (api.md "Paging"): nothing is guessed
-            raise InvalidInput("bad cursor", [Problem(("query", "cursor"), "not a cursor of this list")])
-        stmt = stmt.where(
-            (Event.created_at < last.created_at)
-            | ((Event.created_at == last.created_at) & (Event.id < last.id))
-        )
-    rows = list(
-        (
-            await session.execute(stmt.order_by(Event.created_at.desc(), Event.id.desc()).limit(limit + 1))
-        ).scalars()
-    )
-    nxt = rows[limit - 1].id if len(rows) > limit else None
-    return [await event_view(session, e) for e in rows[:limit]], nxt
+    rows, nxt = await newest_first(session, Event, select(Event), limit, cursor)
+    return [await event_view(session, e) for e in rows], nxt
 
 
 async def update_event(

@@ -9,10 +9,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.errors import Conflict, InvalidInput, NotFound, Problem
+from app.core.errors import Conflict, NotFound
 from app.core.identity import clean_name, name_key
 from app.db.models import Player
 from app.services.offload import in_turns
+from app.services.paging import bad_cursor
 
 
 async def create_player(session: AsyncSession, name: str, external_id: str | None) -> Player:
@@ -166,7 +167,7 @@ async def search_players(
     if cursor:
         last = await session.get(Player, cursor) if len(cursor) <= 64 and cursor.isprintable() else None
         if last is None:  # not a cursor this list handed out (api.md "Paging"): nothing is guessed
-            raise InvalidInput("bad cursor", [Problem(("query", "cursor"), "not a cursor of this list")])
+            raise bad_cursor()
         stmt = stmt.where((Player.name > last.name) | ((Player.name == last.name) & (Player.id > last.id)))
     rows = list((await session.execute(stmt.order_by(Player.name, Player.id).limit(limit + 1))).scalars())
     nxt = rows[limit - 1].id if len(rows) > limit else None

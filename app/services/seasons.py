@@ -21,6 +21,7 @@ from app.core.errors import InvalidInput, NotFound, Problem
 from app.core.vocabulary import EventStatus, SeasonChange
 from app.db.models import Entry, Event, Season, SeasonEvent
 from app.services import outbox
+from app.services.paging import newest_first
 from app.services.reads import get_event, stage_standings, stages_of
 from app.services.tokens import hash_token, new_token
 
@@ -81,18 +82,7 @@ async def listing(
 ) -> tuple[list[SeasonSummary], str | None]:
     """The seasons, newest first, after the season ``cursor`` names (api.md "Paging"), each with
     its count of attached events."""
-    stmt = select(Season)
-    if cursor:
-        last = await session.get(Season, cursor) if len(cursor) <= 64 and cursor.isprintable() else None
-        if last is None:
-            raise InvalidInput("bad cursor", [Problem(("query", "cursor"), "not a cursor of this list")])
-        stmt = stmt.where(
-            (Season.created_at < last.created_at)
-            | ((Season.created_at == last.created_at) & (Season.id < last.id))
-        )
-    order = (Season.created_at.desc(), Season.id.desc())
-    rows = list((await session.execute(stmt.order_by(*order).limit(limit + 1))).scalars())
-    page = rows[:limit]
+    page, nxt = await newest_first(session, Season, select(Season), limit, cursor)
     counts = {
         season_id: int(n)
         for season_id, n in await session.execute(
@@ -101,7 +91,6 @@ async def listing(
             .group_by(SeasonEvent.season_id)
         )
     }
-    nxt = page[-1].id if len(rows) > limit else None
     return [SeasonSummary(s, counts.get(s.id, 0)) for s in page], nxt
 
 

@@ -47,6 +47,7 @@ from app.jobs import JobContext, create_job
 from app.observability.metrics import webhook_delivery_failed
 from app.services import outbox
 from app.services.keyring import SecretBox
+from app.services.paging import newest_first
 from app.services.reads import get_event
 from app.version import __version__
 
@@ -276,22 +277,9 @@ async def deliveries(
     """The webhook's delivery log, newest first."""
     await get_hook(session, hook_id, event_id)
     stmt = select(WebhookDelivery).where(WebhookDelivery.webhook_id == hook_id)
-    if cursor:
-        last = await session.get(WebhookDelivery, cursor)
-        if last is None or last.webhook_id != hook_id:
-            raise InvalidInput("bad cursor", [Problem(("query", "cursor"), "not a cursor of this list")])
-        stmt = stmt.where(
-            (WebhookDelivery.created_at < last.created_at)
-            | ((WebhookDelivery.created_at == last.created_at) & (WebhookDelivery.id < last.id))
-        )
-    rows = list(
-        (
-            await session.execute(
-                stmt.order_by(WebhookDelivery.created_at.desc(), WebhookDelivery.id.desc()).limit(limit + 1)
-            )
-        ).scalars()
+    return await newest_first(
+        session, WebhookDelivery, stmt, limit, cursor, belongs=lambda d: d.webhook_id == hook_id
     )
-    return rows[:limit], (rows[limit - 1].id if len(rows) > limit else None)
 
 
 # --------------------------------------------------------------------------- delivery
