@@ -13,7 +13,7 @@ import shutil
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -181,6 +181,27 @@ def rated_league(
     assert r.status_code == 200, r.text
     rated(client, pool, rounds * len(names) // 2)
     return {"pool": pool, "event": event["id"], "season": made_season["id"]}
+
+
+def four_a_table(client: httpx.Client, names: Sequence[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """A two-round Swiss at tables of four scored by place (3, 2, 1, 0), made through the API with
+    these players registered, not started: the event's answer and its organizer's headers."""
+    made = client.post(
+        "/v1/events",
+        json={
+            "name": "Four a table",
+            "game": "generic",
+            "settings": {
+                "stages": [{"format": "swiss", "table_size": 4, "rounds": 2}],
+                "scoring": {"scheme": "placement", "points": [3, 2, 1, 0]},
+            },
+        },
+        headers=bearer(ADMIN),
+    ).json()
+    org = bearer(made["organizer_token"])
+    rows = [{"name": n} for n in names]
+    assert client.post(f"/v1/events/{made['id']}/entries", json=rows, headers=org).status_code == 201
+    return made, org
 
 
 def items(body: Any) -> list[Any]:

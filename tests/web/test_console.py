@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.web.conftest import ADMIN, api, bearer, items, reloaded, shot, submit
+from tests.web.conftest import ADMIN, api, bearer, four_a_table, items, reloaded, shot, submit
 
 NAMES = ["Ada", "Grace", "Alan", "Barbara", "Claude", "Edsger", "Frances", "Ken"]
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
@@ -238,21 +238,7 @@ def test_a_round_of_four_tables_of_four_costs_a_digit_a_seat(server: str, browse
     keyboard alone (a click on the first row, then a digit a seat and Enter, the focus moving on),
     the second by clicks (a place a seat, then "Record the places"); every action counted."""
     client = api(server)
-    made = client.post(
-        "/v1/events",
-        json={
-            "name": "Four a table",
-            "game": "generic",
-            "settings": {
-                "stages": [{"format": "swiss", "table_size": 4, "rounds": 2}],
-                "scoring": {"scheme": "placement", "points": [3, 2, 1, 0]},
-            },
-        },
-        headers=bearer(ADMIN),
-    ).json()
-    org = bearer(made["organizer_token"])
-    rows = [{"name": n} for n in FOURS]
-    assert client.post(f"/v1/events/{made['id']}/entries", json=rows, headers=org).status_code == 201
+    made, org = four_a_table(client, FOURS)
     assert client.post(f"/v1/events/{made['id']}/start", headers=org).status_code == 200
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = context.new_page()

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.support.rite_of_command import RINGS
-from tests.web.conftest import ADMIN, UUID, api, bearer, items, shot
+from tests.web.conftest import ADMIN, UUID, api, bearer, four_a_table, items, shot
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
@@ -171,21 +171,9 @@ def test_registering_then_reloading_registers_nobody_twice(server: str, browser:
 
 def test_a_four_seat_table_by_clicks_and_by_keys(server: str, browser: Any) -> None:
     client = api(server)
-    made = client.post(
-        "/v1/events",
-        json={
-            "name": "Four a table",
-            "game": "generic",
-            "settings": {
-                "stages": [{"format": "swiss", "table_size": 4, "rounds": 2}],
-                "scoring": {"scheme": "placement", "points": [3, 2, 1, 0]},
-            },
-        },
-        headers=bearer(ADMIN),
-    ).json()
-    org = bearer(made["organizer_token"])
-    rows = [{"name": n} for n in ("Ada", "Grace", "Alan", "Barbara", "Claude", "Edsger", "Frances", "Ken")]
-    assert client.post(f"/v1/events/{made['id']}/entries", json=rows, headers=org).status_code == 201
+    made, org = four_a_table(
+        client, ("Ada", "Grace", "Alan", "Barbara", "Claude", "Edsger", "Frances", "Ken")
+    )
     first, second = client.post(f"/v1/events/{made['id']}/start", headers=org).json()["round"]["matches"]
     page = _console(browser, server, {"id": made["id"], "organizer": made["organizer_token"]})
     row = page.locator(f"#m-{first['id']}")
