@@ -120,10 +120,16 @@ async def recompute_family(session: AsyncSession, pool: str, base: str) -> dict[
             row.last_seq = None
             row.last_match_id = None
     await session.flush()
-    for c, row in rows.items():  # every pool of the family, in key order (their locks' order)
+
+    def games_of(c: str) -> int:  # the games a pool of the family rated
         rated = run.pools.get(c)
-        games = len(set(rated.history.game)) if rated is not None else 0
-        await outbox.ratings_updated(session, row.key, RatingChange.RECOMPUTED, games)
-    asked = run.pools.get(pool[len(base) + 1 :])
-    games = len({asked.history.game[i] for i in range(len(asked.history))}) if asked else 0
-    return {"games": games, "players": sum(1 for g in asked.state.games if g > 0) if asked else 0}
+        return len(set(rated.history.game)) if rated is not None else 0
+
+    for c, row in rows.items():  # every pool of the family, in key order (their locks' order)
+        await outbox.ratings_updated(session, row.key, RatingChange.RECOMPUTED, games_of(c))
+    character = pool[len(base) + 1 :]
+    asked = run.pools.get(character)
+    return {
+        "games": games_of(character),
+        "players": sum(1 for g in asked.state.games if g > 0) if asked else 0,
+    }
