@@ -306,6 +306,32 @@ def test_backup_copies_a_sqlite_database_while_it_is_written(tmp_path: Path) -> 
 # --------------------------------------------------------------------------- serve
 
 
+def one_response(conn: socket.socket) -> bytes:
+    """One whole HTTP/1.1 answer read off a kept-alive connection: its head, then Content-Length bytes
+    (the server may send the two in separate segments; a single recv could leave the body for the next)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(4096)
+        if not chunk:
+            return data  # closed by the server
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        (
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        ),
+        0,
+    )
+    while len(body) < length:
+        chunk = conn.recv(4096)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
 def test_serve_writes_json_lines_and_says_what_it_runs_with(tmp_path: Path) -> None:
     db = tmp_path / "arbiter.db"
     environ = env(DATABASE_URL=f"sqlite:///{db}", ARBITER_LOG_FORMAT="json", ARBITER_ADMIN_TOKEN=None)
@@ -321,10 +347,10 @@ def test_serve_writes_json_lines_and_says_what_it_runs_with(tmp_path: Path) -> N
         # server that closed it first would race the client's next request, which gets no answer
         with socket.create_connection(("127.0.0.1", port)) as conn:
             conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            assert conn.recv(4096).startswith(b"HTTP/1.1 200")
+            assert one_response(conn).startswith(b"HTTP/1.1 200")
             time.sleep(5.5)
             conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            assert conn.recv(4096).startswith(b"HTTP/1.1 200")  # still open, still answered
+            assert one_response(conn).startswith(b"HTTP/1.1 200")  # still open, still answered
     finally:
         lines = finish(proc, log)
     hello = next(line for line in lines if line["msg"].startswith("arbiter "))
