@@ -45,7 +45,7 @@ from app.services.tokens import hash_token, new_token
 from app.web import forms, links, verdicts
 from app.web.i18n import translator
 from app.web.public import qr_svg
-from app.web.render import language, page
+from app.web.render import language, page, site_url
 from app.web.views import LIVE_TYPES, entries_of, event_page, playing
 
 router = APIRouter(prefix="/console", include_in_schema=False)
@@ -733,7 +733,7 @@ async def issue_staff(request: Request, event_id: str, session: SessionDep) -> R
     async def action(principal: Principal, form: dict[str, Any]) -> Any:
         name, role = forms.staff_fields(form)
         member, token = await staff_svc.issue(session, event_id, name, role, principal)
-        url = f"{str(request.base_url).rstrip('/')}/console#token={token}"
+        url = f"{site_url(request)}/console#token={token}"
         return {"staff_link": {"name": member.name, "role": member.role, "url": url, "qr": qr_svg(url)}}
 
     return await _act(request, session, event_id, action, "#staff")

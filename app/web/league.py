@@ -23,7 +23,7 @@ from app.services import seasons as season_svc
 from app.web.charts import rating_chart
 from app.web.embeds import frame
 from app.web.i18n import translator
-from app.web.render import PageRoute, language, page
+from app.web.render import PageRoute, language, page, site_url
 from app.web.views import POOL_LIVE_TYPES, SEASON_LIVE_TYPES
 
 router = APIRouter(include_in_schema=False, route_class=PageRoute)
@@ -67,9 +67,7 @@ async def leaderboard(
         more=_link(pool, {**keep, "cursor": nxt}) if nxt else None,
         title=core.title,
         live_types=POOL_LIVE_TYPES,
-        embed=frame(
-            f"{str(request.base_url).rstrip('/')}/embed/ratings/{quote(pool, safe='')}?theme=light", pool
-        ),
+        embed=frame(f"{site_url(request)}/embed/ratings/{quote(pool, safe='')}?theme=light", pool),
     )
 
 
@@ -97,6 +95,6 @@ async def seasons(request: Request, session: SessionDep, cursor: Cursor = None) 
 @router.get("/seasons/{season_id}", response_class=HTMLResponse)
 async def season(request: Request, season_id: str, session: SessionDep) -> HTMLResponse:
     table = await season_svc.table(session, season_id)
-    base = str(request.base_url).rstrip("/")
+    base = site_url(request)
     embed = frame(f"{base}/embed/seasons/{quote(season_id, safe='')}?theme=light", table.view.season.name)
     return page(request, "season.html", table=table, embed=embed, live_types=SEASON_LIVE_TYPES)

@@ -15,6 +15,7 @@ from app.services import events as event_svc
 from app.services.reads import get_event, settings_of
 from app.services.tokens import hash_token
 from app.web.public import qr_svg
+from app.web.render import site_url
 
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16,128}")  # what new_token makes (token_urlsafe), with room
 CARRIED_MAX = 2000  # cards a page may carry along (an event's field, with room)
@@ -31,7 +32,7 @@ async def door(session: AsyncSession, event_id: str) -> bool:
 def link(request: Request, event_id: str, name: str, token: str, at_door: bool) -> Link:
     """A player's personal link, and what its card's QR code opens: the check-in page (the same
     token, one tap to check in) while the event checks players in, else the personal link."""
-    base = f"{str(request.base_url).rstrip('/')}/e/{event_id}"
+    base = f"{site_url(request)}/e/{event_id}"
     return (
         name,
         f"{base}/me#token={token}",

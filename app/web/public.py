@@ -23,7 +23,7 @@ from app.services.presets import titan_arena as titan_svc
 from app.services.reads import get_event, load_match, settings_of
 from app.web import forms
 from app.web.embeds import snippets
-from app.web.render import HERE, PageRoute, page
+from app.web.render import HERE, PageRoute, page, site_url
 from app.web.views import LIVE_TYPES, event_page, player_formats, seated
 
 router = APIRouter(include_in_schema=False, route_class=PageRoute)
@@ -59,7 +59,7 @@ async def service_worker() -> FileResponse:
 @router.get("/e/{event_id}", response_class=HTMLResponse)
 async def event(request: Request, event_id: str, session: SessionDep) -> HTMLResponse:
     p = await event_page(session, event_id, preset_views=True)
-    embeds = snippets(str(request.base_url).rstrip("/"), event_id)
+    embeds = snippets(site_url(request), event_id)
     return page(request, "event.html", p=p, live_types=LIVE_TYPES, embeds=embeds)
 
 
@@ -92,7 +92,7 @@ async def print_slips(
     request: Request, event_id: str, session: SessionDep, paper: Paper = "a4"
 ) -> HTMLResponse:
     p = await event_page(session, event_id)
-    base = str(request.base_url).rstrip("/")
+    base = site_url(request)
     slips = [(t, f"{base}/e/{event_id}/m/{t.match.id}") for t in p.current if t.open]
     return page(
         request, "print_slips.html", p=p, paper=paper, slips=[(t, url, qr_svg(url)) for t, url in slips]

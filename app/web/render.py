@@ -25,6 +25,12 @@ env = Environment(
 )
 
 
+def site_url(request: Request) -> str:
+    """The address this server is reached at, without a trailing slash: the base of every absolute
+    link a page prints (QR codes, personal links, embed snippets)."""
+    return str(request.base_url).rstrip("/")
+
+
 def language(request: Request) -> str:
     """``?lang=`` (which also sets the cookie), then the cookie, then ``Accept-Language``."""
     asked = request.query_params.get("lang")
