@@ -426,6 +426,8 @@ async def swap_entries(
         sa.seat, sa.first_token = pos_b, tok_b
     else:
         sa.entry_id, sb.entry_id = b, a
+    for m in {ma.id: ma, mb.id: mb}.values():
+        results.seats_moved(m)
     detail = {"round": number, "entries": [a, b], "tables": [ma.table, mb.table]}
     rnd.details = {**(rnd.details or {}), "swaps": [*(rnd.details or {}).get("swaps", []), detail]}
     record(session, event.id, "swap", principal, detail)

@@ -22,7 +22,7 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, Integer, String, bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import contains_eager, defer
-from sqlalchemy.orm.attributes import instance_state, set_committed_value
+from sqlalchemy.orm.attributes import flag_modified, instance_state, set_committed_value
 from sqlalchemy.orm.exc import StaleDataError
 
 from app.core.access import Access, Principal, authorize
@@ -320,6 +320,14 @@ def _apply(
 # their values: the ORM's unit of work costs more CPU than the three statements it would send.
 _UPDATES: dict[tuple[type[Any], frozenset[str]], Any] = {}
 _HISTORY_INSERT = insert(cast(Any, ResultHistory.__table__))  # the table's: no ORM bulk insert
+
+
+def seats_moved(match: Match) -> None:
+    """A seat of ``match`` changed hands outside a result (a swap, a replacement): its row is
+    written too at the next flush, so its version moves, as a result's does — a client holding the
+    match's ETag sees that it changed, and a reader comparing versions (``reads.final_versions``)
+    reads it again."""
+    flag_modified(match, "details")
 
 
 def _update_of(model: type[Match] | type[Seat], columns: frozenset[str]) -> Any:

@@ -80,12 +80,19 @@ async def test_swap_two_entries_between_tables_and_seats(api: Api) -> None:
     swapped = r.json()
     assert tables(swapped)[:2] == [[c, b], [a, d]]
     assert swapped["swaps"][0]["entries"] == [a, c]
+    # both tables changed: each match's version (its ETag) moves, as a result's does
+    version = {m["id"]: m["version"] for m in rnd["matches"]}
+    assert [m["version"] for m in swapped["matches"][:2]] == [
+        version[m["id"]] + 1 for m in swapped["matches"][:2]
+    ]
+    assert swapped["matches"][2]["version"] == version[swapped["matches"][2]["id"]]
     # one table: the seats change hands
     r = await api.client.post(
         f"/v1/events/{event_id}/rounds/1/swap", json={"entries": [b, c]}, headers=bearer(token)
     )
     assert r.status_code == 200, r.text
     assert tables(r.json())[0] == [b, c]
+    assert r.json()["matches"][0]["version"] == version[r.json()["matches"][0]["id"]] + 2
     # a reported table is not swapped
     await report(api, token, r.json()["matches"][0], [1, 2])
     r = await api.client.post(

@@ -195,6 +195,7 @@ async def withdraw_finalist(
         for seat in m.seats:
             if seat.entry_id == entry_id:
                 seat.entry_id = replacement
+                results.seats_moved(m)
     await session.flush()
     return {"withdrawn": withdrawn, "finalists": finalists, "replacement": replacement}
 
