@@ -300,14 +300,36 @@ def final_game(match_id: str, match: FinalMatch) -> GameResult | None:
     return GameResult(match_id, number, outcome, tuple(SeatResult(*seat) for seat in seats))
 
 
-async def final_matches(session: AsyncSession, stage: Stage) -> dict[str, FinalMatch]:
+FINAL = (MatchStatus.CONFIRMED, MatchStatus.BYE)  # the statuses ``final_game`` makes a game of
+FINAL_CHUNK = 500  # matches named in one statement of ``final_matches(only=…)``
+
+
+async def final_versions(session: AsyncSession, stage: Stage) -> dict[str, int]:
+    """The versions of the stage's final matches by id, in round and table order: two columns of
+    the matches alone, a fraction of ``final_matches``' read. A change of a match's result or of
+    its seats bumps its version (``results._write_match``, ``lifecycle.swap_entries``, a BGA
+    finalist's replacement), so a match read before at the same version reads the same."""
+    await session.flush()
+    stmt = (
+        select(Match.id, Match.version)
+        .join(Round, Match.round_id == Round.id)
+        .where(Round.stage_id == stage.id, Match.status.in_(FINAL))
+        .order_by(Round.number, Match.table)
+    )
+    return {mid: version for mid, version in await (await session.connection()).execute(stmt)}
+
+
+async def final_matches(
+    session: AsyncSession, stage: Stage, only: Sequence[str] | None = None
+) -> tuple[dict[str, FinalMatch], dict[str, int]]:
     """The stage's final matches (those ``final_game`` makes a game of) by id, in round and table
-    order, read as plain tuples in one statement: cheap to read and to compare with an earlier
-    read (``services/standings.py``: only the matches that differ are made games of)."""
+    order, read as plain tuples (cheap to read and to compare with an earlier read:
+    ``services/standings.py``), and the version each was read at; ``only``: just these matches."""
     await session.flush()
     stmt = (
         select(
             Match.id,
+            Match.version,
             Round.number,
             Match.status,
             Match.outcome,
@@ -319,26 +341,31 @@ async def final_matches(session: AsyncSession, stage: Stage) -> dict[str, FinalM
         )
         .join(Match, Match.round_id == Round.id)
         .join(Seat, Seat.match_id == Match.id)
-        .where(Round.stage_id == stage.id, Match.status.in_((MatchStatus.CONFIRMED, MatchStatus.BYE)))
+        .where(Round.stage_id == stage.id, Match.status.in_(FINAL))
         .order_by(Round.number, Match.table, Seat.seat)
     )
     out: dict[str, FinalMatch] = {}
-    current: str | None = None
-    head: tuple[int, str, str | None] = (0, "", None)
-    seats: list[FinalSeat] = []
-    # through the connection: a Core statement's rows, without the ORM's loading of each row
-    rows = await (await session.connection()).execute(stmt)
-    for mid, number, status, outcome, entry_id, place, score, diff, violation in rows:
-        if mid != current:
-            if current is not None:
-                out[current] = (*head, tuple(seats))
-            current, head, seats = mid, (number, status, outcome), []
-        seats.append((entry_id, place, score, diff, bool(violation)))
-    if current is not None:
-        out[current] = (*head, tuple(seats))
+    versions: dict[str, int] = {}
+    connection = await session.connection()
+    parts = [None] if only is None else [only[i : i + FINAL_CHUNK] for i in range(0, len(only), FINAL_CHUNK)]
+    for part in parts:
+        current: str | None = None
+        head: tuple[int, str, str | None] = (0, "", None)
+        seats: list[FinalSeat] = []
+        # through the connection: a Core statement's rows, without the ORM's loading of each row
+        rows = await connection.execute(stmt if part is None else stmt.where(Match.id.in_(part)))
+        for mid, version, number, status, outcome, entry_id, place, score, diff, violation in rows:
+            if mid != current:
+                if current is not None:
+                    out[current] = (*head, tuple(seats))
+                current, head, seats = mid, (number, status, outcome), []
+                versions[mid] = version
+            seats.append((entry_id, place, score, diff, bool(violation)))
+        if current is not None:
+            out[current] = (*head, tuple(seats))
     if any(m[1] == MatchStatus.CONFIRMED and m[2] is None for m in out.values()):
         out = {mid: m for mid, m in out.items() if not (m[1] == MatchStatus.CONFIRMED and m[2] is None)}
-    return out
+    return out, versions
 
 
 async def stage_played(session: AsyncSession, stage: Stage, *, final_only: bool = False) -> list[PlayedMatch]:

@@ -37,6 +37,7 @@ from app.services.reads import (
     entry_rows,
     final_game,
     final_matches,
+    final_versions,
     get_event,
     stage_config,
     stages_of,
@@ -93,11 +94,43 @@ async def event_standings(
 
 @dataclass(eq=False)
 class _Kept:
-    """A stage's kept ledger and its final matches as they were read when it was last brought up
-    to date (``reads.final_matches``): the next read is compared with them, match by match."""
+    """A stage's kept ledger, the final matches it holds, and the stage's final matches as they
+    were last read (``reads.final_matches``) with their versions: the next read reads again only
+    the matches whose version has moved, and is compared with them, match by match."""
 
     ledger: StandingsLedger
     matches: dict[str, FinalMatch]
+    read: dict[str, FinalMatch]
+    versions: dict[str, int]
+
+
+async def _final_read(
+    session: AsyncSession, stage: Stage | None, kept: _Kept | None
+) -> tuple[dict[str, FinalMatch], dict[str, int]]:
+    """The stage's final matches and their versions as ``reads.final_matches`` reads them all,
+    in its order: with a kept read, only the matches whose version differs from it are read
+    again (a result, a correction, a round's byes: a few rows, where the whole stage is thousands),
+    the rest taken as kept."""
+    if stage is None:
+        return {}, {}
+    if kept is None:
+        return await final_matches(session, stage)
+    # the kept read as it is now: another request may keep a newer one while this one reads
+    before, before_versions = kept.read, kept.versions
+    now = await final_versions(session, stage)
+    stale = [mid for mid, version in now.items() if before_versions.get(mid) != version]
+    fresh, fresh_versions = await final_matches(session, stage, stale) if stale else ({}, {})
+    read: dict[str, FinalMatch] = {}
+    versions: dict[str, int] = {}
+    for mid, version in now.items():
+        if mid in fresh:
+            read[mid], versions[mid] = fresh[mid], fresh_versions[mid]
+        elif mid not in stale:
+            versions[mid] = version
+            if mid in before:  # else final without an outcome at this version: not a game
+                read[mid] = before[mid]
+        # else: no longer final when read again
+    return read, versions
 
 
 _ledgers: OrderedDict[tuple[str, str | None, str | None], _Kept] = OrderedDict()
@@ -111,9 +144,9 @@ async def ledger_standings(
     scored and folded in; a clean computation when nothing is kept or more than games changed."""
     entries = standings_entries(await entry_rows(session, event.id), stage, group)
     wanted = {e.entry_id for e in entries}
-    read = await final_matches(session, stage) if stage is not None else {}
-    config = stage_config(session, event, stage)
     key = (event.id, stage.id if stage is not None else None, group)
+    read, versions = await _final_read(session, stage, _ledgers.get(key))
+    config = stage_config(session, event, stage)
     # no await from here on: the ledger is read and brought up to date in one step of the loop
     kept = _ledgers.pop(key, None)
     if kept is not None:
@@ -137,8 +170,8 @@ async def ledger_standings(
         games = [g for mid, m in matches.items() if (g := final_game(mid, m)) is not None]
         if len(games) > LEDGER_GAMES:
             return compute_standings(entries, games, config, seed=event.seed)
-        kept = _Kept(StandingsLedger(entries, games, config, event.seed), matches)
-    kept.matches = matches
+        kept = _Kept(StandingsLedger(entries, games, config, event.seed), matches, read, versions)
+    kept.matches, kept.read, kept.versions = matches, read, versions
     _ledgers[key] = kept
     held = sum(len(x.ledger) for x in _ledgers.values())
     while len(_ledgers) > LEDGERS or (held > LEDGER_GAMES and len(_ledgers) > 1):

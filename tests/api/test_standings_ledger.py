@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from app.services import reads
 from app.services import standings as standings_svc
 from app.services.reads import get_event, stage_standings
 from app.services.standings import chosen_stage
@@ -136,6 +137,76 @@ async def test_results_and_corrections_are_folded_in_and_equal_a_clean_recompute
     assert r.status_code == 200, r.text
     rows = await _same_as_clean(api, eid)
     assert len(built) == 2 and {x["status"] for x in rows if x["entry_id"] == dropped} == {"dropped"}
+
+
+async def test_a_read_after_a_change_reads_again_only_the_matches_whose_version_moved(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kept read of the stage's final matches: the next read after a result reads that match's
+    rows alone (the others' versions are unchanged), after a correction that one again, after a
+    pairing the new round's bye; and every answer equals a clean recompute."""
+    asked: list[list[str] | None] = []
+    real = standings_svc.final_matches
+
+    async def counted(session: Any, stage: Any, only: Any = None) -> Any:
+        asked.append(None if only is None else sorted(only))
+        return await real(session, stage, only)
+
+    monkeypatch.setattr(standings_svc, "final_matches", counted)
+    names = [f"Player {i:02d}" for i in range(7)]  # odd: a bye every round
+    eid, token, _ = await setup_event(api, names, settings={"stages": [{"format": "swiss", "rounds": 2}]})
+    org = bearer(token)
+    standings_svc.forget_cached()
+    rnd = (await start(api, eid, token))["round"]
+    await _same_as_clean(api, eid)
+    assert asked == [None]  # the first read reads the whole stage
+    matches = [m for m in rnd["matches"] if m["status"] != "bye"]
+    done = {}
+    for n, m in enumerate(matches):
+        done[m["id"]] = await post_result(api, token, m, _result(m, n))
+        asked.clear()
+        await _same_as_clean(api, eid)
+        assert asked == [[m["id"]]]
+    first = matches[0]
+    r = await api.client.put(
+        f"/v1/matches/{first['id']}/result",
+        json=_result(first, 5),
+        headers={**org, "If-Match": f'"{done[first["id"]]["version"]}"'},
+    )
+    assert r.status_code == 200, r.text
+    asked.clear()
+    await _same_as_clean(api, eid)
+    assert asked == [[first["id"]]]
+    asked.clear()
+    await _same_as_clean(api, eid)  # nothing changed: served from the cache, nothing read
+    assert asked == []
+    second = await pair(api, eid, token)
+    asked.clear()
+    await _same_as_clean(api, eid)
+    assert asked == [[m["id"] for m in second["matches"] if m["status"] == "bye"]]
+    # the round undone: its bye's match is gone from the versions read, and nothing is read again
+    r = await api.client.delete(f"/v1/events/{eid}/rounds/2", headers=org)
+    assert r.status_code == 200, r.text
+    asked.clear()
+    await _same_as_clean(api, eid)  # the bye's point gone, as in a clean recompute
+    assert asked == []
+
+
+async def test_many_matches_changed_between_two_reads_are_read_again_in_parts(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole round reported between two reads: its matches are read again in statements of
+    ``FINAL_CHUNK`` matches (two here), and the answer equals a clean recompute."""
+    monkeypatch.setattr(reads, "FINAL_CHUNK", 2)
+    names = [f"Player {i:02d}" for i in range(10)]
+    eid, token, _ = await setup_event(api, names, settings={"stages": [{"format": "swiss", "rounds": 2}]})
+    standings_svc.forget_cached()
+    rnd = (await start(api, eid, token))["round"]
+    await _same_as_clean(api, eid)
+    for n, m in enumerate(rnd["matches"]):
+        await post_result(api, token, m, _result(m, n))
+    rows = await _same_as_clean(api, eid)
+    assert sum(row["games"] for row in rows) == len(names)
 
 
 async def test_the_kept_ledgers_are_bounded(
