@@ -15,11 +15,9 @@ from app.api.schemas import (
     CrossCellRead,
     CrossRowRead,
     CrossTableRead,
-    StandingRowRead,
     StandingsRead,
 )
 from app.core.crosstable import cell_text
-from app.core.vocabulary import EntryStatus
 from app.services import exports as export_svc
 from app.services import standings as standings_svc
 
@@ -74,32 +72,34 @@ async def get_standings(
     kept = _rendered.get(view)
     if kept is not None:
         return cached_json(request, kept)
-    read = StandingsRead(
-        event_id=event_id,
-        stage=view.stage,
-        group=group,
-        tiebreaks=list(view.tiebreaks),
-        tiebreaks_from=view.tiebreaks_from,
-        final=view.final,
-        # the core's rows are typed as the model's fields: built without validating each again (a
-        # third of the cost of a 2,048-row answer), rendered to the same bytes
-        rows=[
-            StandingRowRead.model_construct(
-                rank=r.rank,
-                entry_id=r.entry_id,
-                name=r.name,
-                points=r.points,
-                games=r.games,
-                wins=r.wins,
-                differential=r.differential,
-                average=r.average,
-                tiebreaks=r.tiebreaks,
-                decided_by=r.decided_by,
-                group=view.groups.get(r.entry_id),
-                status=EntryStatus(r.status),
-            )
-            for r in view.rows
-        ],
+    # the rows as plain dicts, validated in one pass of pydantic's core (a third of the cost of
+    # building 2,048 models one by one with ``model_construct``), rendered as the model says
+    read = StandingsRead.model_validate(
+        {
+            "event_id": event_id,
+            "stage": view.stage,
+            "group": group,
+            "tiebreaks": view.tiebreaks,
+            "tiebreaks_from": view.tiebreaks_from,
+            "final": view.final,
+            "rows": [
+                {
+                    "rank": r.rank,
+                    "entry_id": r.entry_id,
+                    "name": r.name,
+                    "points": r.points,
+                    "games": r.games,
+                    "wins": r.wins,
+                    "differential": r.differential,
+                    "average": r.average,
+                    "tiebreaks": r.tiebreaks,
+                    "decided_by": r.decided_by,
+                    "group": view.groups.get(r.entry_id),
+                    "status": r.status,
+                }
+                for r in view.rows
+            ],
+        }
     )
     kept = _rendered[view] = rendered(read)
     return cached_json(request, kept)

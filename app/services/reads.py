@@ -434,9 +434,10 @@ class EntryRow:
 
 
 async def entry_rows(session: AsyncSession, event_id: str) -> dict[str, EntryRow]:
-    """Every entry of the event by id, read as columns in one statement (the session flushed first)."""
+    """Every entry of the event by id, read as columns in one statement (the session flushed first;
+    through the connection: a Core statement's rows, without the ORM's handling of its result)."""
     await session.flush()
-    rows = await session.execute(
+    rows = await (await session.connection()).execute(
         select(
             Entry.id,
             Entry.name,
@@ -448,7 +449,8 @@ async def entry_rows(session: AsyncSession, event_id: str) -> dict[str, EntryRow
         ).where(Entry.event_id == event_id)
     )
     return {
-        r.id: EntryRow(r.name, r.tiebreak_value, r.status, r.group, r.club, r.rating_at_entry) for r in rows
+        entry_id: EntryRow(name, tiebreak, status, group, club, rating)
+        for entry_id, name, tiebreak, status, group, club, rating in rows
     }
 
 
