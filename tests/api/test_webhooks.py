@@ -424,7 +424,10 @@ async def _phase(api: Api, urls: dict[str, str], healthy: Any, busy: list[Any]) 
         await report(api, token, match, [1, 2])
         results.append(time.perf_counter() - t)
         reported[match["id"]] = time.monotonic()
-    got = (await healthy.wait_for(seen + len(matches), within=5.0))[seen:]
+    # a bound for a delivery that never comes, not the judgement: how late each came is compared
+    # with the calm phase's by the test (in a parallel run on a loaded 2-core machine, one healthy
+    # delivery came more than 5 s after its result)
+    got = (await healthy.wait_for(seen + len(matches), within=30.0))[seen:]
     late = {d.json["data"]["match_id"]: d.at - reported[d.json["data"]["match_id"]] for d in got}
     ends = time.monotonic() + BOUNDS["total"] + 1.5  # every attempt ends within its total deadline
     while any(rec.open_now for rec in busy) and time.monotonic() < ends:  # noqa: ASYNC110 (threads)
