@@ -393,7 +393,7 @@ async def stage_played(session: AsyncSession, stage: Stage, *, final_only: bool 
         .order_by(Round.number, Match.table, Seat.seat)
     )
     if final_only:
-        stmt = stmt.where(Match.status.in_((MatchStatus.CONFIRMED, MatchStatus.BYE)))
+        stmt = stmt.where(Match.status.in_(FINAL))
     out: list[PlayedMatch] = []
     current: str | None = None
     seats: list[PlayedSeat] = []

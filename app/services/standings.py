@@ -125,7 +125,7 @@ async def _final_read(
     for mid, version in now.items():
         if mid in fresh:
             read[mid], versions[mid] = fresh[mid], fresh_versions[mid]
-        elif mid not in stale:
+        elif before_versions.get(mid) == version:
             versions[mid] = version
             if mid in before:  # else final without an outcome at this version: not a game
                 read[mid] = before[mid]
